@@ -1,0 +1,222 @@
+import type { Metadata } from './common.js';
+
+/** How a source was found. */
+export type SourceType = 'vector' | 'keyword' | 'graph' | 'hybrid';
+
+/** A retrieved chunk as an answer cites it, and as it is stored with the message. */
+export interface Source {
+  /** The label the answer cites: `S1`..`Sn`, in rank order. */
+  readonly id: string;
+  /** The chunk's id in the stores. */
+  readonly chunkId: string;
+  /** The document the chunk belongs to. */
+  readonly documentId: string;
+  /** Document title, when known. */
+  readonly title: string | null;
+  /** Where the document came from (path or URL), when known. */
+  readonly uri: string | null;
+  /** The start of the chunk text, for display. */
+  readonly snippet: string;
+  /** Relevance to the query in [0, 1]; the guard threshold applies to the best one. */
+  readonly score: number;
+  /** Cosine similarity of the vector search, when the vector search found it. */
+  readonly vectorScore: number | null;
+  /** Keyword coverage in [0, 1], when the keyword search found it. */
+  readonly keywordScore: number | null;
+  /** Reciprocal-rank-fusion score the ranking used. */
+  readonly fusedScore: number;
+  /** Which searches found it. */
+  readonly type: SourceType;
+  /** Multiplier from the knowledge graph in [0, 2] (1 = neutral). */
+  readonly graphBoost: number;
+  /** Multiplier learned from feedback in [0.5, 2] (1 = neutral). */
+  readonly learnedBoost: number;
+  /** Where the source sits in the knowledge graph, when the graph was used. */
+  readonly graphContext: {
+    /** Graph node of the chunk. */
+    readonly nodeId: string;
+    /** Number of related nodes found around it. */
+    readonly relatedNodeCount: number;
+    /** Path length from the nearest search hit (0 = a hit itself). */
+    readonly pathDepth: number;
+  } | null;
+  /** The chunk's metadata (document metadata plus chunk position). */
+  readonly metadata: Metadata;
+}
+
+/** Confidence level bands: low < 0.4 ≤ medium < 0.7 ≤ high. */
+export type ConfidenceLevel = 'low' | 'medium' | 'high';
+
+/** The five confidence factors, each in [0, 1], or null where there was no signal. */
+export interface ConfidenceFactors {
+  /** How relevant the best sources are. */
+  readonly sourceQuality: number;
+  /** How many distinct documents support the answer. */
+  readonly sourceDiversity: number;
+  /** How strongly further sources corroborate the best one. */
+  readonly semanticCohesion: number;
+  /** Support from knowledge-graph relationships; null without graph signal. */
+  readonly graphContext: number | null;
+  /** The model's certainty; null when the provider gives none. */
+  readonly llmCertainty: number | null;
+}
+
+/** A confidence score with its breakdown. */
+export interface Confidence extends ConfidenceFactors {
+  /** Weighted mean of the factors that had a signal, in [0, 1]. */
+  readonly overall: number;
+  /** Band of `overall`. */
+  readonly level: ConfidenceLevel;
+  /** The weights actually applied (factors without signal get 0, the rest are rescaled). */
+  readonly weights: Readonly<Record<keyof ConfidenceFactors, number>>;
+}
+
+/** Role of a stored message. `system-summary` replaces older turns in the context. */
+export type MessageRole = 'user' | 'assistant' | 'system' | 'system-summary';
+
+/** Whether a stored message is whole. */
+export type MessageStatus = 'complete' | 'incomplete' | 'degraded';
+
+/** Per-session settings; every field overrides the engine default for that session. */
+export interface SessionSettings {
+  /** System prompt used instead of the engine's. */
+  readonly systemPrompt?: string | undefined;
+  /** Sampling temperature. */
+  readonly temperature?: number | undefined;
+  /** Most answer tokens. */
+  readonly maxTokens?: number | undefined;
+  /** Number of sources to retrieve. */
+  readonly topK?: number | undefined;
+  /** Guard threshold on the best source score. */
+  readonly minSimilarity?: number | undefined;
+  /** Use retrieval at all (false: plain chat with history). */
+  readonly rag?: boolean | undefined;
+}
+
+/** Running totals of a session. */
+export interface SessionStats {
+  /** Messages stored, all roles. */
+  readonly messageCount: number;
+  /** Total retrieval time in ms. */
+  readonly totalSearchMs: number;
+  /** Total generation time in ms. */
+  readonly totalGenerationMs: number;
+}
+
+/** A conversation. */
+export interface SessionRecord {
+  /** ULID. */
+  readonly id: string;
+  /** Owner; nobody else sees the session. */
+  readonly userId: string;
+  /** Display title. */
+  readonly title: string | null;
+  /** `active` until ended (quit word or `endSession`). */
+  readonly status: 'active' | 'ended';
+  /** ISO-8601 UTC. */
+  readonly createdAt: string;
+  /** ISO-8601 UTC of the last change. */
+  readonly updatedAt: string;
+  /** ISO-8601 UTC when ended. */
+  readonly endedAt: string | null;
+  /** The learning trajectory of this session, once begun. */
+  readonly trajectoryId: string | null;
+  /** Per-session settings. */
+  readonly settings: SessionSettings;
+  /** Running totals. */
+  readonly stats: SessionStats;
+  /** Host-app data. */
+  readonly metadata: Metadata;
+}
+
+/** Timings of one turn in ms. */
+export interface TurnTimings {
+  /** Retrieval (embedding, searches, fusion). */
+  readonly retrievalMs: number;
+  /** Generation. */
+  readonly generationMs: number;
+  /** Whole turn. */
+  readonly totalMs: number;
+}
+
+/** A stored message. */
+export interface MessageRecord {
+  /** ULID. */
+  readonly id: string;
+  /** The session it belongs to. */
+  readonly sessionId: string;
+  /** The session owner. */
+  readonly userId: string;
+  /** Who said it. */
+  readonly role: MessageRole;
+  /** The text. */
+  readonly content: string;
+  /** Whether it is whole. */
+  readonly status: MessageStatus;
+  /** ISO-8601 UTC. */
+  readonly createdAt: string;
+  /** Sources of an assistant message (validated citations refer to them). */
+  readonly sources: readonly Source[];
+  /** Confidence of an assistant message. */
+  readonly confidence: Confidence | null;
+  /** Timings of an assistant message. */
+  readonly timings: TurnTimings | null;
+  /** True when the answer is the guard answer (no relevant sources). */
+  readonly guard: boolean;
+  /** Host-app data. */
+  readonly metadata: Metadata;
+}
+
+/** A change to a session's running totals, applied with the messages of a turn. */
+export interface SessionStatsDelta {
+  /** Retrieval time to add, ms. */
+  readonly searchMs: number;
+  /** Generation time to add, ms. */
+  readonly generationMs: number;
+}
+
+/** A learning trajectory: one per session, a step per turn. */
+export interface TrajectoryRecord {
+  /** Trajectory id. */
+  readonly id: string;
+  /** The session it follows. */
+  readonly sessionId: string;
+  /** The session owner. */
+  readonly userId: string;
+  /** The first query. */
+  readonly initialQuery: string;
+  /** Route of the first turn. */
+  readonly route: string;
+  /** `active` until the session ends (`completed`) or goes idle (`abandoned`). */
+  readonly status: 'active' | 'completed' | 'abandoned';
+  /** ISO-8601 UTC. */
+  readonly startedAt: string;
+  /** ISO-8601 UTC. */
+  readonly endedAt: string | null;
+  /** Steps recorded. */
+  readonly stepCount: number;
+  /** Sum of step rewards. */
+  readonly totalReward: number;
+  /** Session quality in [0, 1] when ended. */
+  readonly finalQuality: number | null;
+}
+
+/** One turn of a trajectory. */
+export interface TrajectoryStep {
+  /** Step id. */
+  readonly id: string;
+  /** The trajectory. */
+  readonly trajectoryId: string;
+  /** 1-based position. */
+  readonly stepNumber: number;
+  /** The assistant message of the turn. */
+  readonly messageId: string;
+  /** The search query of the turn. */
+  readonly query: string;
+  /** Chunk ids of the sources used. */
+  readonly chunkIds: readonly string[];
+  /** Reward in [-1, 1]: the confidence until feedback arrives. */
+  readonly reward: number;
+  /** ISO-8601 UTC. */
+  readonly createdAt: string;
+}

@@ -1,0 +1,47 @@
+import type { CallOptions } from './common.js';
+import type { TrajectoryRecord, TrajectoryStep } from './chat-records.js';
+
+/** What starting a trajectory needs. */
+export interface BeginTrajectory {
+  /** The session it follows. */
+  readonly sessionId: string;
+  /** The session owner. */
+  readonly userId: string;
+  /** The first query. */
+  readonly initialQuery: string;
+  /** Route of the first turn. */
+  readonly route: string;
+  /** ISO-8601 UTC. */
+  readonly startedAt: string;
+}
+
+/** What recording a step needs; the sink numbers it. */
+export type RecordStep = Omit<TrajectoryStep, 'id' | 'stepNumber'>;
+
+/** How a trajectory ends. */
+export interface EndTrajectory {
+  /** `completed` (session ended) or `abandoned` (idle). */
+  readonly status: 'completed' | 'abandoned';
+  /** Session quality in [0, 1]. */
+  readonly quality: number;
+  /** ISO-8601 UTC. */
+  readonly endedAt: string;
+}
+
+/** Records learning trajectories: a step per turn, rewards, and how sessions ended. */
+export interface LearningSink {
+  /** Adapter name, for events and errors. */
+  readonly name: string;
+  /** Port contract version this adapter implements. */
+  readonly specificationVersion: 'v1';
+  /** Starts a trajectory and returns its id. */
+  beginTrajectory(input: BeginTrajectory, options?: CallOptions): Promise<string>;
+  /** Appends a step, numbered 1, 2, … per trajectory; rejects an unknown trajectory. */
+  recordStep(step: RecordStep, options?: CallOptions): Promise<TrajectoryStep>;
+  /** Ends a trajectory; ending an ended one is a no-op. */
+  endTrajectory(id: string, end: EndTrajectory, options?: CallOptions): Promise<void>;
+  /** A trajectory by id, or null. */
+  getTrajectory(id: string, options?: CallOptions): Promise<TrajectoryRecord | null>;
+  /** A trajectory's steps in order. */
+  listSteps(trajectoryId: string, options?: CallOptions): Promise<TrajectoryStep[]>;
+}

@@ -1,0 +1,107 @@
+import type { CallOptions } from './common.js';
+
+/** Role of a message sent to a model. */
+export type LLMRole = 'system' | 'user' | 'assistant';
+
+/** One message of the conversation sent to a model. */
+export interface LLMMessage {
+  /** Who said it. */
+  readonly role: LLMRole;
+  /** What was said. */
+  readonly content: string;
+}
+
+/** A retrieved source as the prompt labels it, for providers that work on structured input. */
+export interface PromptSource {
+  /** The label the answer cites, `S1`..`Sn`. */
+  readonly label: string;
+  /** The source text given to the model. */
+  readonly text: string;
+  /** Document title, when known. */
+  readonly title?: string | undefined;
+}
+
+/** What a generation call asks for. */
+export interface LLMRequest extends CallOptions {
+  /** System instructions (with the fenced sources block for a grounded answer). */
+  readonly system?: string | undefined;
+  /** The conversation, oldest first, ending with the current user message. */
+  readonly messages: readonly LLMMessage[];
+  /**
+   * The sources the system prompt contains, as data. Remote models read the prompt and may
+   * ignore this; the offline extractive provider answers from it.
+   */
+  readonly sources?: readonly PromptSource[] | undefined;
+  /** Most tokens to generate. */
+  readonly maxTokens?: number | undefined;
+  /** Sampling temperature. */
+  readonly temperature?: number | undefined;
+}
+
+/** Token counts of one call. */
+export interface LLMUsage {
+  /** Tokens read. */
+  readonly inputTokens: number;
+  /** Tokens written. */
+  readonly outputTokens: number;
+}
+
+/** Why generation stopped. */
+export type FinishReason = 'stop' | 'length' | 'content-filter' | 'other';
+
+/** The result of a non-streaming call. */
+export interface LLMResult {
+  /** The generated text. */
+  readonly text: string;
+  /** Why generation stopped. */
+  readonly finishReason: FinishReason;
+  /** Token counts, when the provider reports them. */
+  readonly usage?: LLMUsage | undefined;
+  /** The model's own certainty in [0, 1] (e.g. from log-probabilities), when it has one. */
+  readonly certainty?: number | undefined;
+}
+
+/** A part of a streamed generation. */
+export type LLMStreamPart =
+  | {
+      /** A piece of the answer text. */
+      readonly type: 'text-delta';
+      /** The text to append. */
+      readonly text: string;
+    }
+  | {
+      /** The stream ended normally; nothing follows. */
+      readonly type: 'finish';
+      /** Why generation stopped. */
+      readonly finishReason: FinishReason;
+      /** Token counts, when reported. */
+      readonly usage?: LLMUsage | undefined;
+      /** The model's certainty in [0, 1], when it has one. */
+      readonly certainty?: number | undefined;
+    };
+
+/** What a provider tells about itself. */
+export interface LLMMetadata {
+  /** Provider name, e.g. `openai`, `anthropic`, `extractive`. */
+  readonly provider: string;
+  /** Model id. */
+  readonly model: string;
+  /** Tokens the model reads and writes in one call. */
+  readonly contextWindow: number;
+  /** Most tokens the model writes in one call, when limited below the window. */
+  readonly maxOutputTokens?: number | undefined;
+}
+
+/** A language model. Errors are thrown as `ProviderError` (with `retryable`) or `AbortError`. */
+export interface LLMProvider {
+  /** Adapter name, for events and errors. */
+  readonly name: string;
+  /** Port contract version this adapter implements. */
+  readonly specificationVersion: 'v1';
+  /** The model and its limits. */
+  readonly metadata: LLMMetadata;
+  /** Generates a whole answer. */
+  generate(request: LLMRequest): Promise<LLMResult>;
+  /** Streams an answer as text deltas ending with one `finish` part. */
+  stream(request: LLMRequest): AsyncIterable<LLMStreamPart>;
+}

@@ -1,0 +1,23 @@
+import type { CallOptions } from './common.js';
+
+/** The outcome of one counted request. */
+export interface RateLimitDecision {
+  /** Whether the request may proceed. */
+  readonly allowed: boolean;
+  /** Why it was refused: too many in the window, or messages too close together. */
+  readonly reason?: 'window' | 'flood';
+  /** Requests left in the current window. */
+  readonly remaining: number;
+  /** When refused, how long to wait before trying again. */
+  readonly retryAfterMs: number;
+}
+
+/** Counts requests per key (user or IP plus conversation) and decides whether to allow them. */
+export interface RateLimiter {
+  /** Adapter name, for events and errors. */
+  readonly name: string;
+  /** Port contract version this adapter implements. */
+  readonly specificationVersion: 'v1';
+  /** Records one request for `key` at `now` (epoch ms) and decides on it. */
+  hit(key: string, now: number, options?: CallOptions): Promise<RateLimitDecision>;
+}

@@ -1,0 +1,85 @@
+import type { CallOptions } from './common.js';
+import type {
+  MessageRecord,
+  SessionRecord,
+  SessionSettings,
+  SessionStatsDelta,
+} from './chat-records.js';
+
+/** Fields of a session that can change after creation. */
+export interface SessionPatch {
+  /** New title. */
+  readonly title?: string | null;
+  /** New status. */
+  readonly status?: SessionRecord['status'];
+  /** When it ended. */
+  readonly endedAt?: string | null;
+  /** Trajectory begun for it. */
+  readonly trajectoryId?: string | null;
+  /** Replacement settings. */
+  readonly settings?: SessionSettings;
+  /** ISO-8601 UTC of the change. */
+  readonly updatedAt: string;
+}
+
+/** Options of `listSessions`. */
+export interface ListSessionsOptions extends CallOptions {
+  /** Only this user's sessions. */
+  readonly userId: string;
+  /** Page size. */
+  readonly limit: number;
+  /** Opaque cursor from the previous page. */
+  readonly cursor?: string | undefined;
+}
+
+/** A page of sessions, newest first. */
+export interface SessionPage {
+  /** The sessions. */
+  readonly sessions: SessionRecord[];
+  /** Cursor of the next page, or null on the last one. */
+  readonly nextCursor: string | null;
+}
+
+/** Options of `listMessages`. */
+export interface ListMessagesOptions extends CallOptions {
+  /** Most messages. */
+  readonly limit?: number | undefined;
+  /** Messages to skip, in the chosen order. */
+  readonly offset?: number | undefined;
+  /** `asc` (oldest first, default) or `desc`. */
+  readonly order?: 'asc' | 'desc' | undefined;
+}
+
+/** Stores sessions and their messages (with sources). */
+export interface SessionStore {
+  /** Adapter name, for events and errors. */
+  readonly name: string;
+  /** Port contract version this adapter implements. */
+  readonly specificationVersion: 'v1';
+  /** Stores a new session; rejects a duplicate id. */
+  createSession(session: SessionRecord, options?: CallOptions): Promise<void>;
+  /** A session by id, or null. */
+  getSession(id: string, options?: CallOptions): Promise<SessionRecord | null>;
+  /** Applies a patch; returns the updated session, or null if there is none. */
+  updateSession(id: string, patch: SessionPatch, options?: CallOptions): Promise<SessionRecord | null>;
+  /** Deletes a session and all its messages; returns whether it existed. */
+  deleteSession(id: string, options?: CallOptions): Promise<boolean>;
+  /** A user's sessions, newest first, paginated. */
+  listSessions(options: ListSessionsOptions): Promise<SessionPage>;
+  /**
+   * Appends messages to a session in one atomic write, adding them to `messageCount` and
+   * `stats` to the timing totals. Rejects when the session does not exist.
+   */
+  appendMessages(
+    sessionId: string,
+    messages: readonly MessageRecord[],
+    stats?: SessionStatsDelta,
+    options?: CallOptions,
+  ): Promise<void>;
+  /** A session's messages in insertion order (or reversed). */
+  listMessages(sessionId: string, options?: ListMessagesOptions): Promise<MessageRecord[]>;
+  /** Number of messages of a session. */
+  countMessages(sessionId: string, options?: CallOptions): Promise<number>;
+  /** A message by id, or null. */
+  getMessage(id: string, options?: CallOptions): Promise<MessageRecord | null>;
+}

@@ -1,0 +1,32 @@
+import { defineConfig } from 'tsup';
+
+/**
+ * One entry per subpath export. `test/package/exports.test.ts` fails when this list and
+ * `package.json#exports` drift apart.
+ */
+export const entries = {
+  index: 'src/index.ts',
+  testing: 'src/testing/index.ts',
+} as const;
+
+export default defineConfig([
+  {
+    entry: entries,
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: true,
+    clean: true,
+    target: 'es2022',
+    splitting: true,
+    treeshake: true,
+    external: ['vitest'],
+  },
+  {
+    entry: { cli: 'src/cli/main.ts' },
+    format: ['esm'],
+    platform: 'node',
+    target: 'node20',
+    sourcemap: true,
+    banner: { js: '#!/usr/bin/env node' },
+  },
+]);
