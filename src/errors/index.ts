@@ -208,7 +208,9 @@ export class ConfigError extends CortexisError {
 
 /** HTTP statuses worth retrying: 408, 409, 429 and 5xx. */
 export function isRetryableStatus(status: number | undefined): boolean {
-  return status === 408 || status === 409 || status === 429 || (status !== undefined && status >= 500);
+  return (
+    status === 408 || status === 409 || status === 429 || (status !== undefined && status >= 500)
+  );
 }
 
 /** Throws an `AbortError` when the signal has fired. */

@@ -31,11 +31,10 @@ export type MetadataFilter = Readonly<Record<string, FieldCondition>>;
 
 /** Options every I/O method of a port accepts. */
 export interface CallOptions {
-  /** Cancels the call; adapters reject with an `AbortError`-named error. */
+  /** Cancels the call; adapters then reject with `AbortError` (a `CortexisError` with code `aborted`). */
   readonly signal?: AbortSignal | undefined;
 }
 
 /** Which records a delete removes: by id, or every record whose metadata matches. */
 export type DeleteTarget =
-  | { readonly ids: readonly string[] }
-  | { readonly filter: MetadataFilter };
+  { readonly ids: readonly string[] } | { readonly filter: MetadataFilter };

@@ -10,6 +10,12 @@ export interface EmbeddingProvider {
   readonly id: string;
   /** Length of every vector it returns. */
   readonly dimensions: number;
+  /**
+   * Typical cosine similarity of an unrelated pair and of a closely related pair of texts,
+   * `[floor, ceiling]`. The engine maps cosine to relevance over this range (default
+   * [0.1, 0.5]); state it when your model's scale differs, or guard mode will misjudge.
+   */
+  readonly similarityRange?: readonly [number, number];
   /** Most texts per `embed` call; the engine batches to it (default 64). */
   readonly maxBatchSize?: number;
   /** One vector per text, in order. */

@@ -41,7 +41,7 @@ export interface KeywordIndex {
   readonly specificationVersion: 'v1';
   /** Inserts or replaces records by id. */
   add(namespace: string, records: readonly KeywordRecord[], options?: CallOptions): Promise<void>;
-  /** Best-matching records for a free-text query, best first. */
+  /** Records containing any of the query's terms, best first. */
   search(namespace: string, query: string, options: KeywordSearchOptions): Promise<KeywordMatch[]>;
   /** Removes records by id or by metadata filter; returns how many were removed. */
   delete(namespace: string, target: DeleteTarget, options?: CallOptions): Promise<number>;

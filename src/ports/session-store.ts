@@ -61,14 +61,20 @@ export interface SessionStore {
   /** A session by id, or null. */
   getSession(id: string, options?: CallOptions): Promise<SessionRecord | null>;
   /** Applies a patch; returns the updated session, or null if there is none. */
-  updateSession(id: string, patch: SessionPatch, options?: CallOptions): Promise<SessionRecord | null>;
+  updateSession(
+    id: string,
+    patch: SessionPatch,
+    options?: CallOptions,
+  ): Promise<SessionRecord | null>;
   /** Deletes a session and all its messages; returns whether it existed. */
   deleteSession(id: string, options?: CallOptions): Promise<boolean>;
   /** A user's sessions, newest first, paginated. */
   listSessions(options: ListSessionsOptions): Promise<SessionPage>;
   /**
-   * Appends messages to a session in one atomic write, adding them to `messageCount` and
-   * `stats` to the timing totals. Rejects when the session does not exist.
+   * Appends messages to a session in one atomic write: adds them to `messageCount`, `stats`
+   * to the timing totals, and moves `updatedAt` to the newest message. Message ids are unique
+   * across the store. Rejects (applying nothing) when the session does not exist
+   * (`NotFoundError`) or an id is taken (`ConflictError`).
    */
   appendMessages(
     sessionId: string,
@@ -76,9 +82,9 @@ export interface SessionStore {
     stats?: SessionStatsDelta,
     options?: CallOptions,
   ): Promise<void>;
-  /** A session's messages in insertion order (or reversed). */
+  /** A session's messages in insertion order (or reversed); `[]` for an unknown session. */
   listMessages(sessionId: string, options?: ListMessagesOptions): Promise<MessageRecord[]>;
-  /** Number of messages of a session. */
+  /** Number of messages of a session; 0 for an unknown session. */
   countMessages(sessionId: string, options?: CallOptions): Promise<number>;
   /** A message by id, or null. */
   getMessage(id: string, options?: CallOptions): Promise<MessageRecord | null>;

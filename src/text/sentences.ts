@@ -10,12 +10,36 @@ export interface SentenceSpan {
 
 // A sentence ends at . ! ? (optionally followed by closing quotes/brackets and a citation tag)
 // followed by whitespace, or at a blank line / list-item line break.
-const BOUNDARY = /([.!?…]+["'”’)\]]*(?:\s*\[source:\s*[A-Za-z0-9_-]+\])*)(\s+)|(\n\s*\n+|\n(?=\s*(?:[-*+]|\d+[.)]|#{1,6})\s))/g;
+const BOUNDARY =
+  /([.!?…]+["'”’)\]]*(?:\s*\[source:\s*[A-Za-z0-9_-]+\])*)(\s+)|(\n\s*\n+|\n(?=\s*(?:[-*+]|\d+[.)]|#{1,6})\s))/g;
 
 // Abbreviations after which a period does not end a sentence.
 const ABBREVIATIONS = new Set([
-  'e.g', 'i.e', 'etc', 'vs', 'mr', 'mrs', 'ms', 'dr', 'prof', 'fig', 'al', 'no', 'approx', 'cf',
-  'st', 'jr', 'sr', 'inc', 'ltd', 'co', 'eq', 'ref', 'vol', 'p', 'pp',
+  'e.g',
+  'i.e',
+  'etc',
+  'vs',
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'prof',
+  'fig',
+  'al',
+  'no',
+  'approx',
+  'cf',
+  'st',
+  'jr',
+  'sr',
+  'inc',
+  'ltd',
+  'co',
+  'eq',
+  'ref',
+  'vol',
+  'p',
+  'pp',
 ]);
 
 function endsWithAbbreviation(text: string): boolean {

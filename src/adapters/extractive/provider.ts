@@ -1,0 +1,539 @@
+/**
+ * The offline `LLMProvider`: it answers by quoting the sentences of the supplied sources that
+ * best cover the question, each cited as `[source: S1]`. No network, no model, deterministic —
+ * the default when no provider is configured, and the provider tests rely on.
+ *
+ * @example
+ * ```ts
+ * const llm = createExtractiveProvider();
+ * const result = await llm.generate({
+ *   messages: [{ role: 'user', content: 'How long do refunds take?' }],
+ *   sources: [{ label: 'S1', text: 'Refunds are issued within 14 days.' }],
+ * });
+ * result.text; // 'Refunds are issued within 14 days [source: S1].'
+ * ```
+ * @module
+ */
+import { AbortError, ValidationError, throwIfAborted } from '../../errors/index.js';
+import type {
+  FinishReason,
+  LLMMessage,
+  LLMProvider,
+  LLMRequest,
+  LLMResult,
+  LLMStreamPart,
+  LLMUsage,
+  PromptSource,
+} from '../../ports/llm-provider.js';
+import type { Tokenizer } from '../../ports/tokenizer.js';
+import { splitSentences } from '../../text/sentences.js';
+import { contentWords } from '../../text/words.js';
+
+/** How answers are composed (the answer-shaping subset of the settings). */
+export interface ExtractiveAnswerOptions {
+  /** Most source sentences quoted. Default 3. */
+  readonly maxSentences?: number | undefined;
+  /** Most sentences in a summary. Default 5. */
+  readonly maxSummarySentences?: number | undefined;
+  /** Least share of the question's term weight a quoted sentence contains. Default 0.2. */
+  readonly minCoverage?: number | undefined;
+}
+
+/** Settings of `createExtractiveProvider`. */
+export interface ExtractiveProviderSettings extends ExtractiveAnswerOptions {
+  /** Context window reported in `metadata`. Default 16384. */
+  readonly contextWindow?: number | undefined;
+  /**
+   * Counts output tokens (for `maxTokens` and usage). Without one, tokens are approximated
+   * from words: one token per four characters of each word, at least one per word.
+   */
+  readonly tokenizer?: Tokenizer | undefined;
+  /** Pause before each streamed delta, in ms, to make streaming visible in demos. Default 0. */
+  readonly delayMs?: number | undefined;
+}
+
+/** Provider name in `metadata`. */
+export const EXTRACTIVE_PROVIDER = 'extractive';
+/** Model id in `metadata`. */
+export const EXTRACTIVE_MODEL = 'extractive-v1';
+
+/** What the provider answers when no source sentence overlaps the question. */
+export const NO_ANSWER_TEXT = 'The provided sources do not contain an answer to this question.';
+/** What the provider answers to a question when no sources are supplied. */
+export const NO_SOURCES_TEXT =
+  'I answer only from the documents in the knowledge base, and none were provided for this question.';
+
+type AnswerOptions = { readonly [K in keyof ExtractiveAnswerOptions]-?: number };
+
+/** An answer before `maxTokens` is applied. */
+export interface ExtractiveAnswer {
+  /** The answer text. */
+  readonly text: string;
+  /** How well the quoted sentences cover the question, in [0, 1]; absent for small talk. */
+  readonly certainty?: number | undefined;
+}
+
+/** Creates the offline extractive provider. */
+export function createExtractiveProvider(settings: ExtractiveProviderSettings = {}): LLMProvider {
+  const options = resolveSettings(settings);
+  const { tokenizer } = settings;
+  const contextWindow = settings.contextWindow ?? 16_384;
+  const delayMs = settings.delayMs ?? 0;
+
+  const run = (request: LLMRequest): LLMResult => {
+    validateRequest(request);
+    const answer = composeAnswer(request, options);
+    const { text, truncated } = limitTokens(answer.text, request.maxTokens, tokenizer);
+    const finishReason: FinishReason = truncated ? 'length' : 'stop';
+    const usage: LLMUsage = {
+      inputTokens: approximateTokens(inputText(request)),
+      outputTokens: countTokens(text, tokenizer),
+    };
+    return answer.certainty === undefined
+      ? { text, finishReason, usage }
+      : { text, finishReason, usage, certainty: answer.certainty };
+  };
+
+  return {
+    name: EXTRACTIVE_PROVIDER,
+    specificationVersion: 'v1',
+    metadata: { provider: EXTRACTIVE_PROVIDER, model: EXTRACTIVE_MODEL, contextWindow },
+    async generate(request) {
+      throwIfAborted(request.signal);
+      return run(request);
+    },
+    async *stream(request): AsyncGenerator<LLMStreamPart> {
+      throwIfAborted(request.signal);
+      const result = run(request);
+      for (const delta of splitDeltas(result.text)) {
+        if (delayMs > 0) await sleep(delayMs, request.signal);
+        throwIfAborted(request.signal);
+        yield { type: 'text-delta', text: delta };
+      }
+      throwIfAborted(request.signal);
+      const { finishReason, usage, certainty } = result;
+      yield {
+        type: 'finish',
+        finishReason,
+        usage,
+        ...(certainty === undefined ? {} : { certainty }),
+      };
+    },
+  };
+}
+
+function invalid(path: string, message: string): ValidationError {
+  return new ValidationError(`Invalid extractive provider settings: ${path} ${message}`, [
+    { path, message },
+  ]);
+}
+
+function resolveSettings(settings: ExtractiveProviderSettings): AnswerOptions {
+  const positive = (name: keyof ExtractiveProviderSettings, value: number | undefined): void => {
+    if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
+      throw invalid(name, 'must be a positive integer');
+    }
+  };
+  positive('maxSentences', settings.maxSentences);
+  positive('maxSummarySentences', settings.maxSummarySentences);
+  positive('contextWindow', settings.contextWindow);
+  const { minCoverage, delayMs } = settings;
+  if (minCoverage !== undefined && !(minCoverage >= 0 && minCoverage <= 1)) {
+    throw invalid('minCoverage', 'must be a number from 0 to 1');
+  }
+  if (delayMs !== undefined && !(delayMs >= 0 && Number.isFinite(delayMs))) {
+    throw invalid('delayMs', 'must be a non-negative number');
+  }
+  return answerOptions(settings);
+}
+
+function answerOptions(options: ExtractiveAnswerOptions): AnswerOptions {
+  return {
+    maxSentences: options.maxSentences ?? 3,
+    maxSummarySentences: options.maxSummarySentences ?? 5,
+    minCoverage: options.minCoverage ?? 0.2,
+  };
+}
+
+function validateRequest(request: LLMRequest): void {
+  if (!Array.isArray(request.messages)) {
+    throw new ValidationError('Invalid request: messages must be an array', [
+      { path: 'messages', message: 'must be an array' },
+    ]);
+  }
+  const { maxTokens } = request;
+  if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens < 1)) {
+    throw new ValidationError('Invalid request: maxTokens must be a positive integer', [
+      { path: 'maxTokens', message: 'must be a positive integer' },
+    ]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Answering
+
+const SUMMARY_REQUEST = /\bsummar(?:y|ies|i[sz]e[sd]?|i[sz]ing)\b/i;
+// Words that say what to do with the answer rather than what it is about.
+const INSTRUCTION_WORDS = new Set(
+  (
+    'explain describe tell please list give show know mean take get need want find ' +
+    'document documents source sources text conversation discussion chat above'
+  ).split(' '),
+);
+// "How long / much / many …" asks for a quantity; the quantity word is not a topic.
+const QUANTITY_QUESTION = /\bhow\s+(?:long|much|many|often|soon|far|big|old)\b/gi;
+const GREETING = /^\s*(?:hi|hello|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening))\b/i;
+const THANKS = /\b(?:thanks|thank you|thx|cheers|much appreciated)\b/i;
+const FAREWELL = /^\s*(?:bye|goodbye|see you|farewell)\b/i;
+
+/** The answer to a request, before `maxTokens`: pure and deterministic. */
+export function composeAnswer(
+  request: Pick<LLMRequest, 'system' | 'messages' | 'sources'>,
+  options: ExtractiveAnswerOptions = {},
+): ExtractiveAnswer {
+  const settings = answerOptions(options);
+  const question = lastUserMessage(request.messages)?.content ?? '';
+  const wantsSummary = SUMMARY_REQUEST.test(request.system ?? '') || SUMMARY_REQUEST.test(question);
+  const sources = request.sources ?? [];
+  if (sources.length > 0) {
+    const sentences = sourceSentences(sources);
+    const terms = questionTerms(question);
+    if (terms.length === 0 && wantsSummary) {
+      return summarize(sentences, settings.maxSummarySentences, true);
+    }
+    return answerFromSources(sentences, terms, settings);
+  }
+  if (wantsSummary) {
+    const sentences = withoutQuestions(conversationSentences(request.messages, question));
+    if (sentences.length > 0) return summarize(sentences, settings.maxSummarySentences, false);
+  }
+  return smallTalk(question);
+}
+
+function lastUserMessage(messages: readonly LLMMessage[]): LLMMessage | undefined {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    if (messages[index]?.role === 'user') return messages[index];
+  }
+  return undefined;
+}
+
+/** A quotable sentence with its normalised terms. */
+interface Candidate {
+  /** The sentence as it is quoted (cleaned of markup and citation tags). */
+  readonly text: string;
+  /** Stemmed content terms. */
+  readonly terms: ReadonlySet<string>;
+  /** Label cited for it, when it comes from a source. */
+  readonly label: string | undefined;
+  /** Order of appearance over all inputs. */
+  readonly order: number;
+}
+
+function sourceSentences(sources: readonly PromptSource[]): Candidate[] {
+  const candidates: Candidate[] = [];
+  for (const source of sources) {
+    for (const sentence of splitSentences(source.text)) {
+      const candidate = toCandidate(sentence.text, source.label, candidates.length);
+      if (candidate) candidates.push(candidate);
+    }
+  }
+  return candidates;
+}
+
+/** The statements among the sentences (questions make poor summary lines), if there are any. */
+function withoutQuestions(candidates: Candidate[]): Candidate[] {
+  const statements = candidates.filter((candidate) => !/\?["'”’)]*$/.test(candidate.text));
+  return statements.length > 0 ? statements : candidates;
+}
+
+/** Sentences of the conversation, without the summary request itself. */
+function conversationSentences(messages: readonly LLMMessage[], question: string): Candidate[] {
+  const last = lastUserMessage(messages);
+  const isInstruction =
+    last !== undefined && SUMMARY_REQUEST.test(question) && question.split(/\s+/).length <= 40;
+  const candidates: Candidate[] = [];
+  for (const message of messages) {
+    if (isInstruction && message === last) continue;
+    for (const sentence of splitSentences(message.content)) {
+      const candidate = toCandidate(sentence.text, undefined, candidates.length);
+      if (candidate) candidates.push(candidate);
+    }
+  }
+  return candidates;
+}
+
+const CITATION = /\s*\[\s*source\s*:[^\]]*\]/gi;
+
+/** A sentence cleaned for quoting, or undefined when it is markup or too short to quote. */
+function toCandidate(raw: string, label: string | undefined, order: number): Candidate | undefined {
+  if (raw.includes('```') || raw.includes('~~~')) return undefined;
+  const lines = raw.split('\n');
+  // A heading line glued to the text under it is not part of the sentence.
+  while (lines.length > 0 && /^\s*#{1,6}(?:\s|$)/.test(lines[0]!)) lines.shift();
+  const text = lines
+    .join(' ')
+    .replace(CITATION, '')
+    .replace(/^\s*(?:>\s*)*(?:[-*+•]|\d{1,3}[.)])\s+/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const words = contentWords(text);
+  if (words.length < 2 || text.split(' ').length < 3) return undefined;
+  return { text, terms: new Set(words.map(stem)), label, order };
+}
+
+/** Stemmed content terms of the question, without instruction words. */
+function questionTerms(question: string): string[] {
+  const terms = new Set(
+    contentWords(question.replace(CITATION, '').replace(QUANTITY_QUESTION, ' '))
+      .filter((word) => !INSTRUCTION_WORDS.has(word) && !word.startsWith('summar'))
+      .map(stem),
+  );
+  return [...terms];
+}
+
+/**
+ * A light English stemmer: folds plurals and -ed / -ing forms (and a final e) so that
+ * "refunds", "refunded" and "refund" meet. Consistency matters here, not linguistics.
+ */
+export function stem(word: string): string {
+  if (word.length <= 3 || /\d/.test(word)) return word;
+  let base = word;
+  if (base.endsWith('ies') && base.length > 4) base = `${base.slice(0, -3)}y`;
+  else if (base.endsWith('sses')) base = base.slice(0, -2);
+  else if (base.endsWith('s') && !/(?:ss|us|is)$/.test(base)) base = base.slice(0, -1);
+  if (base.endsWith('ing') && base.length > 5) base = base.slice(0, -3);
+  else if (base.endsWith('ed') && base.length > 4) base = base.slice(0, -2);
+  if (base.endsWith('e') && base.length > 3) base = base.slice(0, -1);
+  const last = base[base.length - 1] ?? '';
+  if (base.length > 3 && last === base[base.length - 2] && !'lsz'.includes(last)) {
+    base = base.slice(0, -1);
+  }
+  return base;
+}
+
+/**
+ * Inverse frequency of each term over the candidate sentences, `ln(1 + N / max(df, 1))`: a term
+ * no sentence contains weighs like one that a single sentence contains, so a framing word
+ * absent from the sources ("policy") cannot drown the topic words that are there.
+ */
+function inverseFrequencies(
+  candidates: readonly Candidate[],
+  terms: readonly string[],
+): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const term of terms) {
+    let frequency = 0;
+    for (const candidate of candidates) if (candidate.terms.has(term)) frequency++;
+    weights.set(term, Math.log(1 + candidates.length / Math.max(frequency, 1)));
+  }
+  return weights;
+}
+
+interface Scored {
+  readonly candidate: Candidate;
+  /** Share of the question's term weight the sentence contains. */
+  readonly coverage: number;
+}
+
+function answerFromSources(
+  candidates: readonly Candidate[],
+  terms: readonly string[],
+  options: AnswerOptions,
+): ExtractiveAnswer {
+  const weights = inverseFrequencies(candidates, terms);
+  let totalWeight = 0;
+  for (const weight of weights.values()) totalWeight += weight;
+  if (totalWeight === 0) return { text: NO_ANSWER_TEXT, certainty: 0 };
+
+  const coverageOf = (candidate: Candidate): number => {
+    let weight = 0;
+    for (const term of terms) if (candidate.terms.has(term)) weight += weights.get(term) ?? 0;
+    return weight / totalWeight;
+  };
+  const scored: Scored[] = [];
+  for (const candidate of candidates) {
+    const coverage = coverageOf(candidate);
+    if (coverage > 0 && coverage >= options.minCoverage) scored.push({ candidate, coverage });
+  }
+  // Ties go to the earlier source (sources arrive best first), then the earlier sentence.
+  scored.sort((a, b) => b.coverage - a.coverage || a.candidate.order - b.candidate.order);
+
+  const chosen = selectSentences(scored, terms, options.maxSentences);
+  if (chosen.length === 0) return { text: NO_ANSWER_TEXT, certainty: 0 };
+  const covered = new Set(terms.filter((term) => chosen.some((item) => item.terms.has(term))));
+  let coveredWeight = 0;
+  for (const term of covered) coveredWeight += weights.get(term) ?? 0;
+  return {
+    text: chosen.map((candidate) => cite(candidate.text, candidate.label)).join(' '),
+    certainty: round(Math.min(1, coveredWeight / totalWeight)),
+  };
+}
+
+/**
+ * The best sentences in score order: a later one must score at least half the best, or
+ * contain a question term none of the chosen ones has; near-duplicates are skipped.
+ */
+function selectSentences(
+  scored: readonly Scored[],
+  terms: readonly string[],
+  limit: number,
+): Candidate[] {
+  const chosen: Candidate[] = [];
+  const covered = new Set<string>();
+  const best = scored[0]?.coverage ?? 0;
+  for (const { candidate, coverage } of scored) {
+    if (chosen.length >= limit) break;
+    if (chosen.some((other) => isNearDuplicate(other, candidate))) continue;
+    const addsTerm = terms.some((term) => candidate.terms.has(term) && !covered.has(term));
+    if (chosen.length > 0 && coverage < best / 2 && !addsTerm) continue;
+    chosen.push(candidate);
+    for (const term of terms) if (candidate.terms.has(term)) covered.add(term);
+  }
+  return chosen;
+}
+
+function isNearDuplicate(a: Candidate, b: Candidate): boolean {
+  if (a.text === b.text) return true;
+  let shared = 0;
+  for (const term of a.terms) if (b.terms.has(term)) shared++;
+  const union = a.terms.size + b.terms.size - shared;
+  return union > 0 && shared / union >= 0.7;
+}
+
+/**
+ * SumBasic: repeatedly take the sentence whose terms are most frequent in the whole text, then
+ * square the probabilities of its terms so the next pick covers something else. Chosen
+ * sentences are returned in their original order.
+ */
+function summarize(
+  candidates: readonly Candidate[],
+  limit: number,
+  withCitations: boolean,
+): ExtractiveAnswer {
+  if (candidates.length === 0) return { text: NO_ANSWER_TEXT, certainty: 0 };
+  const probability = new Map<string, number>();
+  let total = 0;
+  for (const candidate of candidates) {
+    for (const term of candidate.terms) {
+      probability.set(term, (probability.get(term) ?? 0) + 1);
+      total++;
+    }
+  }
+  for (const [term, count] of probability) probability.set(term, count / total);
+  const initial = new Map(probability);
+
+  const chosen: Candidate[] = [];
+  const remaining = [...candidates];
+  while (chosen.length < limit && remaining.length > 0) {
+    let bestIndex = -1;
+    let bestScore = -1;
+    remaining.forEach((candidate, index) => {
+      let sum = 0;
+      for (const term of candidate.terms) sum += probability.get(term) ?? 0;
+      const score = sum / candidate.terms.size;
+      if (score > bestScore) {
+        bestScore = score;
+        bestIndex = index;
+      }
+    });
+    const [pick] = remaining.splice(bestIndex, 1);
+    if (!pick || chosen.some((other) => isNearDuplicate(other, pick))) continue;
+    chosen.push(pick);
+    for (const term of pick.terms) probability.set(term, (probability.get(term) ?? 0) ** 2);
+  }
+  chosen.sort((a, b) => a.order - b.order);
+
+  const covered = new Set(chosen.flatMap((candidate) => [...candidate.terms]));
+  let mass = 0;
+  for (const term of covered) mass += initial.get(term) ?? 0;
+  return {
+    text: chosen.map((item) => (withCitations ? cite(item.text, item.label) : item.text)).join(' '),
+    certainty: round(Math.min(1, mass)),
+  };
+}
+
+/** Appends `[source: label]` to a sentence, before its final punctuation. */
+function cite(sentence: string, label: string | undefined): string {
+  if (label === undefined) return sentence;
+  const tag = `[source: ${label}]`;
+  const match = /([.!?…]+["'”’)\]]*)$/.exec(sentence);
+  if (!match) return `${sentence} ${tag}.`;
+  return `${sentence.slice(0, match.index).trimEnd()} ${tag}${match[1]}`;
+}
+
+function smallTalk(question: string): ExtractiveAnswer {
+  if (GREETING.test(question)) return { text: 'Hello! Ask me a question about your documents.' };
+  if (FAREWELL.test(question)) return { text: 'Goodbye!' };
+  if (THANKS.test(question)) return { text: "You're welcome." };
+  return { text: NO_SOURCES_TEXT, certainty: 0 };
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tokens, deltas, timing
+
+/** Approximate tokens of a text: each word counts one token per four characters, at least one. */
+export function approximateTokens(text: string): number {
+  let tokens = 0;
+  for (const match of text.matchAll(/\S+/g)) tokens += Math.max(1, Math.ceil(match[0].length / 4));
+  return tokens;
+}
+
+function countTokens(text: string, tokenizer: Tokenizer | undefined): number {
+  return tokenizer ? tokenizer.count(text) : approximateTokens(text);
+}
+
+function inputText(request: LLMRequest): string {
+  const parts = [request.system ?? '', ...request.messages.map((message) => message.content)];
+  for (const source of request.sources ?? []) {
+    if (!request.system?.includes(source.text)) parts.push(source.text);
+  }
+  return parts.join('\n');
+}
+
+/**
+ * The stream's deltas: each a word (a citation tag with its trailing punctuation counts as one)
+ * plus the white space after it. They concatenate exactly to `text`.
+ */
+export function splitDeltas(text: string): string[] {
+  return text.match(/\s*(?:\[\s*source\s*:[^\]]*\]|\S)+\s*|\s+/gi) ?? [];
+}
+
+/** The longest prefix of whole deltas within `maxTokens`, and whether it was cut. */
+function limitTokens(
+  text: string,
+  maxTokens: number | undefined,
+  tokenizer: Tokenizer | undefined,
+): { text: string; truncated: boolean } {
+  if (maxTokens === undefined || countTokens(text, tokenizer) <= maxTokens) {
+    return { text, truncated: false };
+  }
+  let kept = '';
+  for (const delta of splitDeltas(text)) {
+    if (countTokens(kept + delta, tokenizer) > maxTokens) break;
+    kept += delta;
+  }
+  return { text: kept.trimEnd(), truncated: true };
+}
+
+/** Resolves after `ms`, or rejects with an `AbortError` when the signal fires first. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new AbortError('The operation was aborted', { cause: signal.reason }));
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(new AbortError('The operation was aborted', { cause: signal?.reason }));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,242 @@
+import { ValidationError, throwIfAborted } from '../../errors/index.js';
+import type { CallOptions, Metadata } from '../../ports/common.js';
+import type {
+  GraphEdge,
+  GraphNeighbor,
+  GraphNode,
+  GraphStore,
+  TraverseOptions,
+} from '../../ports/graph-store.js';
+
+/** Settings of {@link createMemoryGraphStore}. */
+export interface MemoryGraphStoreSettings {
+  /** Adapter name reported in events and errors (default `memory`). */
+  readonly name?: string;
+}
+
+interface Namespace {
+  readonly nodes: Map<string, GraphNode>;
+  /** node id → edge key → edge leaving the node. */
+  readonly outgoing: Map<string, Map<string, GraphEdge>>;
+  /** node id → edge key → edge entering the node. */
+  readonly incoming: Map<string, Map<string, GraphEdge>>;
+}
+
+/** A path found by the traversal. */
+interface Reached {
+  readonly id: string;
+  readonly depth: number;
+  readonly edgeType: string;
+  readonly weight: number;
+}
+
+const DIRECTIONS = new Set(['out', 'in', 'both']);
+
+function invalid(path: string, message: string): ValidationError {
+  return new ValidationError(`${path} ${message}`, [{ path, message }]);
+}
+
+function requireId(value: unknown, path: string): string {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw invalid(path, 'must be a non-empty string');
+  }
+  return value;
+}
+
+function requireMetadata(value: unknown, path: string): Metadata {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalid(path, 'must be an object');
+  }
+  return value as Metadata;
+}
+
+/** Edges are identified by (from, to, type); JSON keeps the key unambiguous. */
+function edgeKey(edge: Pick<GraphEdge, 'from' | 'to' | 'type'>): string {
+  return JSON.stringify([edge.from, edge.to, edge.type]);
+}
+
+function validateTraverseOptions(options: TraverseOptions): void {
+  if (typeof options !== 'object' || options === null) {
+    throw invalid('options', 'must be an object');
+  }
+  const { depth, edgeTypes, direction, limit } = options;
+  if (typeof depth !== 'number' || !Number.isInteger(depth) || depth < 1) {
+    throw invalid('depth', 'must be an integer ≥ 1');
+  }
+  if (edgeTypes !== undefined) {
+    if (!Array.isArray(edgeTypes)) throw invalid('edgeTypes', 'must be an array of strings');
+    edgeTypes.forEach((type, index) => requireId(type, `edgeTypes.${index}`));
+  }
+  if (direction !== undefined && !DIRECTIONS.has(direction)) {
+    throw invalid('direction', "must be 'out', 'in' or 'both'");
+  }
+  if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) {
+    throw invalid('limit', 'must be an integer ≥ 1');
+  }
+}
+
+/** Orders the paths of one BFS level: strongest first, then by id for a stable result. */
+function byWeightThenId(a: Reached, b: Reached): number {
+  return b.weight - a.weight || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/**
+ * An in-memory `GraphStore`: adjacency maps per namespace, breadth-first traversal.
+ *
+ * Traversal reports each node at its shortest depth; when several shortest paths reach it,
+ * the one with the highest weight (product of its edge weights) wins, and its last edge
+ * gives `edgeType`. Results are ordered by depth, then weight (descending), then id. Edges
+ * may name nodes that are not stored (yet); the traversal neither returns nor walks through
+ * such nodes. Starting from an unknown node gives no neighbours. Stored nodes are frozen
+ * copies, so callers cannot change stored state.
+ */
+export function createMemoryGraphStore(settings: MemoryGraphStoreSettings = {}): GraphStore {
+  const namespaces = new Map<string, Namespace>();
+
+  function space(namespace: string, create: true): Namespace;
+  function space(namespace: string, create: false): Namespace | undefined;
+  function space(namespace: string, create: boolean): Namespace | undefined {
+    requireId(namespace, 'namespace');
+    let found = namespaces.get(namespace);
+    if (!found && create) {
+      found = { nodes: new Map(), outgoing: new Map(), incoming: new Map() };
+      namespaces.set(namespace, found);
+    }
+    return found;
+  }
+
+  function link(index: Map<string, Map<string, GraphEdge>>, nodeId: string, edge: GraphEdge): void {
+    let edges = index.get(nodeId);
+    if (!edges) {
+      edges = new Map();
+      index.set(nodeId, edges);
+    }
+    edges.set(edgeKey(edge), edge);
+  }
+
+  function unlink(index: Map<string, Map<string, GraphEdge>>, nodeId: string, key: string): void {
+    const edges = index.get(nodeId);
+    if (!edges) return;
+    edges.delete(key);
+    if (edges.size === 0) index.delete(nodeId);
+  }
+
+  return {
+    name: settings.name ?? 'memory',
+    specificationVersion: 'v1',
+
+    async upsertNodes(namespace: string, nodes: readonly GraphNode[], options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      if (!Array.isArray(nodes)) throw invalid('nodes', 'must be an array');
+      const copies = nodes.map((node, index) => {
+        const id = requireId(node?.id, `nodes.${index}.id`);
+        const type = requireId(node.type, `nodes.${index}.type`);
+        const properties = requireMetadata(node.properties, `nodes.${index}.properties`);
+        return Object.freeze({ id, type, properties: Object.freeze({ ...properties }) });
+      });
+      const target = space(namespace, true);
+      for (const node of copies) target.nodes.set(node.id, node);
+    },
+
+    async upsertEdges(namespace: string, edges: readonly GraphEdge[], options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      if (!Array.isArray(edges)) throw invalid('edges', 'must be an array');
+      const copies = edges.map((edge, index) => {
+        const from = requireId(edge?.from, `edges.${index}.from`);
+        const to = requireId(edge.to, `edges.${index}.to`);
+        const type = requireId(edge.type, `edges.${index}.type`);
+        const weight = edge.weight;
+        if (typeof weight !== 'number' || !(weight > 0 && weight <= 1)) {
+          throw invalid(`edges.${index}.weight`, 'must be a number in (0, 1]');
+        }
+        return Object.freeze({ from, to, type, weight });
+      });
+      const target = space(namespace, true);
+      for (const edge of copies) {
+        link(target.outgoing, edge.from, edge);
+        link(target.incoming, edge.to, edge);
+      }
+    },
+
+    async getNode(namespace: string, id: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      requireId(id, 'id');
+      return space(namespace, false)?.nodes.get(id) ?? null;
+    },
+
+    async deleteNodes(namespace: string, ids: readonly string[], options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      if (!Array.isArray(ids)) throw invalid('ids', 'must be an array');
+      ids.forEach((id, index) => requireId(id, `ids.${index}`));
+      const target = space(namespace, false);
+      if (!target) return 0;
+      let removed = 0;
+      for (const id of new Set(ids)) {
+        if (target.nodes.delete(id)) removed++;
+        for (const [key, edge] of target.outgoing.get(id) ?? []) {
+          unlink(target.incoming, edge.to, key);
+        }
+        for (const [key, edge] of target.incoming.get(id) ?? []) {
+          unlink(target.outgoing, edge.from, key);
+        }
+        target.outgoing.delete(id);
+        target.incoming.delete(id);
+      }
+      return removed;
+    },
+
+    async neighbors(namespace: string, nodeId: string, options: TraverseOptions) {
+      throwIfAborted(options?.signal);
+      requireId(nodeId, 'nodeId');
+      validateTraverseOptions(options);
+      const target = space(namespace, false);
+      if (!target?.nodes.has(nodeId)) return [];
+
+      const direction = options.direction ?? 'both';
+      const edgeTypes = options.edgeTypes ? new Set(options.edgeTypes) : null;
+      const limit = options.limit ?? Number.POSITIVE_INFINITY;
+      const visited = new Set([nodeId]);
+      const results: GraphNeighbor[] = [];
+      let frontier: Reached[] = [{ id: nodeId, depth: 0, edgeType: '', weight: 1 }];
+
+      for (let depth = 1; depth <= options.depth && frontier.length > 0; depth++) {
+        const level = new Map<string, Reached>();
+        const consider = (from: Reached, neighborId: string, edge: GraphEdge): void => {
+          if (visited.has(neighborId) || !target.nodes.has(neighborId)) return;
+          if (edgeTypes && !edgeTypes.has(edge.type)) return;
+          const weight = from.weight * edge.weight;
+          const known = level.get(neighborId);
+          if (!known || weight > known.weight) {
+            level.set(neighborId, { id: neighborId, depth, edgeType: edge.type, weight });
+          }
+        };
+        for (const from of frontier) {
+          if (direction !== 'in') {
+            for (const edge of target.outgoing.get(from.id)?.values() ?? []) {
+              consider(from, edge.to, edge);
+            }
+          }
+          if (direction !== 'out') {
+            for (const edge of target.incoming.get(from.id)?.values() ?? []) {
+              consider(from, edge.from, edge);
+            }
+          }
+        }
+        frontier = [...level.values()].sort(byWeightThenId);
+        for (const reached of frontier) {
+          visited.add(reached.id);
+          if (results.length < limit) {
+            results.push({
+              node: target.nodes.get(reached.id)!,
+              depth: reached.depth,
+              edgeType: reached.edgeType,
+              weight: reached.weight,
+            });
+          }
+        }
+        if (results.length >= limit) break;
+      }
+      return results;
+    },
+  };
+}

@@ -1,0 +1,322 @@
+/**
+ * BM25 keyword index in memory: an inverted index (term → posting list of document number
+ * and term frequency) per namespace, updated incrementally on add, replace and delete.
+ */
+import { ValidationError, throwIfAborted } from '../../errors/index.js';
+import type { CallOptions, DeleteTarget, Metadata } from '../../ports/common.js';
+import type {
+  KeywordIndex,
+  KeywordMatch,
+  KeywordRecord,
+  KeywordSearchOptions,
+} from '../../ports/keyword-index.js';
+import { STOP_WORDS, words } from '../../text/words.js';
+import { matchesFilter, validateFilter } from './filter.js';
+
+/** Settings of the in-memory BM25 index. */
+export interface MemoryKeywordIndexSettings {
+  /** BM25 term-frequency saturation (default 0.9, the Anserini/BEIR setting). */
+  readonly k1?: number;
+  /** BM25 document-length normalisation in [0, 1] (default 0.4, the Anserini/BEIR setting). */
+  readonly b?: number;
+  /** Turns a text into index terms (default: lower-cased letter/digit runs minus stop words). */
+  readonly tokenize?: (text: string) => string[];
+}
+
+/** The default tokenizer: lower-cased alphanumeric words without stop words, no stemming. */
+export function tokenizeForIndex(text: string): string[] {
+  return words(text).filter((word) => !STOP_WORDS.has(word));
+}
+
+/** BM25 inverse document frequency (Lucene's non-negative form). */
+export function bm25Idf(documentCount: number, documentFrequency: number): number {
+  return Math.log(1 + (documentCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
+}
+
+/** A term's posting list: parallel arrays of document numbers and term frequencies. */
+interface Posting {
+  readonly documents: number[];
+  readonly frequencies: number[];
+}
+
+/** One namespace's index. Document numbers are reused after deletes. */
+interface Space {
+  /** Posting lists per term. */
+  postings: Map<string, Posting>;
+  numbers: Map<string, number>;
+  ids: string[];
+  metadata: Metadata[];
+  /** Distinct terms of each document, to remove its postings. */
+  terms: string[][];
+  lengths: number[];
+  free: number[];
+  count: number;
+  totalLength: number;
+  /** Per-document score and matched-IDF accumulators, reused across queries. */
+  scores: Float64Array;
+  matched: Float64Array;
+}
+
+function createSpace(): Space {
+  return {
+    postings: new Map(),
+    numbers: new Map(),
+    ids: [],
+    metadata: [],
+    terms: [],
+    lengths: [],
+    free: [],
+    count: 0,
+    totalLength: 0,
+    scores: new Float64Array(0),
+    matched: new Float64Array(0),
+  };
+}
+
+function invalid(path: string, message: string): ValidationError {
+  return new ValidationError(`${path} ${message}`, [{ path, message }]);
+}
+
+function checkNamespace(namespace: unknown): asserts namespace is string {
+  if (typeof namespace !== 'string' || namespace.length === 0) {
+    throw invalid('namespace', 'must be a non-empty string');
+  }
+}
+
+function checkRecords(records: readonly KeywordRecord[]): void {
+  if (!Array.isArray(records)) throw invalid('records', 'must be an array');
+  records.forEach((record: KeywordRecord | undefined, index) => {
+    if (typeof record?.id !== 'string' || record.id.length === 0) {
+      throw invalid(`records.${index}.id`, 'must be a non-empty string');
+    }
+    if (typeof record.text !== 'string') {
+      throw invalid(`records.${index}.text`, `of '${record.id}' must be a string`);
+    }
+    const metadata: unknown = record.metadata;
+    if (
+      metadata !== undefined &&
+      (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))
+    ) {
+      throw invalid(`records.${index}.metadata`, `of '${record.id}' must be an object`);
+    }
+  });
+}
+
+function removeDocument(space: Space, id: string): boolean {
+  const number = space.numbers.get(id);
+  if (number === undefined) return false;
+  for (const term of space.terms[number]!) {
+    const list = space.postings.get(term);
+    if (list === undefined) continue;
+    const at = list.documents.indexOf(number);
+    if (at < 0) continue;
+    // Swap-remove: posting order does not matter for scoring.
+    list.documents[at] = list.documents[list.documents.length - 1]!;
+    list.frequencies[at] = list.frequencies[list.frequencies.length - 1]!;
+    list.documents.pop();
+    list.frequencies.pop();
+    if (list.documents.length === 0) space.postings.delete(term);
+  }
+  space.totalLength -= space.lengths[number]!;
+  space.count--;
+  space.numbers.delete(id);
+  space.terms[number] = [];
+  space.lengths[number] = 0;
+  space.metadata[number] = {};
+  space.ids[number] = '';
+  space.free.push(number);
+  return true;
+}
+
+function addDocument(
+  space: Space,
+  record: KeywordRecord,
+  tokenize: (text: string) => string[],
+): void {
+  removeDocument(space, record.id);
+  const tokens = tokenize(record.text);
+  const frequencies = new Map<string, number>();
+  for (const token of tokens) frequencies.set(token, (frequencies.get(token) ?? 0) + 1);
+  const number = space.free.pop() ?? space.ids.length;
+  for (const [term, frequency] of frequencies) {
+    let list = space.postings.get(term);
+    if (list === undefined) {
+      list = { documents: [], frequencies: [] };
+      space.postings.set(term, list);
+    }
+    list.documents.push(number);
+    list.frequencies.push(frequency);
+  }
+  space.numbers.set(record.id, number);
+  space.ids[number] = record.id;
+  space.metadata[number] = Object.freeze({ ...(record.metadata ?? {}) });
+  space.terms[number] = [...frequencies.keys()];
+  space.lengths[number] = tokens.length;
+  space.count++;
+  space.totalLength += tokens.length;
+}
+
+/** Query terms with their frequency in the query, first occurrence order. */
+function queryTerms(tokens: readonly string[]): Map<string, number> {
+  const terms = new Map<string, number>();
+  for (const token of tokens) terms.set(token, (terms.get(token) ?? 0) + 1);
+  return terms;
+}
+
+function ensureAccumulators(space: Space): void {
+  if (space.scores.length >= space.ids.length) return;
+  const size = Math.max(64, space.ids.length * 2);
+  space.scores = new Float64Array(size);
+  space.matched = new Float64Array(size);
+}
+
+/** Better-first order: higher score, then smaller id. */
+function compareMatches(a: KeywordMatch, b: KeywordMatch): number {
+  return b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+interface Bm25 {
+  readonly k1: number;
+  readonly b: number;
+}
+
+function search(
+  space: Space,
+  terms: Map<string, number>,
+  options: KeywordSearchOptions,
+  bm25: Bm25,
+) {
+  ensureAccumulators(space);
+  const { scores, matched, lengths } = space;
+  const averageLength = space.totalLength / space.count || 1;
+  const touched: number[] = [];
+  const maxIdf = bm25Idf(space.count, 0);
+  let totalIdf = 0;
+  for (const [term, queryFrequency] of terms) {
+    const list = space.postings.get(term);
+    if (list === undefined) {
+      totalIdf += maxIdf;
+      continue;
+    }
+    const { documents, frequencies } = list;
+    const idf = bm25Idf(space.count, documents.length);
+    totalIdf += idf;
+    const weight = idf * queryFrequency * (bm25.k1 + 1);
+    const lengthFactor = bm25.k1 * (1 - bm25.b);
+    const lengthSlope = (bm25.k1 * bm25.b) / averageLength;
+    for (let index = 0; index < documents.length; index++) {
+      const number = documents[index]!;
+      const frequency = frequencies[index]!;
+      if (matched[number] === 0) touched.push(number);
+      scores[number]! +=
+        (weight * frequency) / (frequency + lengthFactor + lengthSlope * lengths[number]!);
+      matched[number]! += idf;
+    }
+  }
+  const filter = options.filter;
+  const kept: number[] = [];
+  for (const number of touched) {
+    if (filter === undefined || matchesFilter(space.metadata[number]!, filter)) kept.push(number);
+  }
+  const floor = kthLargest(kept, scores, options.k);
+  const matches: KeywordMatch[] = [];
+  for (const number of kept) {
+    if (scores[number]! < floor) continue;
+    matches.push({
+      id: space.ids[number]!,
+      score: scores[number]!,
+      coverage: totalIdf > 0 ? Math.min(1, matched[number]! / totalIdf) : 0,
+      metadata: space.metadata[number]!,
+    });
+  }
+  for (const number of touched) {
+    scores[number] = 0;
+    matched[number] = 0;
+  }
+  return matches.sort(compareMatches).slice(0, options.k);
+}
+
+/** The k-th largest score among the documents (−∞ when there are at most k). */
+function kthLargest(numbers: readonly number[], scores: Float64Array, k: number): number {
+  if (numbers.length <= k) return -Infinity;
+  const values = new Float64Array(numbers.length);
+  numbers.forEach((number, index) => (values[index] = scores[number]!));
+  values.sort();
+  return values[numbers.length - k]!;
+}
+
+/**
+ * A BM25 keyword index held in memory, with namespaces, metadata filters and a `coverage`
+ * per match: the IDF-weighted share of the distinct query terms the record contains (query
+ * terms absent from the namespace count with the largest possible IDF).
+ */
+export function createMemoryKeywordIndex(settings: MemoryKeywordIndexSettings = {}): KeywordIndex {
+  const bm25: Bm25 = { k1: settings.k1 ?? 0.9, b: settings.b ?? 0.4 };
+  if (!(bm25.k1 >= 0) || !Number.isFinite(bm25.k1)) throw invalid('settings.k1', 'must be ≥ 0');
+  if (!(bm25.b >= 0 && bm25.b <= 1)) throw invalid('settings.b', 'must be in [0, 1]');
+  const tokenize = settings.tokenize ?? tokenizeForIndex;
+  const spaces = new Map<string, Space>();
+
+  return {
+    name: 'memory-bm25',
+    specificationVersion: 'v1',
+
+    async add(namespace: string, records: readonly KeywordRecord[], options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      checkNamespace(namespace);
+      checkRecords(records);
+      let space = spaces.get(namespace);
+      if (space === undefined) {
+        space = createSpace();
+        spaces.set(namespace, space);
+      }
+      for (const record of records) addDocument(space, record, tokenize);
+    },
+
+    async search(namespace: string, query: string, options: KeywordSearchOptions) {
+      throwIfAborted(options?.signal);
+      checkNamespace(namespace);
+      if (typeof query !== 'string') throw invalid('query', 'must be a string');
+      const k: unknown = options?.k;
+      if (typeof k !== 'number' || !Number.isInteger(k) || k < 1) {
+        throw invalid('k', `must be a positive integer (got ${String(k)})`);
+      }
+      if (options.filter !== undefined) validateFilter(options.filter);
+      const space = spaces.get(namespace);
+      const terms = queryTerms(tokenize(query));
+      if (space === undefined || space.count === 0 || terms.size === 0) return [];
+      return search(space, terms, options, bm25);
+    },
+
+    async delete(namespace: string, target: DeleteTarget, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      checkNamespace(namespace);
+      const space = spaces.get(namespace);
+      let ids: readonly string[];
+      if (typeof target === 'object' && target !== null && 'ids' in target) {
+        if (!Array.isArray(target.ids)) throw invalid('target.ids', 'must be an array of strings');
+        ids = target.ids;
+      } else if (typeof target === 'object' && target !== null && 'filter' in target) {
+        validateFilter(target.filter);
+        ids =
+          space === undefined
+            ? []
+            : [...space.numbers]
+                .filter(([, number]) => matchesFilter(space.metadata[number]!, target.filter))
+                .map(([id]) => id);
+      } else {
+        throw invalid('target', 'must be { ids } or { filter }');
+      }
+      if (space === undefined) return 0;
+      let removed = 0;
+      for (const id of ids) if (removeDocument(space, id)) removed++;
+      return removed;
+    },
+
+    async count(namespace: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      checkNamespace(namespace);
+      return spaces.get(namespace)?.count ?? 0;
+    },
+  };
+}

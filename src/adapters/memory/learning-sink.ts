@@ -1,0 +1,142 @@
+import { NotFoundError, ValidationError, throwIfAborted } from '../../errors/index.js';
+import type { CallOptions } from '../../ports/common.js';
+import type { TrajectoryRecord, TrajectoryStep } from '../../ports/chat-records.js';
+import type {
+  BeginTrajectory,
+  EndTrajectory,
+  LearningSink,
+  RecordStep,
+} from '../../ports/learning-sink.js';
+import { ulid } from '../../util/ids.js';
+
+/** Settings of {@link createMemoryLearningSink}. */
+export interface MemoryLearningSinkSettings {
+  /** Adapter name reported in events and errors (default `memory`). */
+  readonly name?: string;
+}
+
+interface StoredTrajectory {
+  record: TrajectoryRecord;
+  readonly steps: TrajectoryStep[];
+}
+
+const END_STATUSES = new Set(['completed', 'abandoned']);
+
+function invalid(path: string, message: string): ValidationError {
+  return new ValidationError(`${path} ${message}`, [{ path, message }]);
+}
+
+function requireString(value: unknown, path: string, allowEmpty = false): string {
+  if (typeof value !== 'string' || (!allowEmpty && value.length === 0)) {
+    throw invalid(path, allowEmpty ? 'must be a string' : 'must be a non-empty string');
+  }
+  return value;
+}
+
+function requireInRange(value: unknown, path: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !(value >= min && value <= max)) {
+    throw invalid(path, `must be a number in [${min}, ${max}]`);
+  }
+  return value;
+}
+
+/**
+ * An in-memory `LearningSink`. Steps are numbered 1, 2, … per trajectory and the
+ * trajectory's `stepCount` and `totalReward` change in the same write. Steps may still be
+ * recorded after a trajectory ended (a user may come back to an abandoned session); ending
+ * an ended trajectory keeps its first end. Records are frozen, so callers cannot change
+ * stored state.
+ */
+export function createMemoryLearningSink(settings: MemoryLearningSinkSettings = {}): LearningSink {
+  const trajectories = new Map<string, StoredTrajectory>();
+
+  function find(id: string): StoredTrajectory {
+    const stored = trajectories.get(id);
+    if (!stored) throw new NotFoundError('trajectory', id);
+    return stored;
+  }
+
+  return {
+    name: settings.name ?? 'memory',
+    specificationVersion: 'v1',
+
+    async beginTrajectory(input: BeginTrajectory, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      if (typeof input !== 'object' || input === null) throw invalid('input', 'must be an object');
+      const record: TrajectoryRecord = Object.freeze({
+        id: ulid(),
+        sessionId: requireString(input.sessionId, 'sessionId'),
+        userId: requireString(input.userId, 'userId'),
+        initialQuery: requireString(input.initialQuery, 'initialQuery', true),
+        route: requireString(input.route, 'route', true),
+        status: 'active',
+        startedAt: requireString(input.startedAt, 'startedAt'),
+        endedAt: null,
+        stepCount: 0,
+        totalReward: 0,
+        finalQuality: null,
+      });
+      trajectories.set(record.id, { record, steps: [] });
+      return record.id;
+    },
+
+    async recordStep(step: RecordStep, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      if (typeof step !== 'object' || step === null) throw invalid('step', 'must be an object');
+      const trajectoryId = requireString(step.trajectoryId, 'trajectoryId');
+      const messageId = requireString(step.messageId, 'messageId');
+      const query = requireString(step.query, 'query', true);
+      const reward = requireInRange(step.reward, 'reward', -1, 1);
+      const createdAt = requireString(step.createdAt, 'createdAt');
+      if (!Array.isArray(step.chunkIds)) throw invalid('chunkIds', 'must be an array of strings');
+      step.chunkIds.forEach((chunkId, index) => requireString(chunkId, `chunkIds.${index}`));
+      const stored = find(trajectoryId);
+
+      const recorded: TrajectoryStep = Object.freeze({
+        id: ulid(),
+        trajectoryId,
+        stepNumber: stored.steps.length + 1,
+        messageId,
+        query,
+        chunkIds: Object.freeze([...step.chunkIds]),
+        reward,
+        createdAt,
+      });
+      stored.steps.push(recorded);
+      stored.record = Object.freeze({
+        ...stored.record,
+        stepCount: stored.steps.length,
+        totalReward: stored.record.totalReward + reward,
+      });
+      return recorded;
+    },
+
+    async endTrajectory(id: string, end: EndTrajectory, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      if (typeof end !== 'object' || end === null) throw invalid('end', 'must be an object');
+      if (!END_STATUSES.has(end.status)) {
+        throw invalid('status', "must be 'completed' or 'abandoned'");
+      }
+      const quality = requireInRange(end.quality, 'quality', 0, 1);
+      const endedAt = requireString(end.endedAt, 'endedAt');
+      const stored = find(id);
+      if (stored.record.status !== 'active') return;
+      stored.record = Object.freeze({
+        ...stored.record,
+        status: end.status,
+        finalQuality: quality,
+        endedAt,
+      });
+    },
+
+    async getTrajectory(id: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      return trajectories.get(id)?.record ?? null;
+    },
+
+    async listSteps(trajectoryId: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      return [...(trajectories.get(trajectoryId)?.steps ?? [])];
+    },
+  };
+}

@@ -1,0 +1,301 @@
+import {
+  ConflictError,
+  NotFoundError,
+  ValidationError,
+  throwIfAborted,
+} from '../../errors/index.js';
+import type { CallOptions } from '../../ports/common.js';
+import type { MessageRecord, SessionRecord, SessionStatsDelta } from '../../ports/chat-records.js';
+import type {
+  ListMessagesOptions,
+  ListSessionsOptions,
+  SessionPage,
+  SessionPatch,
+  SessionStore,
+} from '../../ports/session-store.js';
+
+/** Settings of {@link createMemorySessionStore}. */
+export interface MemorySessionStoreSettings {
+  /** Adapter name reported in events and errors (default `memory`). */
+  readonly name?: string;
+}
+
+interface StoredSession {
+  record: SessionRecord;
+  /** Message ids in insertion order. */
+  readonly messageIds: string[];
+}
+
+const ROLES = new Set(['user', 'assistant', 'system', 'system-summary']);
+const STATUSES = new Set(['complete', 'incomplete', 'degraded']);
+const SESSION_STATUSES = new Set(['active', 'ended']);
+
+function invalid(path: string, message: string): ValidationError {
+  return new ValidationError(`${path} ${message}`, [{ path, message }]);
+}
+
+function requireString(value: unknown, path: string): string {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw invalid(path, 'must be a non-empty string');
+  }
+  return value;
+}
+
+function requireCount(value: unknown, path: string, minimum: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum) {
+    throw invalid(path, `must be an integer ≥ ${minimum}`);
+  }
+  return value;
+}
+
+function requireDuration(value: unknown, path: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw invalid(path, 'must be a finite number ≥ 0');
+  }
+  return value;
+}
+
+/** A deep, frozen copy: what the store keeps and hands out. */
+function frozenCopy<T>(value: T): T {
+  return deepFreeze(structuredClone(value));
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+/** Newest first: createdAt descending, then id descending. */
+function compareNewestFirst(
+  a: Pick<SessionRecord, 'createdAt' | 'id'>,
+  b: Pick<SessionRecord, 'createdAt' | 'id'>,
+): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+function encodeCursor(session: SessionRecord): string {
+  const bytes = new TextEncoder().encode(JSON.stringify([session.createdAt, session.id]));
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function decodeCursor(cursor: string): Pick<SessionRecord, 'createdAt' | 'id'> {
+  try {
+    const binary = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
+    const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(bytes));
+    if (
+      Array.isArray(parsed) &&
+      parsed.length === 2 &&
+      typeof parsed[0] === 'string' &&
+      typeof parsed[1] === 'string'
+    ) {
+      return { createdAt: parsed[0], id: parsed[1] };
+    }
+  } catch {
+    // Reported below.
+  }
+  throw invalid('cursor', 'is not a cursor returned by listSessions');
+}
+
+function validateSession(session: SessionRecord): void {
+  if (typeof session !== 'object' || session === null)
+    throw invalid('session', 'must be an object');
+  requireString(session.id, 'session.id');
+  requireString(session.userId, 'session.userId');
+  requireString(session.createdAt, 'session.createdAt');
+  requireString(session.updatedAt, 'session.updatedAt');
+  if (!SESSION_STATUSES.has(session.status)) {
+    throw invalid('session.status', "must be 'active' or 'ended'");
+  }
+  if (typeof session.stats !== 'object' || session.stats === null) {
+    throw invalid('session.stats', 'must be an object');
+  }
+  requireCount(session.stats.messageCount, 'session.stats.messageCount', 0);
+  requireDuration(session.stats.totalSearchMs, 'session.stats.totalSearchMs');
+  requireDuration(session.stats.totalGenerationMs, 'session.stats.totalGenerationMs');
+}
+
+function validateMessage(message: MessageRecord, index: number, session: SessionRecord): void {
+  const path = `messages.${index}`;
+  if (typeof message !== 'object' || message === null) throw invalid(path, 'must be an object');
+  requireString(message.id, `${path}.id`);
+  if (message.sessionId !== session.id) {
+    throw invalid(`${path}.sessionId`, `must be the session id '${session.id}'`);
+  }
+  if (message.userId !== session.userId) {
+    throw invalid(`${path}.userId`, `must be the session owner '${session.userId}'`);
+  }
+  if (!ROLES.has(message.role)) {
+    throw invalid(`${path}.role`, "must be 'user', 'assistant', 'system' or 'system-summary'");
+  }
+  if (typeof message.content !== 'string') throw invalid(`${path}.content`, 'must be a string');
+  if (!STATUSES.has(message.status)) {
+    throw invalid(`${path}.status`, "must be 'complete', 'incomplete' or 'degraded'");
+  }
+  requireString(message.createdAt, `${path}.createdAt`);
+  if (!Array.isArray(message.sources)) throw invalid(`${path}.sources`, 'must be an array');
+}
+
+/**
+ * An in-memory `SessionStore`. Every write validates its whole input before changing
+ * anything, so a rejected call leaves the store as it was. Records are kept and returned
+ * as deep-frozen copies: neither the objects passed in nor the ones handed out can change
+ * stored state.
+ *
+ * Beyond the port: `appendMessages` checks that each message names the session and its
+ * owner (`ValidationError`), rejects a message id already stored anywhere in the store
+ * (`ConflictError`), and moves the session's `updatedAt` forward to the newest message's
+ * `createdAt`. `listMessages` and `countMessages` of an unknown session give `[]` and `0`.
+ * The `listSessions` cursor is the position (createdAt, id) of the page's last session, so
+ * sessions added between pages neither repeat nor hide older ones.
+ */
+export function createMemorySessionStore(settings: MemorySessionStoreSettings = {}): SessionStore {
+  const sessions = new Map<string, StoredSession>();
+  const messages = new Map<string, MessageRecord>();
+
+  return {
+    name: settings.name ?? 'memory',
+    specificationVersion: 'v1',
+
+    async createSession(session: SessionRecord, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      validateSession(session);
+      if (sessions.has(session.id)) {
+        throw new ConflictError(`session '${session.id}' already exists`);
+      }
+      sessions.set(session.id, { record: frozenCopy(session), messageIds: [] });
+    },
+
+    async getSession(id: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      return sessions.get(id)?.record ?? null;
+    },
+
+    async updateSession(id: string, patch: SessionPatch, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      if (typeof patch !== 'object' || patch === null) throw invalid('patch', 'must be an object');
+      requireString(patch.updatedAt, 'patch.updatedAt');
+      if (patch.status !== undefined && !SESSION_STATUSES.has(patch.status)) {
+        throw invalid('patch.status', "must be 'active' or 'ended'");
+      }
+      const stored = sessions.get(id);
+      if (!stored) return null;
+      const current = stored.record;
+      stored.record = frozenCopy<SessionRecord>({
+        ...current,
+        title: patch.title !== undefined ? patch.title : current.title,
+        status: patch.status ?? current.status,
+        endedAt: patch.endedAt !== undefined ? patch.endedAt : current.endedAt,
+        trajectoryId: patch.trajectoryId !== undefined ? patch.trajectoryId : current.trajectoryId,
+        settings: patch.settings ?? current.settings,
+        updatedAt: patch.updatedAt,
+      });
+      return stored.record;
+    },
+
+    async deleteSession(id: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      const stored = sessions.get(id);
+      if (!stored) return false;
+      for (const messageId of stored.messageIds) messages.delete(messageId);
+      sessions.delete(id);
+      return true;
+    },
+
+    async listSessions(options: ListSessionsOptions): Promise<SessionPage> {
+      throwIfAborted(options?.signal);
+      requireString(options?.userId, 'userId');
+      const limit = requireCount(options.limit, 'limit', 1);
+      const after = options.cursor === undefined ? null : decodeCursor(options.cursor);
+      const candidates = [...sessions.values()]
+        .map((stored) => stored.record)
+        .filter((session) => session.userId === options.userId)
+        .filter((session) => after === null || compareNewestFirst(session, after) > 0)
+        .sort(compareNewestFirst);
+      const page = candidates.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        sessions: page,
+        nextCursor: candidates.length > limit && last ? encodeCursor(last) : null,
+      };
+    },
+
+    async appendMessages(
+      sessionId: string,
+      batch: readonly MessageRecord[],
+      stats?: SessionStatsDelta,
+      options?: CallOptions,
+    ) {
+      throwIfAborted(options?.signal);
+      const stored = sessions.get(sessionId);
+      if (!stored) throw new NotFoundError('session', sessionId);
+      if (!Array.isArray(batch)) throw invalid('messages', 'must be an array');
+      const seen = new Set<string>();
+      batch.forEach((message, index) => {
+        validateMessage(message, index, stored.record);
+        if (messages.has(message.id) || seen.has(message.id)) {
+          throw new ConflictError(`message '${message.id}' already exists`);
+        }
+        seen.add(message.id);
+      });
+      const searchMs = stats === undefined ? 0 : requireDuration(stats.searchMs, 'stats.searchMs');
+      const generationMs =
+        stats === undefined ? 0 : requireDuration(stats.generationMs, 'stats.generationMs');
+      const copies = batch.map((message) => frozenCopy(message));
+
+      // Everything is valid: apply in one step.
+      const current = stored.record;
+      const newest = copies.reduce(
+        (latest, message) => (message.createdAt > latest ? message.createdAt : latest),
+        current.updatedAt,
+      );
+      for (const message of copies) {
+        messages.set(message.id, message);
+        stored.messageIds.push(message.id);
+      }
+      stored.record = deepFreeze<SessionRecord>({
+        ...current,
+        updatedAt: newest,
+        stats: {
+          messageCount: current.stats.messageCount + copies.length,
+          totalSearchMs: current.stats.totalSearchMs + searchMs,
+          totalGenerationMs: current.stats.totalGenerationMs + generationMs,
+        },
+      });
+    },
+
+    async listMessages(sessionId: string, options: ListMessagesOptions = {}) {
+      throwIfAborted(options.signal);
+      const offset = options.offset === undefined ? 0 : requireCount(options.offset, 'offset', 0);
+      const limit =
+        options.limit === undefined
+          ? Number.POSITIVE_INFINITY
+          : requireCount(options.limit, 'limit', 0);
+      if (options.order !== undefined && options.order !== 'asc' && options.order !== 'desc') {
+        throw invalid('order', "must be 'asc' or 'desc'");
+      }
+      const ids = sessions.get(sessionId)?.messageIds ?? [];
+      const ordered = options.order === 'desc' ? [...ids].reverse() : ids;
+      return ordered
+        .slice(offset, offset + limit)
+        .map((id) => messages.get(id))
+        .filter((message): message is MessageRecord => message !== undefined);
+    },
+
+    async countMessages(sessionId: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      return sessions.get(sessionId)?.messageIds.length ?? 0;
+    },
+
+    async getMessage(id: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      return messages.get(id) ?? null;
+    },
+  };
+}

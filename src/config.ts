@@ -1,0 +1,199 @@
+import { ConfigError } from './errors/index.js';
+import type { EmbeddingProvider } from './ports/embedding-provider.js';
+import type { KeywordIndex } from './ports/keyword-index.js';
+import type { LearningSink } from './ports/learning-sink.js';
+import type { LLMProvider } from './ports/llm-provider.js';
+import type { SessionStore } from './ports/session-store.js';
+import type { Tokenizer } from './ports/tokenizer.js';
+import type { VectorStore } from './ports/vector-store.js';
+import { DEFAULT_CONFIDENCE_WEIGHTS } from './pipeline/score.js';
+import { DEFAULT_GUARD_ANSWER, DEFAULT_SYSTEM_PROMPT } from './pipeline/prompt.js';
+import {
+  DEFAULT_FUSION_WEIGHTS,
+  DEFAULT_RRF_K,
+  DEFAULT_WIDEN_SPREAD,
+  RECOMMENDED_MIN_SIMILARITY,
+} from './pipeline/retrieve.js';
+import { describeIssues, intRange, range, safeParse, z } from './schema.js';
+
+/** An adapter object: checked to have the port's methods. */
+const port = <T>(name: string, methods: readonly string[]) =>
+  z.optional(
+    z.custom<T>(
+      (value) =>
+        typeof value === 'object' &&
+        value !== null &&
+        methods.every((method) => typeof (value as Record<string, unknown>)[method] === 'function'),
+      { message: `expected a ${name} (an object with ${methods.join(', ')})` },
+    ),
+  );
+
+const unit = range(0, 1);
+const weight = z.number().check(z.gte(0));
+
+/** Schema of `createChatEngine(config)`. Unknown keys are rejected. */
+export const engineConfigSchema = z.strictObject({
+  /** Vector store (default: in-memory, exact cosine). */
+  vectorStore: port<VectorStore>('VectorStore', ['upsert', 'query', 'delete', 'count']),
+  /** Keyword index (default: in-memory BM25). */
+  keywordIndex: port<KeywordIndex>('KeywordIndex', ['add', 'search', 'delete', 'count']),
+  /** Embedder (default: the hashing embedder, 384 dimensions). */
+  embedder: port<EmbeddingProvider>('EmbeddingProvider', ['embed']),
+  /** Language model (default: the offline extractive provider). */
+  llm: port<LLMProvider>('LLMProvider', ['generate', 'stream']),
+  /** Session store (default: in-memory). */
+  sessionStore: port<SessionStore>('SessionStore', [
+    'createSession',
+    'getSession',
+    'appendMessages',
+    'listMessages',
+  ]),
+  /** Learning sink (default: in-memory). */
+  learningSink: port<LearningSink>('LearningSink', [
+    'beginTrajectory',
+    'recordStep',
+    'endTrajectory',
+  ]),
+  /** Tokenizer for chunking and the context budget (default: gpt-tokenizer cl100k_base). */
+  tokenizer: port<Tokenizer>('Tokenizer', ['count', 'encode', 'decode']),
+  /** Tenant scope of every store call. */
+  namespace: z._default(z.string().check(z.minLength(1), z.maxLength(200)), 'default'),
+  /** How documents are cut into chunks. */
+  chunking: z.prefault(
+    z
+      .strictObject({
+        /** Most tokens per chunk. */
+        chunkSize: z._default(intRange(16, 8192), 512),
+        /** Tokens of the previous chunk repeated at the start of the next. */
+        chunkOverlap: z._default(intRange(0), 64),
+      })
+      .check(
+        z.refine((value) => value.chunkOverlap < value.chunkSize, {
+          message: 'must be smaller than chunkSize',
+          path: ['chunkOverlap'],
+        }),
+      ),
+    {},
+  ),
+  /** How sources are found. */
+  retrieval: z.prefault(
+    z
+      .strictObject({
+        /** Sources per answer. */
+        topK: z._default(intRange(1, 50), 3),
+        /** Adaptive k: widen up to this many when the top scores are close together. */
+        maxK: z._default(intRange(1, 50), 5),
+        /** Candidates asked of each search before fusion. */
+        candidates: z._default(intRange(1, 1000), 50),
+        /** Guard mode: below this best-source score the engine refuses to answer. */
+        minSimilarity: z._default(unit, RECOMMENDED_MIN_SIMILARITY),
+        /** Sources scoring below this are dropped. */
+        threshold: z._default(unit, 0),
+        /** Weights of the vector and keyword lists in reciprocal-rank fusion. */
+        weights: z._default(
+          z
+            .strictObject({ vector: weight, keyword: weight })
+            .check(
+              z.refine(
+                (value) => value.vector + value.keyword > 0,
+                'at least one weight must be > 0',
+              ),
+            ),
+          DEFAULT_FUSION_WEIGHTS,
+        ),
+        /** Reciprocal-rank-fusion constant: each list adds weight / (rrfK + rank). */
+        rrfK: z._default(z.number().check(z.gt(0)), DEFAULT_RRF_K),
+        /** Adaptive k widens when the top scores lie within this spread. */
+        widenSpread: z._default(unit, DEFAULT_WIDEN_SPREAD),
+        /** Cosine range mapped to relevance [0, 1]; default: the embedder's `similarityRange`. */
+        cosineRange: z.optional(
+          z
+            .tuple([range(-1, 1), range(-1, 1)])
+            .check(z.refine(([floor, ceiling]) => floor < ceiling, 'floor must be below ceiling')),
+        ),
+      })
+      .check(
+        z.refine((value) => value.maxK >= value.topK, {
+          message: 'must be at least topK',
+          path: ['maxK'],
+        }),
+      ),
+    {},
+  ),
+  /** What of the conversation goes to the model. */
+  history: z.prefault(
+    z.strictObject({
+      /** Most recent messages sent with each turn. */
+      messages: z._default(intRange(0, 200), 10),
+      /** Most tokens of history sent with each turn. */
+      maxTokens: z._default(intRange(1), 2000),
+    }),
+    {},
+  ),
+  /** Generation settings. */
+  generation: z.prefault(
+    z.strictObject({
+      /** Tokens reserved for (and most tokens of) the answer. */
+      maxTokens: z._default(intRange(1), 512),
+      /** Sampling temperature. */
+      temperature: z._default(range(0, 2), 0.2),
+    }),
+    {},
+  ),
+  /** Prompt templates. `{{sources}}` in the system template is replaced by the sources block. */
+  prompt: z.prefault(
+    z.strictObject({
+      /** System prompt template. */
+      system: z._default(z.string().check(z.minLength(1)), DEFAULT_SYSTEM_PROMPT),
+      /** The fixed answer of guard mode. */
+      guard: z._default(z.string().check(z.minLength(1)), DEFAULT_GUARD_ANSWER),
+    }),
+    {},
+  ),
+  /** Confidence factor weights (seed 000 defaults). */
+  confidence: z.prefault(
+    z.strictObject({
+      weights: z._default(
+        z.strictObject({
+          sourceQuality: weight,
+          sourceDiversity: weight,
+          semanticCohesion: weight,
+          graphContext: weight,
+          llmCertainty: weight,
+        }),
+        DEFAULT_CONFIDENCE_WEIGHTS,
+      ),
+    }),
+    {},
+  ),
+  /** Limits on requests. */
+  limits: z.prefault(
+    z.strictObject({
+      /** Most characters of a user message. */
+      maxMessageLength: z._default(intRange(1), 16_000),
+      /** Most characters of one document. */
+      maxDocumentLength: z._default(intRange(1), 10_000_000),
+    }),
+    {},
+  ),
+  /** Messages that end a chat session (exact, case-insensitive, trimmed). */
+  quitWords: z._default(z.array(z.string().check(z.minLength(1))), ['quit']),
+});
+
+/** What `createChatEngine` accepts. */
+export type EngineConfig = z.input<typeof engineConfigSchema>;
+
+/** The configuration with every default applied. */
+export type ResolvedConfig = z.output<typeof engineConfigSchema>;
+
+/** Validates the configuration and applies defaults; throws `ConfigError` naming each bad field. */
+export function resolveConfig(config: EngineConfig | undefined): ResolvedConfig {
+  const parsed = safeParse(engineConfigSchema, config ?? {});
+  if (!parsed.success) {
+    throw new ConfigError(
+      `Invalid cortexis config: ${describeIssues(parsed.issues)}`,
+      parsed.issues,
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,300 @@
+import { resolveConfig, type EngineConfig, type ResolvedConfig } from './config.js';
+import { ConflictError, NotFoundError } from './errors/index.js';
+import { EngineEmitter, type EngineEventName, type EngineListener } from './events.js';
+import { createHashingEmbedder } from './adapters/hashing/embedder.js';
+import { createExtractiveProvider } from './adapters/extractive/provider.js';
+import { createMemoryKeywordIndex } from './adapters/memory/keyword-index.js';
+import { createMemoryLearningSink } from './adapters/memory/learning-sink.js';
+import { createMemorySessionStore } from './adapters/memory/session-store.js';
+import { createMemoryVectorStore } from './adapters/memory/vector-store.js';
+import { withCountCache } from './adapters/tokenizer/count-cache.js';
+import { createGptTokenizer } from './adapters/tokenizer/gpt-tokenizer.js';
+import { deleteDocuments, ingestDocuments } from './ingest/ingest.js';
+import { createEmbeddingCache } from './pipeline/embedding-cache.js';
+import { assessSessionQuality } from './pipeline/learn.js';
+import { retrieve } from './pipeline/retrieve.js';
+import { toSources } from './pipeline/sources.js';
+import {
+  loadOwnedSession,
+  retrievalOptions,
+  runTurn,
+  type EngineRuntime,
+} from './pipeline/turn.js';
+import {
+  createSessionSchema,
+  documentIdsSchema,
+  historySchema,
+  ingestOptionsSchema,
+  listSessionsSchema,
+  parseInput,
+  queryTextSchema,
+  searchOptionsSchema,
+  sessionRefSchema,
+  type IngestProgress,
+} from './pipeline/validate.js';
+import type { SessionRecord, Source } from './ports/chat-records.js';
+import type { SessionPage } from './ports/session-store.js';
+import type { Tokenizer } from './ports/tokenizer.js';
+import { ChatStream } from './stream.js';
+import type {
+  ChatRequest,
+  ChatResponse,
+  CreateSessionParams,
+  HistoryPage,
+  HistoryParams,
+  IngestDocument,
+  IngestResult,
+  SearchOptions,
+} from './types.js';
+import { isoNow, ulid } from './util/ids.js';
+import { KeyedLock } from './util/keyed-lock.js';
+
+/** Options of `engine.ingest`. */
+export interface IngestOptions {
+  /** Called after each group of documents is indexed. */
+  readonly onProgress?: ((progress: IngestProgress) => void) | undefined;
+  /** Cancels the ingestion; documents already indexed stay. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** A retrieval-augmented chat engine. Create one with `createChatEngine(config)`. */
+export interface ChatEngine {
+  /** The configuration with every default applied. */
+  readonly config: ResolvedConfig;
+  /** Chunks, embeds and indexes documents; idempotent per document id. */
+  ingest(docs: readonly IngestDocument[], options?: IngestOptions): Promise<IngestResult>;
+  /** Removes documents from every index; returns how many chunks were removed. */
+  deleteDocuments(documentIds: readonly string[]): Promise<number>;
+  /** Starts a conversation owned by `userId`. */
+  createSession(params: CreateSessionParams): Promise<SessionRecord>;
+  /** A session of the user (`NotFoundError` for anyone else's). */
+  getSession(params: { sessionId: string; userId: string }): Promise<SessionRecord>;
+  /** The user's sessions, newest first. */
+  listSessions(params: { userId: string; limit?: number; cursor?: string }): Promise<SessionPage>;
+  /** Ends a session (its learning trajectory is completed); further messages are refused. */
+  endSession(params: { sessionId: string; userId: string }): Promise<SessionRecord>;
+  /** Deletes a session and its messages. */
+  deleteSession(params: { sessionId: string; userId: string }): Promise<void>;
+  /** Runs one turn and returns the whole answer. */
+  chat(request: ChatRequest): Promise<ChatResponse>;
+  /** Runs one turn, streaming its parts. */
+  stream(request: ChatRequest): ChatStream;
+  /** The ranked sources a turn would use, without generation. */
+  search(query: string, options?: SearchOptions): Promise<Source[]>;
+  /** A page of a session's stored messages, oldest first. */
+  history(params: HistoryParams): Promise<HistoryPage>;
+  /** Adds an event listener; returns a function that removes it. */
+  on<E extends EngineEventName>(event: E, listener: EngineListener<E>): () => void;
+}
+
+/**
+ * Creates a chat engine. With no arguments everything is in memory and offline: hashing
+ * embedder, BM25 keyword index, exact vector store, and the extractive model.
+ * Throws `ConfigError` naming every invalid field.
+ */
+export function createChatEngine(config?: EngineConfig): ChatEngine {
+  const resolved = resolveConfig(config);
+  const events = new EngineEmitter();
+  const lock = new KeyedLock();
+  const embedder = resolved.embedder ?? createHashingEmbedder();
+  const base = {
+    config: resolved,
+    events,
+    vectorStore: resolved.vectorStore ?? createMemoryVectorStore(),
+    keywordIndex: resolved.keywordIndex ?? createMemoryKeywordIndex(),
+    embedder,
+    embeddingCache: createEmbeddingCache(),
+    llm: resolved.llm ?? createExtractiveProvider(),
+    sessionStore: resolved.sessionStore ?? createMemorySessionStore(),
+    learningSink: resolved.learningSink ?? createMemoryLearningSink(),
+  };
+
+  const endSession = async (session: SessionRecord, reason: 'quit' | 'ended'): Promise<void> => {
+    const now = isoNow();
+    await base.sessionStore.updateSession(session.id, {
+      status: 'ended',
+      endedAt: now,
+      updatedAt: now,
+    });
+    const current = await base.sessionStore.getSession(session.id);
+    const trajectoryId = current?.trajectoryId ?? session.trajectoryId;
+    if (trajectoryId !== null) {
+      try {
+        const messages = await base.sessionStore.listMessages(session.id);
+        const quality = assessSessionQuality(
+          messages.map((message) => ({
+            role: message.role,
+            confidence: message.confidence?.overall ?? null,
+            sourceCount: message.sources.length,
+          })),
+        );
+        await base.learningSink.endTrajectory(trajectoryId, {
+          status: 'completed',
+          quality,
+          endedAt: now,
+        });
+      } catch (error) {
+        events.emit('error', { where: 'learn', error });
+      }
+    }
+    events.emit('session.ended', { sessionId: session.id, reason });
+  };
+
+  // The tokenizer loads lazily so that importing cortexis stays cheap.
+  let tokenizer: Promise<Tokenizer> | undefined;
+  const runtime = async (): Promise<EngineRuntime> => {
+    tokenizer ??= (
+      resolved.tokenizer ? Promise.resolve(resolved.tokenizer) : createGptTokenizer()
+    ).then((loaded) => withCountCache(loaded));
+    return { ...base, tokenizer: await tokenizer, endSession };
+  };
+
+  const ownedSession = async (params: unknown): Promise<SessionRecord> => {
+    const ref = parseInput(sessionRefSchema, params, 'session reference');
+    return loadOwnedSession(base.sessionStore, ref.sessionId, ref.userId);
+  };
+
+  // Turns on one session run one at a time, in call order; other sessions run in parallel.
+  const serialized = <T>(request: ChatRequest, task: () => Promise<T>): Promise<T> => {
+    const key = typeof request?.sessionId === 'string' ? request.sessionId : undefined;
+    return key === undefined || request.mode === 'query' ? task() : lock.run(key, task);
+  };
+
+  return {
+    config: resolved,
+
+    async ingest(docs, options = {}) {
+      const parsed = parseInput(ingestOptionsSchema, options, 'ingest options');
+      const rt = await runtime();
+      const result = await ingestDocuments(rt, docs, {
+        namespace: resolved.namespace,
+        chunkSize: resolved.chunking.chunkSize,
+        chunkOverlap: resolved.chunking.chunkOverlap,
+        maxDocumentLength: resolved.limits.maxDocumentLength,
+        onProgress: parsed.onProgress,
+        signal: parsed.signal,
+      });
+      base.embeddingCache.clear();
+      events.emit('metrics', {
+        turnId: null,
+        phase: 'ingest',
+        ms: result.durationMs,
+        detail: { documents: result.documents, chunks: result.chunks },
+      });
+      return result;
+    },
+
+    async deleteDocuments(documentIds) {
+      const ids = parseInput(documentIdsSchema, documentIds, 'document ids');
+      return deleteDocuments(base, resolved.namespace, ids);
+    },
+
+    async createSession(params) {
+      const input = parseInput(createSessionSchema, params, 'session parameters');
+      const now = isoNow();
+      const session: SessionRecord = {
+        id: ulid(),
+        userId: input.userId,
+        title: input.title ?? null,
+        status: 'active',
+        createdAt: now,
+        updatedAt: now,
+        endedAt: null,
+        trajectoryId: null,
+        settings: input.settings ?? {},
+        stats: { messageCount: 0, totalSearchMs: 0, totalGenerationMs: 0 },
+        metadata: input.metadata ?? {},
+      };
+      await base.sessionStore.createSession(session);
+      events.emit('session.created', { session });
+      return session;
+    },
+
+    getSession: ownedSession,
+
+    async listSessions(params) {
+      const input = parseInput(listSessionsSchema, params, 'list parameters');
+      return base.sessionStore.listSessions(input);
+    },
+
+    async endSession(params) {
+      const session = await ownedSession(params);
+      return lock.run(session.id, async () => {
+        const current = await ownedSession(params);
+        if (current.status !== 'active') {
+          throw new ConflictError(`session '${current.id}' has already ended`);
+        }
+        await endSession(current, 'ended');
+        return ownedSession(params);
+      });
+    },
+
+    async deleteSession(params) {
+      const session = await ownedSession(params);
+      await lock.run(session.id, async () => {
+        if (!(await base.sessionStore.deleteSession(session.id))) {
+          throw new NotFoundError('session', session.id);
+        }
+      });
+    },
+
+    async chat(request) {
+      const rt = await runtime();
+      return serialized(request, () => runTurn(rt, request, false, () => undefined));
+    },
+
+    stream(request) {
+      return new ChatStream(async (sink) => {
+        const rt = await runtime();
+        return serialized(request, () => runTurn(rt, request, true, sink));
+      });
+    },
+
+    async search(query, options = {}) {
+      const input = parseInput(searchOptionsSchema, options, 'search options');
+      const text = parseInput(queryTextSchema, query, 'search query');
+      const started = performance.now();
+      const k = input.k ?? resolved.retrieval.topK;
+      const result = await retrieve(
+        text,
+        base,
+        retrievalOptions(base, { k, maxK: k, filter: input.filter, signal: input.signal }),
+      );
+      const sources = toSources(result.chunks);
+      events.emit('retrieval', {
+        turnId: null,
+        query: text,
+        ids: result.chunks.map((chunk) => chunk.chunkId),
+        scores: result.chunks.map((chunk) => chunk.score),
+        topScore: result.topScore,
+        cacheHit: result.cacheHit,
+        widened: result.widened,
+        droppedForBudget: 0,
+        durationMs: performance.now() - started,
+      });
+      return sources;
+    },
+
+    async history(params) {
+      const input = parseInput(historySchema, params, 'history parameters');
+      const session = await loadOwnedSession(base.sessionStore, input.sessionId, input.userId);
+      const [messages, total] = await Promise.all([
+        base.sessionStore.listMessages(session.id, { limit: input.limit, offset: input.offset }),
+        base.sessionStore.countMessages(session.id),
+      ]);
+      return {
+        session,
+        messages: input.includeSources
+          ? messages
+          : messages.map((message) => ({ ...message, sources: [] })),
+        total,
+        limit: input.limit,
+        offset: input.offset,
+      };
+    },
+
+    on(event, listener) {
+      return events.on(event, listener);
+    },
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * cortexis — embeddable retrieval-augmented chat: hybrid retrieval, validated citations,
+ * confidence scores and persistent sessions, offline by default.
+ *
+ * @example
+ * ```ts
+ * import { createChatEngine } from 'cortexis';
+ *
+ * const engine = createChatEngine();
+ * await engine.ingest([{ id: 'handbook', title: 'Handbook', text: markdown }]);
+ * const session = await engine.createSession({ userId: 'u1' });
+ * const reply = await engine.chat({ sessionId: session.id, message: 'What is the refund policy?' });
+ * console.log(reply.text, reply.sources, reply.confidence.level);
+ * ```
+ * @module
+ */
+export { createChatEngine, type ChatEngine, type IngestOptions } from './engine.js';
+export { ChatStream } from './stream.js';
+export { engineConfigSchema, type EngineConfig, type ResolvedConfig } from './config.js';
+export * from './errors/index.js';
+export { EngineEmitter } from './events.js';
+export type * from './events.js';
+export type * from './types.js';
+export type * from './ports/index.js';
+
+// Reference adapters of the core entry.
+export {
+  createMemoryVectorStore,
+  type MemoryVectorStoreSettings,
+} from './adapters/memory/vector-store.js';
+export { createMemoryKeywordIndex } from './adapters/memory/keyword-index.js';
+export { createMemoryGraphStore } from './adapters/memory/graph-store.js';
+export { createMemorySessionStore } from './adapters/memory/session-store.js';
+export { createMemoryLearningSink } from './adapters/memory/learning-sink.js';
+export { createHashingEmbedder } from './adapters/hashing/embedder.js';
+export { createExtractiveProvider } from './adapters/extractive/provider.js';
+export { createGptTokenizer } from './adapters/tokenizer/gpt-tokenizer.js';
+
+// Pure building blocks of the pipeline, for custom flows and tests.
+export { chunkText } from './ingest/chunk.js';
+export { htmlToText } from './ingest/html.js';
+export { createCitationFilter, validateCitations, type CitationFilter } from './pipeline/cite.js';
+export {
+  scoreConfidence,
+  confidenceLevel,
+  DEFAULT_CONFIDENCE_WEIGHTS,
+  type ConfidenceInput,
+  type ConfidenceWeights,
+} from './pipeline/score.js';
+export { assessSessionQuality, type QualityMessage } from './pipeline/learn.js';
+export {
+  DEFAULT_GUARD_ANSWER,
+  DEFAULT_SYSTEM_PROMPT,
+  buildSystemPrompt,
+} from './pipeline/prompt.js';
+export type { IngestProgress } from './pipeline/validate.js';

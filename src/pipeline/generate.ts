@@ -1,0 +1,86 @@
+import { AbortError, CortexisError, ProviderError } from '../errors/index.js';
+import type { LLMProvider, LLMRequest, LLMUsage } from '../ports/llm-provider.js';
+import { createCitationFilter, type CitationReport } from './cite.js';
+
+/** What generation produced. */
+export interface GenerateOutcome {
+  /** The answer with validated citations (the partial answer when `error` is set). */
+  readonly text: string;
+  /** Citation validation of the text. */
+  readonly citations: CitationReport;
+  /** The model's certainty, when it gave one. */
+  readonly certainty: number | undefined;
+  /** Token usage, when reported. */
+  readonly usage: LLMUsage | undefined;
+  /** Set when generation failed; `text` then holds what had been produced. */
+  readonly error: CortexisError | undefined;
+}
+
+/** Any thrown value as a cortexis error: aborts as `AbortError`, the rest as `ProviderError`. */
+export function toCortexisError(
+  error: unknown,
+  provider: string,
+  signal?: AbortSignal,
+): CortexisError {
+  if (CortexisError.isInstance(error)) return error;
+  if (signal?.aborted || (error instanceof Error && error.name === 'AbortError')) {
+    return new AbortError('The turn was aborted', { cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ProviderError(`${provider} failed: ${message}`, {
+    provider,
+    retryable: false,
+    cause: error,
+  });
+}
+
+/**
+ * Calls the model and validates citations on the way. With `onDelta` the answer is streamed
+ * and every safe piece of text is passed on as it arrives; otherwise one `generate` call.
+ * Never throws: a failure is returned as `error`, with the text produced before it.
+ */
+export async function generateAnswer(
+  llm: LLMProvider,
+  request: LLMRequest,
+  validLabels: readonly string[],
+  onDelta?: (text: string) => void,
+): Promise<GenerateOutcome> {
+  const filter = createCitationFilter(validLabels);
+  let text = '';
+  let certainty: number | undefined;
+  let usage: LLMUsage | undefined;
+  const emit = (piece: string): void => {
+    if (piece.length === 0) return;
+    text += piece;
+    onDelta?.(piece);
+  };
+  try {
+    if (onDelta) {
+      for await (const part of llm.stream(request)) {
+        if (part.type === 'text-delta') {
+          emit(filter.push(part.text));
+        } else if (part.type === 'finish') {
+          certainty = part.certainty;
+          usage = part.usage;
+        }
+        if (request.signal?.aborted) throw new AbortError('The turn was aborted');
+      }
+    } else {
+      const result = await llm.generate(request);
+      if (request.signal?.aborted) throw new AbortError('The turn was aborted');
+      emit(filter.push(result.text));
+      certainty = result.certainty;
+      usage = result.usage;
+    }
+    emit(filter.flush());
+    return { text, citations: filter.report(), certainty, usage, error: undefined };
+  } catch (error) {
+    return {
+      text,
+      citations: filter.report(),
+      certainty: undefined,
+      usage,
+      error: toCortexisError(error, llm.name, request.signal),
+    };
+  }
+}

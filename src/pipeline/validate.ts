@@ -1,0 +1,176 @@
+import { ValidationError } from '../errors/index.js';
+import type { MetadataFilter } from '../ports/common.js';
+import { describeIssues, intRange, range, safeParse, z } from '../schema.js';
+
+/** Reserved chunk metadata keys the engine sets itself. */
+export const RESERVED_METADATA_KEYS = [
+  'documentId',
+  'chunkIndex',
+  'revision',
+  'text',
+  'title',
+  'uri',
+  'section',
+] as const;
+
+const id = z
+  .string()
+  .check(
+    z.trim(),
+    z.minLength(1, 'must not be empty'),
+    z.maxLength(256, 'must be at most 256 characters'),
+  );
+const nonBlank = (maxLength: number) =>
+  z.string().check(
+    z.refine((text) => text.trim().length > 0, 'must not be empty'),
+    z.maxLength(maxLength, `must be at most ${maxLength} characters`),
+  );
+const metadataValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const metadata = z.record(z.string().check(z.minLength(1)), metadataValue);
+const signal = z.custom<AbortSignal>((value) => value instanceof AbortSignal, {
+  message: 'expected an AbortSignal',
+});
+const bound = z.union([z.number(), z.string()]);
+const filterValue = z.union([
+  metadataValue,
+  z.strictObject({
+    $eq: z.optional(metadataValue),
+    $ne: z.optional(metadataValue),
+    $in: z.optional(z.array(metadataValue)),
+    $nin: z.optional(z.array(metadataValue)),
+    $gt: z.optional(bound),
+    $gte: z.optional(bound),
+    $lt: z.optional(bound),
+    $lte: z.optional(bound),
+  }),
+]);
+const filter = z.pipe(
+  z.record(z.string().check(z.minLength(1)), filterValue),
+  z.transform((value) => value as MetadataFilter),
+);
+const topK = intRange(1, 50);
+const temperature = range(0, 2);
+
+/** Per-session settings a caller may set. */
+export const sessionSettingsSchema = z.strictObject({
+  systemPrompt: z.optional(z.string().check(z.minLength(1), z.maxLength(20_000))),
+  temperature: z.optional(temperature),
+  maxTokens: z.optional(intRange(1, 200_000)),
+  topK: z.optional(topK),
+  minSimilarity: z.optional(range(0, 1)),
+  rag: z.optional(z.boolean()),
+});
+
+/** `engine.createSession(params)`. */
+export const createSessionSchema = z.strictObject({
+  userId: id,
+  title: z.optional(z.string().check(z.maxLength(200))),
+  settings: z.optional(sessionSettingsSchema),
+  metadata: z.optional(metadata),
+});
+
+/** Identifies a session and its owner. */
+export const sessionRefSchema = z.strictObject({ sessionId: id, userId: id });
+
+/** `engine.listSessions(params)`. */
+export const listSessionsSchema = z.strictObject({
+  userId: id,
+  limit: z._default(intRange(1, 200), 20),
+  cursor: z.optional(z.string().check(z.minLength(1))),
+});
+
+/** `engine.history(params)`. */
+export const historySchema = z.strictObject({
+  sessionId: id,
+  userId: id,
+  limit: z._default(intRange(1, 1000), 50),
+  offset: z._default(intRange(0), 0),
+  includeSources: z._default(z.boolean(), true),
+});
+
+/** `engine.chat(request)` / `engine.stream(request)`, given the engine's message limit. */
+export function chatRequestSchema(maxMessageLength: number) {
+  return z.strictObject({
+    /** Session to continue; a new one is created when absent (chat mode). */
+    sessionId: z.optional(id),
+    /** The caller; must own the session when given. */
+    userId: z.optional(id),
+    /** The user message. */
+    message: nonBlank(maxMessageLength),
+    /** `chat` (default) persists the turn; `query` is stateless. */
+    mode: z._default(z.enum(['chat', 'query']), 'chat'),
+    /** Overrides the session's temperature for this turn. */
+    temperature: z.optional(temperature),
+    /** Overrides the number of sources for this turn. */
+    topK: z.optional(topK),
+    /** Only sources whose metadata matches. */
+    filter: z.optional(filter),
+    /** Cancels the turn. */
+    signal: z.optional(signal),
+  });
+}
+
+/** `engine.search(query, options)`. */
+export const searchOptionsSchema = z.strictObject({
+  k: z.optional(intRange(1, 1000)),
+  filter: z.optional(filter),
+  signal: z.optional(signal),
+});
+
+/** A search query. */
+export const queryTextSchema = nonBlank(16_000);
+
+/** One document given to `engine.ingest`. */
+export const documentSchema = z.strictObject({
+  id,
+  text: z.string().check(z.refine((text) => text.trim().length > 0, 'must not be empty')),
+  title: z.optional(z.string().check(z.maxLength(1000))),
+  uri: z.optional(z.string().check(z.maxLength(4000))),
+  metadata: z.optional(
+    metadata.check(
+      z.refine(
+        (value) => !RESERVED_METADATA_KEYS.some((key) => key in value),
+        `keys ${RESERVED_METADATA_KEYS.join(', ')} are reserved`,
+      ),
+    ),
+  ),
+});
+
+/** A batch of documents. */
+export const documentsSchema = z
+  .array(documentSchema)
+  .check(z.minLength(1, 'must contain at least one document'));
+
+/** Document ids to delete. */
+export const documentIdsSchema = z.array(id);
+
+/** Options of `engine.ingest`. */
+export const ingestOptionsSchema = z.strictObject({
+  onProgress: z.optional(
+    z.custom<(progress: IngestProgress) => void>((value) => typeof value === 'function', {
+      message: 'expected a function',
+    }),
+  ),
+  signal: z.optional(signal),
+});
+
+/** Progress of an ingestion. */
+export interface IngestProgress {
+  /** Documents fully indexed so far. */
+  readonly documentsDone: number;
+  /** Documents in the call. */
+  readonly documentsTotal: number;
+  /** Chunks indexed so far. */
+  readonly chunksDone: number;
+}
+
+/** Parses input with a schema, throwing a `ValidationError` that names every bad field. */
+export function parseInput<S extends z.ZodMiniType>(
+  schema: S,
+  input: unknown,
+  what: string,
+): z.output<S> {
+  const parsed = safeParse(schema, input);
+  if (parsed.success) return parsed.data;
+  throw new ValidationError(`Invalid ${what}: ${describeIssues(parsed.issues)}`, parsed.issues);
+}

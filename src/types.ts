@@ -1,0 +1,166 @@
+import type { CitationReport } from './pipeline/cite.js';
+import type {
+  Confidence,
+  MessageRecord,
+  MessageStatus,
+  SessionRecord,
+  Source,
+  TurnTimings,
+} from './ports/chat-records.js';
+import type { LLMUsage } from './ports/llm-provider.js';
+import type { MetadataFilter } from './ports/common.js';
+
+export type { CitationReport };
+
+/** A document to ingest. */
+export interface IngestDocument {
+  /** Stable id; ingesting the same id again replaces the document everywhere. */
+  readonly id: string;
+  /** The text (markdown structure is respected when chunking). */
+  readonly text: string;
+  /** Title shown with its sources. */
+  readonly title?: string | undefined;
+  /** Where it came from (path or URL). */
+  readonly uri?: string | undefined;
+  /** Metadata to filter on; keys `documentId`, `chunkIndex`, `revision`, `text`, `title`, `uri`, `section` are reserved. */
+  readonly metadata?: Readonly<Record<string, string | number | boolean | null>> | undefined;
+}
+
+/** What an ingestion did. */
+export interface IngestResult {
+  /** Documents indexed. */
+  readonly documents: number;
+  /** Chunks indexed. */
+  readonly chunks: number;
+  /** Chunks of earlier versions removed. */
+  readonly removedChunks: number;
+  /** Duration, ms. */
+  readonly durationMs: number;
+}
+
+/** A chat turn request. */
+export interface ChatRequest {
+  /** Session to continue; a new one is created when absent (chat mode). */
+  readonly sessionId?: string | undefined;
+  /** The caller; must own the session when given. */
+  readonly userId?: string | undefined;
+  /** The user message. */
+  readonly message: string;
+  /** `chat` (default) persists the turn in a session; `query` is stateless. */
+  readonly mode?: 'chat' | 'query' | undefined;
+  /** Overrides the temperature for this turn. */
+  readonly temperature?: number | undefined;
+  /** Overrides the number of sources for this turn. */
+  readonly topK?: number | undefined;
+  /** Only sources whose metadata matches. */
+  readonly filter?: MetadataFilter | undefined;
+  /** Cancels the turn; the user message and any partial answer are kept. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** The answer of a turn. */
+export interface ChatResponse {
+  /** Id of the assistant message (stored in chat mode). */
+  readonly messageId: string;
+  /** Id of the stored user message, or null in query mode. */
+  readonly userMessageId: string | null;
+  /** Session id, or null in query mode. */
+  readonly sessionId: string | null;
+  /** The answer, with validated `[source: Sn]` citations. */
+  readonly text: string;
+  /** Sources the answer may cite, labelled S1..Sn. */
+  readonly sources: Source[];
+  /** Confidence with its breakdown. */
+  readonly confidence: Confidence;
+  /** What the answer cited and what was removed. */
+  readonly citations: CitationReport;
+  /** True when guard mode answered (no sufficiently relevant sources). */
+  readonly guard: boolean;
+  /** `complete`, or `degraded` when retrieval failed and the answer has no context. */
+  readonly status: MessageStatus;
+  /** True when the message was a quit word and the session has ended. */
+  readonly ended: boolean;
+  /** Timings, ms. */
+  readonly timings: TurnTimings;
+  /** Token usage of the model call, when reported. */
+  readonly usage: LLMUsage | null;
+  /** Model that answered. */
+  readonly model: string;
+  /** ISO-8601 UTC. */
+  readonly createdAt: string;
+}
+
+/** A serialisable error, as stream parts carry it. */
+export interface SerializedError {
+  /** Stable error code. */
+  readonly code: string;
+  /** Message. */
+  readonly message: string;
+  /** Whether retrying may succeed. */
+  readonly retryable: boolean;
+}
+
+/** A part of a streamed turn. `sources` arrives before the first `text-delta`. */
+export type ChatStreamPart =
+  | { readonly type: 'route'; readonly route: string; readonly k: number }
+  | { readonly type: 'sources'; readonly sources: Source[] }
+  | { readonly type: 'text-delta'; readonly text: string }
+  | ({ readonly type: 'citations' } & CitationReport)
+  | { readonly type: 'confidence'; readonly confidence: Confidence }
+  | { readonly type: 'done'; readonly response: ChatResponse }
+  | {
+      readonly type: 'error';
+      readonly error: SerializedError;
+      /** Id of the partial answer stored as `incomplete`, when text had been produced. */
+      readonly partialMessageId: string | null;
+    };
+
+/** Parameters of `engine.createSession`. */
+export interface CreateSessionParams {
+  /** Owner. */
+  readonly userId: string;
+  /** Display title. */
+  readonly title?: string | undefined;
+  /** Per-session settings. */
+  readonly settings?: SessionRecord['settings'] | undefined;
+  /** Host-app data. */
+  readonly metadata?: Readonly<Record<string, string | number | boolean | null>> | undefined;
+}
+
+/** Parameters of `engine.history`. */
+export interface HistoryParams {
+  /** Session. */
+  readonly sessionId: string;
+  /** Caller; must own the session. */
+  readonly userId: string;
+  /** Page size (default 50). */
+  readonly limit?: number | undefined;
+  /** Messages to skip (default 0). */
+  readonly offset?: number | undefined;
+  /** Include sources of assistant messages (default true). */
+  readonly includeSources?: boolean | undefined;
+}
+
+/** A page of a session's history. */
+export interface HistoryPage {
+  /** The session. */
+  readonly session: SessionRecord;
+  /** Messages, oldest first. */
+  readonly messages: MessageRecord[];
+  /** Messages in the session. */
+  readonly total: number;
+  /** Page size used. */
+  readonly limit: number;
+  /** Offset used. */
+  readonly offset: number;
+}
+
+/** Options of `engine.search`. */
+export interface SearchOptions {
+  /** Sources to return (default: the engine's topK). */
+  readonly k?: number | undefined;
+  /** Only sources whose metadata matches. */
+  readonly filter?: MetadataFilter | undefined;
+  /** Cancels the search. */
+  readonly signal?: AbortSignal | undefined;
+}

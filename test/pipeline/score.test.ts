@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import {
+  confidenceLevel,
+  DEFAULT_CONFIDENCE_WEIGHTS,
+  scoreConfidence,
+} from '../../src/pipeline/score.js';
+
+const sources = (...scores: number[]) =>
+  scores.map((score, index) => ({ score, documentId: `d${index}` }));
+
+// Deterministic pseudo-random numbers for property checks.
+function random(seed: number) {
+  let state = seed;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+describe('scoreConfidence', () => {
+  it('is zero and low with no sources', () => {
+    const confidence = scoreConfidence({ sources: [] });
+    expect(confidence.overall).toBe(0);
+    expect(confidence.level).toBe('low');
+  });
+
+  it('spreads the weight of factors without signal over the others', () => {
+    const confidence = scoreConfidence({ sources: sources(0.9) });
+    expect(confidence.graphContext).toBeNull();
+    expect(confidence.llmCertainty).toBeNull();
+    expect(confidence.weights.graphContext).toBe(0);
+    expect(confidence.weights.llmCertainty).toBe(0);
+    const total = Object.values(confidence.weights).reduce((a, b) => a + b, 0);
+    expect(total).toBeCloseTo(1, 10);
+    expect(confidence.weights.sourceQuality).toBeCloseTo(0.3 / 0.65, 10);
+  });
+
+  it('uses every weight when all signals are present', () => {
+    const confidence = scoreConfidence({
+      sources: sources(1, 1, 1),
+      graphSupport: 1,
+      llmCertainty: 1,
+    });
+    expect(confidence.weights).toEqual(DEFAULT_CONFIDENCE_WEIGHTS);
+  });
+
+  it('stays in [0, 1] and maps levels at 0.4 and 0.7', () => {
+    expect(confidenceLevel(0.39)).toBe('low');
+    expect(confidenceLevel(0.4)).toBe('medium');
+    expect(confidenceLevel(0.69)).toBe('medium');
+    expect(confidenceLevel(0.7)).toBe('high');
+    const next = random(7);
+    for (let trial = 0; trial < 500; trial++) {
+      const count = Math.floor(next() * 12);
+      const confidence = scoreConfidence({
+        sources: sources(...Array.from({ length: count }, () => next() * 1.4 - 0.2)),
+        llmCertainty: next() < 0.5 ? undefined : next(),
+      });
+      expect(confidence.overall).toBeGreaterThanOrEqual(0);
+      expect(confidence.overall).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('never lowers the score for a better, larger or more agreeing source set', () => {
+    const next = random(42);
+    for (let trial = 0; trial < 1000; trial++) {
+      const scores = Array.from({ length: 1 + Math.floor(next() * 8) }, () => next());
+      const certainty = next() < 0.5 ? undefined : next();
+      const before = scoreConfidence({
+        sources: sources(...scores),
+        llmCertainty: certainty,
+      }).overall;
+
+      const better = scores.slice();
+      const index = Math.floor(next() * better.length);
+      better[index] = Math.min(1, better[index]! + next() * 0.5);
+      expect(
+        scoreConfidence({ sources: sources(...better), llmCertainty: certainty }).overall,
+      ).toBeGreaterThanOrEqual(before);
+
+      const more = [...scores, next()];
+      expect(
+        scoreConfidence({ sources: sources(...more), llmCertainty: certainty }).overall,
+      ).toBeGreaterThanOrEqual(before);
+
+      const top = Math.max(...scores);
+      const agreeing = scores.map((score) => score + (top - score) * next());
+      expect(
+        scoreConfidence({ sources: sources(...agreeing), llmCertainty: certainty }).overall,
+      ).toBeGreaterThanOrEqual(before);
+    }
+  });
+
+  it('counts distinct documents for diversity', () => {
+    const sameDocument = scoreConfidence({
+      sources: [
+        { score: 0.8, documentId: 'a' },
+        { score: 0.8, documentId: 'a' },
+      ],
+    });
+    const twoDocuments = scoreConfidence({ sources: sources(0.8, 0.8) });
+    expect(twoDocuments.sourceDiversity).toBeGreaterThan(sameDocument.sourceDiversity);
+  });
+});
