@@ -7,8 +7,8 @@
  *
  * A system under test is `(query) => Promise<string[]>`: ranked document ids.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -32,6 +32,15 @@ import {
   type FusionWeights,
   type RetrievalDeps,
 } from '../src/pipeline/retrieve.js';
+import { createChatEngine } from '../src/index.js';
+import {
+  hasSciFact,
+  loadCorpus,
+  loadQueries,
+  sciFactDir,
+  type SciFactDocument,
+  type SciFactQuery,
+} from './scifact.js';
 import {
   dedupe,
   meanMetric,
@@ -46,8 +55,8 @@ import {
 export type SystemUnderTest = (query: string) => Promise<string[]>;
 
 interface Corpus {
-  readonly documents: ReadonlyArray<{ _id: string; title: string; text: string }>;
-  readonly queries: ReadonlyArray<{ _id: string; text: string }>;
+  readonly documents: readonly SciFactDocument[];
+  readonly queries: readonly SciFactQuery[];
   readonly qrels: Qrels;
 }
 
@@ -89,20 +98,10 @@ export const OFF_TOPIC_QUESTIONS = [
   'How do I set up a home aquarium?',
 ];
 
-function readJsonl<T>(path: string): T[] {
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim().length > 0)
-    .map((line) => JSON.parse(line) as T);
-}
-
-function loadCorpus(directory: string, split: 'train' | 'test'): Corpus {
-  const queriesFile = split === 'train' ? 'queries-train.jsonl' : 'queries.jsonl';
+function loadSplit(directory: string, split: 'train' | 'test'): Corpus {
   const qrels = parseQrels(readFileSync(join(directory, `qrels-${split}.tsv`), 'utf8'));
-  const queries = readJsonl<{ _id: string; text: string }>(join(directory, queriesFile)).filter(
-    (query) => qrels.has(query._id),
-  );
-  return { documents: readJsonl(join(directory, 'corpus.jsonl')), queries, qrels };
+  const queries = loadQueries(directory, split).filter((query) => qrels.has(query.id));
+  return { documents: loadCorpus(directory), queries, qrels };
 }
 
 interface Stack {
@@ -125,10 +124,10 @@ async function buildStack(
     const documents = corpus.documents.slice(start, start + batch);
     const texts = documents.map((document) => `${document.title}\n${document.text}`);
     const records = documents.map((document, index) => ({
-      id: document._id,
+      id: document.id,
       text: texts[index]!,
       metadata: {
-        documentId: document._id,
+        documentId: document.id,
         chunkIndex: 0,
         text: texts[index]!,
         title: document.title,
@@ -169,6 +168,19 @@ function vectorSystem(deps: RetrievalDeps): SystemUnderTest {
   };
 }
 
+/** The product as a user gets it: `createChatEngine()` defaults, `ingest` and `search`. */
+async function engineSystem(
+  corpus: Corpus,
+): Promise<{ system: SystemUnderTest; ingestMs: number }> {
+  const engine = createChatEngine();
+  const started = performance.now();
+  await engine.ingest(corpus.documents);
+  const ingestMs = performance.now() - started;
+  const system: SystemUnderTest = async (query) =>
+    dedupe((await engine.search(query, { k: 100 })).map((source) => source.documentId));
+  return { system, ingestMs };
+}
+
 function fusedSystem(deps: RetrievalDeps, weights: FusionWeights, rrfK?: number): SystemUnderTest {
   return async (query) => {
     const result = await retrieve(query, deps, {
@@ -192,7 +204,7 @@ interface Scores {
 /** Runs a system over every query and scores it. */
 export async function evaluate(system: SystemUnderTest, corpus: Corpus): Promise<Scores> {
   const run = new Map<string, string[]>();
-  for (const query of corpus.queries) run.set(query._id, await system(query.text));
+  for (const query of corpus.queries) run.set(query.id, await system(query.text));
   return {
     ndcg10: meanMetric(run, corpus.qrels, (ranking, judgements) =>
       ndcgAtK(ranking, judgements, 10),
@@ -286,13 +298,13 @@ async function sweep(corpus: Corpus): Promise<void> {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      data: { type: 'string', default: '../shared/data/scifact' },
+      data: { type: 'string', default: sciFactDir([]) },
       split: { type: 'string', default: 'test' },
       sweep: { type: 'boolean', default: false },
     },
   });
-  const directory = resolve(values.data);
-  if (!existsSync(join(directory, 'corpus.jsonl'))) {
+  const directory = values.data;
+  if (!hasSciFact(directory)) {
     console.log(
       `SciFact data not found in ${directory}; pass --data DIR. Skipping the quality benchmark.`,
     );
@@ -301,7 +313,7 @@ async function main(): Promise<void> {
   if (values.split !== 'test' && values.split !== 'train') {
     throw new Error(`--split must be train or test (got ${values.split})`);
   }
-  const corpus = loadCorpus(directory, values.split);
+  const corpus = loadSplit(directory, values.split);
   console.log(
     `SciFact ${values.split}: ${corpus.documents.length} documents, ${corpus.queries.length} judged queries`,
   );
@@ -317,6 +329,16 @@ async function main(): Promise<void> {
       `fused (retrieve, weights v${DEFAULT_FUSION_WEIGHTS.vector}/k${DEFAULT_FUSION_WEIGHTS.keyword})`,
       await evaluate(fusedSystem(deps, DEFAULT_FUSION_WEIGHTS), corpus),
     ),
+  );
+  const engine = await engineSystem(corpus);
+  console.log(
+    line(
+      'engine.search (createChatEngine defaults, chunked)',
+      await evaluate(engine.system, corpus),
+    ),
+  );
+  console.log(
+    `engine.ingest of ${corpus.documents.length} documents: ${engine.ingestMs.toFixed(0)} ms`,
   );
   const timing = await latency(deps, corpus);
   console.log(

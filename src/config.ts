@@ -14,7 +14,8 @@ import {
   DEFAULT_WIDEN_SPREAD,
   RECOMMENDED_MIN_SIMILARITY,
 } from './pipeline/retrieve.js';
-import { describeIssues, intRange, range, safeParse, z } from './schema.js';
+import * as z from 'zod/mini';
+import { describeIssues, intRange, range, safeParse } from './schema.js';
 
 /** An adapter object: checked to have the port's methods. */
 const port = <T>(name: string, methods: readonly string[]) =>

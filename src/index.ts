@@ -54,3 +54,4 @@ export {
   buildSystemPrompt,
 } from './pipeline/prompt.js';
 export type { IngestProgress } from './pipeline/validate.js';
+export { matchesFilter, validateFilter } from './adapters/memory/filter.js';

@@ -7,8 +7,6 @@ import * as z from 'zod/mini';
 import { en } from 'zod/locales';
 import type { FieldIssue } from './errors/index.js';
 
-export { z };
-
 const localeError = en().localeError;
 
 /** Numbers in [min, max]. */

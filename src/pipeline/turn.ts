@@ -157,6 +157,8 @@ export async function runTurn(
 
     if (session && isQuitMessage(request.message, config.quitWords)) {
       await runtime.endSession(session, 'quit');
+      sink({ type: 'sources', sources: [] });
+      sink({ type: 'text-delta', text: QUIT_ANSWER });
       return finalResponse(runtime, sink, {
         turnId,
         sessionId,

@@ -1,6 +1,7 @@
 import { ValidationError } from '../errors/index.js';
 import type { MetadataFilter } from '../ports/common.js';
-import { describeIssues, intRange, range, safeParse, z } from '../schema.js';
+import * as z from 'zod/mini';
+import { describeIssues, intRange, range, safeParse } from '../schema.js';
 
 /** Reserved chunk metadata keys the engine sets itself. */
 export const RESERVED_METADATA_KEYS = [
@@ -88,8 +89,20 @@ export const historySchema = z.strictObject({
   includeSources: z._default(z.boolean(), true),
 });
 
-/** `engine.chat(request)` / `engine.stream(request)`, given the engine's message limit. */
+const chatRequestSchemas = new Map<number, ReturnType<typeof buildChatRequestSchema>>();
+
+/**
+ * `engine.chat(request)` / `engine.stream(request)`, given the engine's message limit. Built
+ * once per limit: zod compiles a schema on its first parse, so a schema per turn is slow.
+ */
 export function chatRequestSchema(maxMessageLength: number) {
+  let schema = chatRequestSchemas.get(maxMessageLength);
+  if (!schema)
+    chatRequestSchemas.set(maxMessageLength, (schema = buildChatRequestSchema(maxMessageLength)));
+  return schema;
+}
+
+function buildChatRequestSchema(maxMessageLength: number) {
   return z.strictObject({
     /** Session to continue; a new one is created when absent (chat mode). */
     sessionId: z.optional(id),

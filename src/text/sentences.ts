@@ -9,15 +9,16 @@ export interface SentenceSpan {
 }
 
 // A sentence ends at . ! ? (optionally followed by closing quotes/brackets and a citation tag)
-// followed by whitespace, or at a blank line / list-item line break.
+// followed by whitespace; a blank line, a line break before a list item, heading or table row,
+// or the line break after a heading or table row also ends one. (The look-behind comes
+// after the `\n`, so it only runs at line breaks: before it, it made splitting quadratic.)
 const BOUNDARY =
-  /([.!?…]+["'”’)\]]*(?:\s*\[source:\s*[A-Za-z0-9_-]+\])*)(\s+)|(\n\s*\n+|\n(?=\s*(?:[-*+]|\d+[.)]|#{1,6})\s))/g;
+  /([.!?…]+["'”’)\]]*(?:\s*\[source:\s*[A-Za-z0-9_-]+\])*)(\s+)|(\n\s*\n+|\n(?=[ \t]*(?:(?:[-*+]|\d+[.)]|#{1,6})\s|\|))|\n(?<=^[ \t]*(?:#{1,6}\s|\|)[^\n]*\n))/gm;
 
 // Abbreviations after which a period does not end a sentence.
 const ABBREVIATIONS = new Set([
   'e.g',
   'i.e',
-  'etc',
   'vs',
   'mr',
   'mrs',
@@ -26,7 +27,6 @@ const ABBREVIATIONS = new Set([
   'prof',
   'fig',
   'al',
-  'no',
   'approx',
   'cf',
   'st',
@@ -42,11 +42,27 @@ const ABBREVIATIONS = new Set([
   'pp',
 ]);
 
-function endsWithAbbreviation(text: string): boolean {
-  const match = /(?:^|[\s(])([A-Za-z](?:\.[A-Za-z])*|[A-Za-z]{1,6})\.$/.exec(text);
+/**
+ * Whether the period ending `before` belongs to an abbreviation rather than ending the
+ * sentence; `after` is the text that follows.
+ */
+function endsWithAbbreviation(before: string, after: string): boolean {
+  const match = /(?:^|[\s(])([A-Za-z](?:\.[A-Za-z])*|[A-Za-z]{1,6})\.$/.exec(before);
   if (!match?.[1]) return false;
-  const word = match[1].toLowerCase();
-  return ABBREVIATIONS.has(word) || /^[a-z](\.[a-z])+$/.test(word) || /^[A-Z]$/.test(match[1]);
+  const word = match[1];
+  const lower = word.toLowerCase();
+  const next = after.trimStart();
+  // "No. 5", "etc. and": abbreviations only when what follows says so.
+  if (lower === 'no') return /^\d/.test(next);
+  if (lower === 'etc') return !/^[A-Z]/.test(next);
+  if (ABBREVIATIONS.has(lower) || /^[a-z](\.[a-z])+$/.test(lower)) return true;
+  if (/^[A-Z]$/.test(word)) {
+    // An initial ("John F. Kennedy") follows a capitalised word or starts the text;
+    // "vitamin D. It helped." ends a sentence.
+    const previous = /(\S+)\s+\S*$/.exec(before.slice(0, before.length - 2))?.[1] ?? '';
+    return previous === '' || /^[A-Z]/.test(previous);
+  }
+  return false;
 }
 
 /** Splits text into sentences with offsets; empty input gives no sentences. */
@@ -65,7 +81,12 @@ export function splitSentences(text: string): SentenceSpan[] {
     const index = match.index;
     if (match[1] !== undefined) {
       const end = index + match[1].length;
-      if (match[1].startsWith('.') && endsWithAbbreviation(text.slice(start, index + 1))) continue;
+      if (
+        match[1].startsWith('.') &&
+        endsWithAbbreviation(text.slice(start, index + 1), text.slice(end))
+      ) {
+        continue;
+      }
       // A decimal number or version ("3.5") never matches: the boundary needs whitespace.
       push(end);
       start = end;

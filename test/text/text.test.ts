@@ -44,3 +44,32 @@ describe('splitSentences', () => {
     expect(splitSentences('  \n ')).toEqual([]);
   });
 });
+
+describe('splitSentences: abbreviations, headings and tables', () => {
+  const texts = (text: string) => splitSentences(text).map((span) => span.text);
+
+  it('treats No., etc. and single letters by what follows', () => {
+    expect(texts('The answer is no. We refuse to pay.')).toEqual([
+      'The answer is no.',
+      'We refuse to pay.',
+    ]);
+    expect(texts('See No. 5 for details.')).toEqual(['See No. 5 for details.']);
+    expect(texts('Apples, pears etc. The next line.')).toEqual([
+      'Apples, pears etc.',
+      'The next line.',
+    ]);
+    expect(texts('We used vitamin D. It helped.')).toEqual(['We used vitamin D.', 'It helped.']);
+    expect(texts('John F. Kennedy spoke.')).toEqual(['John F. Kennedy spoke.']);
+  });
+
+  it('ends a sentence after a heading line and around table rows', () => {
+    expect(texts('# Heading\nText here.')).toEqual(['# Heading', 'Text here.']);
+    expect(texts('Intro:\n| a | b |\n| --- | --- |\n| 1 | 2 |\nAfter.')).toEqual([
+      'Intro:',
+      '| a | b |',
+      '| --- | --- |',
+      '| 1 | 2 |',
+      'After.',
+    ]);
+  });
+});

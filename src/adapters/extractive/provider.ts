@@ -264,9 +264,14 @@ function conversationSentences(messages: readonly LLMMessage[], question: string
 
 const CITATION = /\s*\[\s*source\s*:[^\]]*\]/gi;
 
+// Longer spans are blocks the sentence splitter could not break, not sentences.
+const MAX_QUOTE_LENGTH = 600;
+
 /** A sentence cleaned for quoting, or undefined when it is markup or too short to quote. */
 function toCandidate(raw: string, label: string | undefined, order: number): Candidate | undefined {
-  if (raw.includes('```') || raw.includes('~~~')) return undefined;
+  // Code, table rows and run-on blocks are not sentences to quote.
+  if (raw.includes('```') || raw.includes('~~~') || /^\s*\|/.test(raw)) return undefined;
+  if (raw.length > MAX_QUOTE_LENGTH) return undefined;
   const lines = raw.split('\n');
   // A heading line glued to the text under it is not part of the sentence.
   while (lines.length > 0 && /^\s*#{1,6}(?:\s|$)/.test(lines[0]!)) lines.shift();
