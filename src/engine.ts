@@ -140,14 +140,19 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
     events.emit('session.ended', { sessionId: session.id, reason });
   };
 
-  // The tokenizer loads lazily so that importing cortexis stays cheap.
+  // The tokenizer loads lazily so that importing cortexis stays cheap. Turns count the same
+  // system prompt and popular chunks again and again, so they get a count cache; ingestion
+  // counts each text once and uses the tokenizer as it is.
   let tokenizer: Promise<Tokenizer> | undefined;
-  const runtime = async (): Promise<EngineRuntime> => {
-    tokenizer ??= (
-      resolved.tokenizer ? Promise.resolve(resolved.tokenizer) : createGptTokenizer()
-    ).then((loaded) => withCountCache(loaded));
-    return { ...base, tokenizer: await tokenizer, endSession };
-  };
+  const loadTokenizer = (): Promise<Tokenizer> =>
+    (tokenizer ??= resolved.tokenizer ? Promise.resolve(resolved.tokenizer) : createGptTokenizer());
+  let turnRuntime: Promise<EngineRuntime> | undefined;
+  const runtime = (): Promise<EngineRuntime> =>
+    (turnRuntime ??= loadTokenizer().then((loaded) => ({
+      ...base,
+      tokenizer: withCountCache(loaded),
+      endSession,
+    })));
 
   const ownedSession = async (params: unknown): Promise<SessionRecord> => {
     const ref = parseInput(sessionRefSchema, params, 'session reference');
@@ -165,8 +170,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
 
     async ingest(docs, options = {}) {
       const parsed = parseInput(ingestOptionsSchema, options, 'ingest options');
-      const rt = await runtime();
-      const result = await ingestDocuments(rt, docs, {
+      const result = await ingestDocuments({ ...base, tokenizer: await loadTokenizer() }, docs, {
         namespace: resolved.namespace,
         chunkSize: resolved.chunking.chunkSize,
         chunkOverlap: resolved.chunking.chunkOverlap,

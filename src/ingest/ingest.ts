@@ -35,8 +35,9 @@ interface PreparedChunk {
   readonly metadata: Metadata;
 }
 
-// Documents chunked and embedded together; bounds memory and gives progress steps.
-const DOCUMENTS_PER_GROUP = 64;
+// Documents chunked, embedded and indexed together: bounds memory, gives progress steps, and
+// each group costs one stale-chunk delete per store.
+const DOCUMENTS_PER_GROUP = 256;
 
 /** Chunk id of a document's n-th chunk. */
 export function chunkId(documentId: string, index: number): string {
