@@ -8,6 +8,7 @@ import type {
   LLMStreamPart,
   LLMUsage,
 } from '../ports/llm-provider.js';
+import { sleep } from '../util/sleep.js';
 
 /** A scripted answer given in full (and streamed in chunks). */
 export interface MockLLMText {
@@ -111,23 +112,6 @@ function split(text: string, chunking: MockLLMSettings['chunking']): string[] {
     chunks[chunks.length - 1] = (chunks[chunks.length - 1] ?? '') + text.slice(joined.length);
   }
   return chunks;
-}
-
-/** Waits `ms`; rejects with an `AbortError` as soon as the signal fires. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  throwIfAborted(signal);
-  if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new AbortError('The operation was aborted', { cause: signal?.reason }));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 function copyRequest(request: LLMRequest, keepSignal: boolean): LLMRequest {

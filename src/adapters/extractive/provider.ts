@@ -28,6 +28,7 @@ import type {
 import type { Tokenizer } from '../../ports/tokenizer.js';
 import { splitSentences } from '../../text/sentences.js';
 import { contentWords } from '../../text/words.js';
+import { sleep } from '../../util/sleep.js';
 
 /** How answers are composed (the answer-shaping subset of the settings). */
 export interface ExtractiveAnswerOptions {
@@ -522,23 +523,4 @@ function limitTokens(
     kept += delta;
   }
   return { text: kept.trimEnd(), truncated: true };
-}
-
-/** Resolves after `ms`, or rejects with an `AbortError` when the signal fires first. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(new AbortError('The operation was aborted', { cause: signal.reason }));
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(new AbortError('The operation was aborted', { cause: signal?.reason }));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
