@@ -1,4 +1,4 @@
-import { AbortError, throwIfAborted } from '../errors/index.js';
+import { throwIfAborted } from '../errors/index.js';
 import type {
   FinishReason,
   LLMMetadata,

@@ -14,7 +14,7 @@
  * ```
  * @module
  */
-import { AbortError, ValidationError, throwIfAborted } from '../../errors/index.js';
+import { ValidationError, throwIfAborted } from '../../errors/index.js';
 import type {
   FinishReason,
   LLMMessage,
