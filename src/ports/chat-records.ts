@@ -165,6 +165,14 @@ export interface MessageRecord {
   readonly guard: boolean;
   /** Host-app data. */
   readonly metadata: Metadata;
+  /** Client-supplied idempotency key of a user message (absent: none). */
+  readonly requestId?: string | null | undefined;
+  /** The user message an assistant message answers (absent: unknown). */
+  readonly replyTo?: string | null | undefined;
+  /** Ids of the messages a `system-summary` replaces in the context. */
+  readonly covers?: readonly string[] | undefined;
+  /** The summary that replaced this message in the context (absent: not covered). */
+  readonly coveredBy?: string | null | undefined;
 }
 
 /** A change to a session's running totals, applied with the messages of a turn. */

@@ -48,7 +48,20 @@ export interface ListMessagesOptions extends CallOptions {
   readonly offset?: number | undefined;
   /** `asc` (oldest first, default) or `desc`. */
   readonly order?: 'asc' | 'desc' | undefined;
+  /** Leave out messages a summary covers (what the model's context is built from). */
+  readonly uncoveredOnly?: boolean | undefined;
 }
+
+/** How `findMessage` looks a message up within a session. */
+export type MessageQuery =
+  | {
+      /** The user message with this idempotency key. */
+      readonly requestId: string;
+    }
+  | {
+      /** The assistant message answering this user message. */
+      readonly replyTo: string;
+    };
 
 /** Stores sessions and their messages (with sources). */
 export interface SessionStore {
@@ -82,6 +95,19 @@ export interface SessionStore {
     stats?: SessionStatsDelta,
     options?: CallOptions,
   ): Promise<void>;
+  /**
+   * Appends a `system-summary` message and marks every message in its `covers` (all of this
+   * session) as covered by it, in one atomic write. Rejects (applying nothing) an unknown
+   * session or covered id (`NotFoundError`), or a message that is not a summary
+   * (`ValidationError`).
+   */
+  appendSummary(sessionId: string, summary: MessageRecord, options?: CallOptions): Promise<void>;
+  /** The newest message of a session matching the query, or null. */
+  findMessage(
+    sessionId: string,
+    query: MessageQuery,
+    options?: CallOptions,
+  ): Promise<MessageRecord | null>;
   /** A session's messages in insertion order (or reversed); `[]` for an unknown session. */
   listMessages(sessionId: string, options?: ListMessagesOptions): Promise<MessageRecord[]>;
   /** Number of messages of a session; 0 for an unknown session. */

@@ -9,6 +9,7 @@ import type { MessageRecord, SessionRecord, SessionStatsDelta } from '../../port
 import type {
   ListMessagesOptions,
   ListSessionsOptions,
+  MessageQuery,
   SessionPage,
   SessionPatch,
   SessionStore,
@@ -270,6 +271,55 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
       });
     },
 
+    async appendSummary(sessionId: string, summary: MessageRecord, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      const stored = sessions.get(sessionId);
+      if (!stored) throw new NotFoundError('session', sessionId);
+      validateMessage(summary, 0, stored.record);
+      if (summary.role !== 'system-summary') {
+        throw invalid('summary.role', "must be 'system-summary'");
+      }
+      const covers = summary.covers ?? [];
+      if (!Array.isArray(covers) || covers.length === 0) {
+        throw invalid('summary.covers', 'must list the messages the summary replaces');
+      }
+      if (messages.has(summary.id))
+        throw new ConflictError(`message '${summary.id}' already exists`);
+      const sessionMessages = new Set(stored.messageIds);
+      for (const id of covers) {
+        if (!sessionMessages.has(id)) throw new NotFoundError('message', id);
+      }
+      const copy = frozenCopy(summary);
+      for (const id of covers) {
+        messages.set(id, deepFreeze({ ...messages.get(id)!, coveredBy: copy.id }));
+      }
+      messages.set(copy.id, copy);
+      stored.messageIds.push(copy.id);
+      const current = stored.record;
+      stored.record = deepFreeze<SessionRecord>({
+        ...current,
+        updatedAt: copy.createdAt > current.updatedAt ? copy.createdAt : current.updatedAt,
+        stats: { ...current.stats, messageCount: current.stats.messageCount + 1 },
+      });
+    },
+
+    async findMessage(sessionId: string, query: MessageQuery, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      const ids = sessions.get(sessionId)?.messageIds ?? [];
+      for (let index = ids.length - 1; index >= 0; index--) {
+        const message = messages.get(ids[index]!);
+        if (!message) continue;
+        if (
+          'requestId' in query
+            ? message.requestId === query.requestId
+            : message.replyTo === query.replyTo
+        ) {
+          return message;
+        }
+      }
+      return null;
+    },
+
     async listMessages(sessionId: string, options: ListMessagesOptions = {}) {
       throwIfAborted(options.signal);
       const offset = options.offset === undefined ? 0 : requireCount(options.offset, 'offset', 0);
@@ -282,10 +332,11 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
       }
       const ids = sessions.get(sessionId)?.messageIds ?? [];
       const ordered = options.order === 'desc' ? [...ids].reverse() : ids;
-      return ordered
-        .slice(offset, offset + limit)
+      const all = ordered
         .map((id) => messages.get(id))
-        .filter((message): message is MessageRecord => message !== undefined);
+        .filter((message): message is MessageRecord => message !== undefined)
+        .filter((message) => !options.uncoveredOnly || !message.coveredBy);
+      return all.slice(offset, offset + limit);
     },
 
     async countMessages(sessionId: string, options?: CallOptions) {

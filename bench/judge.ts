@@ -1,0 +1,244 @@
+/**
+ * Grounding-judge benchmark (`npm run bench:judge`): each SciFact claim is an answer sentence
+ * citing its abstract (title + text). Reports, on the test split, the ROC AUC and the F1 at the
+ * threshold chosen on train, for SUPPORT vs NOT_ENOUGH_INFO and with CONTRADICT counted as not
+ * supported; feature ablations on train; and the time to judge a 5-sentence answer citing
+ * 5 sources. `--fit` refits the score weights on train (logistic regression) and prints them.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  DEFAULT_SUPPORT_THRESHOLD,
+  DEFAULT_SUPPORT_WEIGHTS,
+  judgeAnswerOffline,
+  prepareSource,
+  supportFeatures,
+  supportScore,
+  type SupportFeatures,
+  type SupportWeights,
+} from '../src/pipeline/judge.js';
+import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
+
+type Label = 'SUPPORT' | 'CONTRADICT' | 'NOT_ENOUGH_INFO';
+
+interface Pair {
+  readonly split: 'train' | 'test';
+  readonly claim: string;
+  readonly docId: string;
+  readonly label: Label;
+}
+
+interface Row {
+  readonly pair: Pair;
+  readonly features: SupportFeatures;
+}
+
+const FEATURES = [
+  'coverage',
+  'sentenceCoverage',
+  'proximity',
+  'numbers',
+  'entities',
+  'numberMismatch',
+] as const;
+type Feature = (typeof FEATURES)[number];
+
+function loadPairs(dir: string): Pair[] {
+  return readFileSync(join(dir, 'claims-evidence.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim().length > 0)
+    .map((line) => JSON.parse(line) as Pair);
+}
+
+/** ROC AUC (probability a positive outscores a negative; ties count half). */
+export function rocAuc(scores: readonly number[], positive: readonly boolean[]): number {
+  const order = scores.map((score, index) => ({ score, index })).sort((a, b) => a.score - b.score);
+  let rankSum = 0;
+  let positives = 0;
+  for (let start = 0; start < order.length; ) {
+    let end = start;
+    while (end < order.length && order[end]!.score === order[start]!.score) end++;
+    const rank = (start + end + 1) / 2;
+    for (let index = start; index < end; index++) {
+      if (positive[order[index]!.index]) {
+        rankSum += rank;
+        positives++;
+      }
+    }
+    start = end;
+  }
+  const negatives = order.length - positives;
+  if (positives === 0 || negatives === 0) return Number.NaN;
+  return (rankSum - (positives * (positives + 1)) / 2) / (positives * negatives);
+}
+
+function f1At(scores: readonly number[], positive: readonly boolean[], threshold: number) {
+  let tp = 0;
+  let fp = 0;
+  let fn = 0;
+  scores.forEach((score, index) => {
+    const predicted = score >= threshold;
+    if (predicted && positive[index]) tp++;
+    else if (predicted) fp++;
+    else if (positive[index]) fn++;
+  });
+  const precision = tp + fp === 0 ? 0 : tp / (tp + fp);
+  const recall = tp + fn === 0 ? 0 : tp / (tp + fn);
+  const f1 = precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
+  return { precision, recall, f1 };
+}
+
+/** The threshold with the best F1 (candidates: every observed score). */
+function bestThreshold(scores: readonly number[], positive: readonly boolean[]): number {
+  let best = { threshold: 0.5, f1: -1 };
+  for (const threshold of new Set(scores)) {
+    const { f1 } = f1At(scores, positive, threshold);
+    if (f1 > best.f1) best = { threshold, f1 };
+  }
+  return best.threshold;
+}
+
+/** Logistic regression by gradient descent on standardised-free [0,1] features. */
+function fit(rows: readonly Row[], positive: readonly boolean[], use: readonly Feature[]) {
+  const weights: Record<string, number> = { bias: 0 };
+  for (const name of use) weights[name] = 0;
+  const rate = 0.5;
+  for (let epoch = 0; epoch < 4000; epoch++) {
+    const gradient: Record<string, number> = { bias: 0 };
+    for (const name of use) gradient[name] = 0;
+    rows.forEach((row, index) => {
+      let logit = weights.bias!;
+      for (const name of use) logit += weights[name]! * row.features[name];
+      const error = 1 / (1 + Math.exp(-logit)) - (positive[index] ? 1 : 0);
+      gradient.bias! += error;
+      for (const name of use) gradient[name]! += error * row.features[name];
+    });
+    for (const key of Object.keys(weights)) {
+      weights[key]! -= (rate * gradient[key]!) / rows.length + 1e-4 * (key === 'bias' ? 0 : weights[key]!);
+    }
+  }
+  const full: SupportWeights = {
+    bias: weights.bias!,
+    coverage: weights.coverage ?? 0,
+    sentenceCoverage: weights.sentenceCoverage ?? 0,
+    proximity: weights.proximity ?? 0,
+    numbers: weights.numbers ?? 0,
+    entities: weights.entities ?? 0,
+    numberMismatch: weights.numberMismatch ?? 0,
+  };
+  return full;
+}
+
+const round = (value: number, digits = 3): number => Math.round(value * 10 ** digits) / 10 ** digits;
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function main(): void {
+  const dir = sciFactDir();
+  if (!hasSciFact(dir)) {
+    console.log(`SciFact not found in ${dir}; skipping the judge benchmark.`);
+    return;
+  }
+  const corpus = new Map(loadCorpus(dir).map((doc) => [doc.id, `${doc.title}\n\n${doc.text}`]));
+  const pairs = loadPairs(dir).filter((pair) => corpus.has(pair.docId));
+  const prepared = new Map<string, ReturnType<typeof prepareSource>>();
+  const rows: Row[] = pairs.map((pair) => {
+    let source = prepared.get(pair.docId);
+    if (!source) {
+      source = prepareSource(corpus.get(pair.docId)!);
+      prepared.set(pair.docId, source);
+    }
+    return { pair, features: supportFeatures(pair.claim, source) };
+  });
+  const train = rows.filter((row) => row.pair.split === 'train');
+  const test = rows.filter((row) => row.pair.split === 'test');
+  const noContradict = (list: Row[]) => list.filter((row) => row.pair.label !== 'CONTRADICT');
+  const isSupport = (list: Row[]) => list.map((row) => row.pair.label === 'SUPPORT');
+
+  const trainSN = noContradict(train);
+  const weights = process.argv.includes('--fit')
+    ? fit(trainSN, isSupport(trainSN), FEATURES)
+    : DEFAULT_SUPPORT_WEIGHTS;
+  if (process.argv.includes('--fit')) {
+    console.log('fitted weights (train, SUPPORT vs NOT_ENOUGH_INFO):');
+    console.log(
+      JSON.stringify(Object.fromEntries(Object.entries(weights).map(([k, v]) => [k, round(v, 2)]))),
+    );
+  }
+  const score = (list: Row[], w: SupportWeights = weights) =>
+    list.map((row) => supportScore(row.features, w));
+
+  // threshold on train (SUPPORT vs NEI), unless the default is asked for
+  const trainThreshold = bestThreshold(score(trainSN), isSupport(trainSN));
+  const threshold = process.argv.includes('--fit') ? trainThreshold : DEFAULT_SUPPORT_THRESHOLD;
+
+  const report = (name: string, list: Row[]) => {
+    const scores = score(list);
+    const positive = isSupport(list);
+    const { precision, recall, f1 } = f1At(scores, positive, threshold);
+    return {
+      set: name,
+      pairs: list.length,
+      auc: round(rocAuc(scores, positive)),
+      f1: round(f1),
+      precision: round(precision),
+      recall: round(recall),
+    };
+  };
+  console.log(`\nthreshold ${round(threshold)} (best F1 on train: ${round(trainThreshold)})`);
+  console.table([
+    report('train: SUPPORT vs NEI', trainSN),
+    report('train: SUPPORT vs NEI+CONTRADICT', train),
+    report('test: SUPPORT vs NEI', noContradict(test)),
+    report('test: SUPPORT vs NEI+CONTRADICT', test),
+  ]);
+
+  // contradiction signal: how often the number mismatch fires, per label
+  const mismatch = (label: Label) =>
+    train.filter((row) => row.pair.label === label && row.features.numberMismatch > 0).length;
+  console.log(
+    `number mismatch on train — SUPPORT ${mismatch('SUPPORT')}, CONTRADICT ${mismatch('CONTRADICT')}, NEI ${mismatch('NOT_ENOUGH_INFO')}`,
+  );
+
+  // ablations on train: each feature alone, and the fitted model without it
+  const positive = isSupport(trainSN);
+  const ablations = FEATURES.map((name) => {
+    const alone = trainSN.map((row) => row.features[name]);
+    const without = fit(
+      trainSN,
+      positive,
+      FEATURES.filter((other) => other !== name),
+    );
+    return {
+      feature: name,
+      'AUC alone': round(rocAuc(alone, positive)),
+      'AUC without (refit)': round(rocAuc(score(trainSN, without), positive)),
+    };
+  });
+  const all = fit(trainSN, positive, FEATURES);
+  console.log(`\nablations on train (SUPPORT vs NEI); all features refit: AUC ${round(rocAuc(score(trainSN, all), positive))}`);
+  console.table(ablations);
+
+  // time per answer: 5 test claims citing their 5 abstracts
+  const testPairs = test.map((row) => row.pair);
+  const times: number[] = [];
+  const rounds = 2000;
+  for (let index = 0; index < rounds; index++) {
+    const group = Array.from({ length: 5 }, (_, offset) => testPairs[(index * 5 + offset) % testPairs.length]!);
+    const answer = group.map((pair, offset) => `${pair.claim} [source: S${offset + 1}]`).join(' ');
+    const sources = group.map((pair, offset) => ({ id: `S${offset + 1}`, text: corpus.get(pair.docId)! }));
+    const started = performance.now();
+    judgeAnswerOffline({ answer, sources });
+    times.push(performance.now() - started);
+  }
+  const sorted = times.slice(rounds / 10).sort((a, b) => a - b);
+  console.log(
+    `\ntime per 5-sentence answer with 5 sources (abstracts of ~${Math.round(
+      [...corpus.values()].reduce((sum, text) => sum + text.length, 0) / corpus.size,
+    )} chars): p50 ${round(percentile(sorted, 50))} ms, p99 ${round(percentile(sorted, 99))} ms`,
+  );
+}
+
+main();

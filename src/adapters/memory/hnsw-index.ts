@@ -1,0 +1,170 @@
+/**
+ * A thin wrapper around hnswlib-wasm's `HierarchicalNSW`: an approximate nearest-neighbour
+ * graph over unit vectors (inner-product space, so `1 − distance` is the cosine), addressed
+ * by integer labels. It holds no ids, metadata or persistence — the memory vector store keeps
+ * the vectors and rebuilds the graph from them.
+ *
+ * hnswlib-wasm is a browser build. In Node it loads only while `globalThis.importScripts` is
+ * defined, and it tries to mount IndexedDB (absent in Node) and logs the failure; the index
+ * lives in wasm memory and never touches its file system here, so {@link loadHnswLibrary}
+ * defines the global and silences the console for the duration of the load, then restores both.
+ */
+import type { HnswlibModule } from 'hnswlib-wasm';
+
+/** The loaded hnswlib-wasm module (what `loadHnswlib()` resolves to). */
+export type HnswLibrary = HnswlibModule;
+
+/** HNSW build and search parameters. */
+export interface HnswParameters {
+  /** Links per node and layer (default 16); more: better recall, more memory, slower build. */
+  readonly m?: number;
+  /** Candidate list size while inserting (default 100); more: better graph, slower build. */
+  readonly efConstruction?: number;
+  /** Candidate list size while searching (default 64, raised to k when k is larger). */
+  readonly efSearch?: number;
+  /** Seed of the level generator, for reproducible graphs (default 100). */
+  readonly seed?: number;
+}
+
+/** One approximate neighbour. */
+export interface HnswHit {
+  /** The label it was added with. */
+  readonly label: number;
+  /** Cosine similarity (1 − inner-product distance) as computed in float32 by hnswlib. */
+  readonly score: number;
+}
+
+/** An HNSW graph over unit vectors of one dimension, addressed by integer labels. */
+export interface HnswIndex {
+  /** Vector length. */
+  readonly dimensions: number;
+  /** Live (not deleted) points. */
+  readonly size: number;
+  /** Adds a unit vector under a new label (reusing a deleted point's memory when there is one). */
+  add(label: number, vector: Float32Array): void;
+  /** Marks a label deleted: never returned again; its memory is reused by the next add. */
+  remove(label: number): void;
+  /** Up to `k` approximate nearest labels, best first; `ef` defaults to the efSearch setting. */
+  search(vector: Float32Array, k: number, ef?: number): HnswHit[];
+  /** Frees the wasm memory; the index is unusable afterwards. */
+  dispose(): void;
+}
+
+/** Default HNSW parameters (chosen from `npm run bench:vector`; see docs/vector-index.md). */
+export const DEFAULT_HNSW_PARAMETERS: Required<HnswParameters> = {
+  m: 16,
+  efConstruction: 100,
+  efSearch: 64,
+  seed: 100,
+};
+
+let loading: Promise<HnswLibrary> | undefined;
+
+/** Turns hnswlib's wasm exceptions (`{ message: [type, text] }`) into `Error`s. */
+export function hnswError(error: unknown): Error {
+  if (error instanceof Error) return error;
+  const message = (error as { message?: unknown } | null)?.message;
+  const text = Array.isArray(message) ? message.map(String).join(': ') : String(message ?? error);
+  return new Error(`hnswlib: ${text}`, { cause: error });
+}
+
+/**
+ * Loads hnswlib-wasm once per process (cached). Defines `globalThis.importScripts` and mutes
+ * `console` while it loads (see the module comment), restoring both afterwards.
+ */
+export function loadHnswLibrary(): Promise<HnswLibrary> {
+  loading ??= (async () => {
+    const scope = globalThis as { importScripts?: unknown };
+    const hadImportScripts = 'importScripts' in scope;
+    const previousImportScripts = scope.importScripts;
+    const muted = ['log', 'info', 'warn', 'error', 'debug'] as const;
+    const saved = muted.map((method) => console[method]);
+    if (!hadImportScripts) scope.importScripts = () => undefined;
+    for (const method of muted) console[method] = () => undefined;
+    try {
+      const { loadHnswlib } = await import('hnswlib-wasm');
+      return await loadHnswlib();
+    } finally {
+      muted.forEach((method, index) => (console[method] = saved[index]!));
+      if (hadImportScripts) scope.importScripts = previousImportScripts;
+      else delete scope.importScripts;
+    }
+  })();
+  loading.catch(() => (loading = undefined));
+  return loading;
+}
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isInteger(value) || value < 1) {
+    throw new RangeError(`${name} must be a positive integer (got ${String(value)})`);
+  }
+  return value;
+}
+
+/**
+ * Creates an empty HNSW index for unit vectors of `dimensions` components, with room for
+ * `capacity` points (doubled when full).
+ */
+export function createHnswIndex(
+  library: HnswLibrary,
+  dimensions: number,
+  parameters: HnswParameters = {},
+  capacity = 1024,
+): HnswIndex {
+  const { m, efConstruction, efSearch, seed } = { ...DEFAULT_HNSW_PARAMETERS, ...parameters };
+  positiveInteger(m, 'm');
+  positiveInteger(efConstruction, 'efConstruction');
+  positiveInteger(efSearch, 'efSearch');
+  let maxElements = Math.max(16, Math.floor(capacity));
+  const graph = new library.HierarchicalNSW('ip', positiveInteger(dimensions, 'dimensions'), '');
+  graph.initIndex(maxElements, m, efConstruction, seed);
+  let total = 0; // points in the graph, deleted ones included
+  let deleted = 0;
+  let currentEf = -1;
+
+  const call = <T>(action: () => T): T => {
+    try {
+      return action();
+    } catch (error) {
+      throw hnswError(error);
+    }
+  };
+
+  return {
+    dimensions,
+    get size() {
+      return total - deleted;
+    },
+    add(label, vector) {
+      if (deleted === 0 && total >= maxElements) {
+        maxElements *= 2;
+        call(() => graph.resizeIndex(maxElements));
+      }
+      call(() => graph.addPoint(vector, label, true));
+      if (deleted > 0) deleted--;
+      else total++;
+    },
+    remove(label) {
+      call(() => graph.markDelete(label));
+      deleted++;
+    },
+    search(vector, k, ef = efSearch) {
+      const live = total - deleted;
+      const wanted = Math.min(k, live, maxElements);
+      if (wanted < 1) return [];
+      const breadth = Math.max(ef, wanted);
+      if (breadth !== currentEf) {
+        call(() => graph.setEfSearch(breadth));
+        currentEf = breadth;
+      }
+      const result = call(() => graph.searchKnn(vector, wanted, undefined));
+      return result.neighbors.map((label, index) => ({
+        label,
+        score: 1 - result.distances[index]!,
+      }));
+    },
+    dispose() {
+      (graph as unknown as { delete?: () => void }).delete?.();
+    },
+  };
+}

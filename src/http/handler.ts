@@ -1,0 +1,255 @@
+import type { ChatEngine } from '../engine.js';
+import { CortexisError, ValidationError } from '../errors/index.js';
+import { errorResponse } from './errors.js';
+
+/** The caller of a request, as `authenticate` returns it. */
+export interface HttpUser {
+  /** Stable user id; conversations belong to it. */
+  readonly id: string;
+}
+
+/** Settings of {@link createChatHandler}. */
+export interface ChatHandlerSettings {
+  /** Returns the caller, or null for 401. Runs before anything else on every route but `/health`. */
+  readonly authenticate: (request: Request) => HttpUser | null | Promise<HttpUser | null>;
+  /** Path prefix of every route, e.g. `/api/chat` (default ''). */
+  readonly basePath?: string | undefined;
+  /** Largest accepted request body in bytes (default 64 KiB); larger is 413. */
+  readonly maxBodyBytes?: number | undefined;
+  /** CORS: the allowed origin (`*` or one origin); omitted: no CORS headers. */
+  readonly cors?: { readonly origin: string } | undefined;
+}
+
+/** A web-standard request handler: works in Node (via `toNodeListener`), Bun, Deno, workers. */
+export type ChatHandler = (request: Request) => Promise<Response>;
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
+
+function json(status: number, body: unknown): Response {
+  return new Response(status === 204 ? null : JSON.stringify(body), {
+    status,
+    headers: JSON_HEADERS,
+  });
+}
+
+function fail(error: unknown): Response {
+  const { status, body, headers } = errorResponse(error);
+  return new Response(JSON.stringify(body), { status, headers });
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Reads a JSON object body within the size limit; 413 when larger, 400 when not JSON. */
+async function readJson(request: Request, maxBytes: number): Promise<Record<string, unknown>> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > maxBytes)
+    throw new HttpError(413, 'payload_too_large', `Body exceeds ${maxBytes} bytes`);
+  if (!request.body) return {};
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new HttpError(413, 'payload_too_large', `Body exceeds ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  const text = new TextDecoder().decode(bytes).trim();
+  if (text.length === 0) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ValidationError('Invalid body: not JSON', [
+      { path: '(body)', message: 'must be JSON' },
+    ]);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ValidationError('Invalid body: must be a JSON object', [
+      { path: '(body)', message: 'must be a JSON object' },
+    ]);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function integerParam(url: URL, name: string): number | undefined {
+  const raw = url.searchParams.get(name);
+  if (raw === null) return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value)) {
+    throw new ValidationError(`Invalid query: ${name}: must be an integer`, [
+      { path: name, message: 'must be an integer' },
+    ]);
+  }
+  return value;
+}
+
+function booleanParam(url: URL, name: string): boolean | undefined {
+  const raw = url.searchParams.get(name);
+  if (raw === null) return undefined;
+  if (raw !== 'true' && raw !== 'false') {
+    throw new ValidationError(`Invalid query: ${name}: must be true or false`, [
+      { path: name, message: 'must be true or false' },
+    ]);
+  }
+  return raw === 'true';
+}
+
+/** Only the fields a client may send in a chat message. */
+const MESSAGE_FIELDS = new Set(['content', 'mode', 'temperature', 'topK']);
+
+/**
+ * Serves an engine over HTTP: conversations, messages (JSON or Server-Sent Events when the
+ * client sends `Accept: text/event-stream`) and health. Every conversation route is scoped to
+ * the authenticated user: another user's conversation is 404, never its data.
+ */
+export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSettings): ChatHandler {
+  const basePath = (settings.basePath ?? '').replace(/\/+$/, '');
+  const maxBodyBytes = settings.maxBodyBytes ?? 64 * 1024;
+  const corsHeaders: Record<string, string> = settings.cors
+    ? {
+        'access-control-allow-origin': settings.cors.origin,
+        'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+        'access-control-allow-headers': 'authorization, content-type, accept',
+        'access-control-expose-headers': 'retry-after',
+      }
+    : {};
+
+  const withCors = (response: Response): Response => {
+    for (const [name, value] of Object.entries(corsHeaders)) response.headers.set(name, value);
+    return response;
+  };
+
+  const route = async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    if (!url.pathname.startsWith(basePath))
+      return json(404, { code: 'not_found', message: 'No such route' });
+    const path = url.pathname.slice(basePath.length).replace(/\/+$/, '') || '/';
+    const segments = path.split('/').filter(Boolean).map(decodeURIComponent);
+    const method = request.method.toUpperCase();
+
+    if (method === 'OPTIONS' && settings.cors) return new Response(null, { status: 204 });
+    if (method === 'GET' && path === '/health') return json(200, { status: 'ok' });
+
+    const user = await settings.authenticate(request);
+    if (!user) return json(401, { code: 'unauthorized', message: 'Authentication required' });
+    const userId = user.id;
+
+    if (segments[0] === 'conversations') {
+      if (segments.length === 1 && method === 'POST') {
+        const body = await readJson(request, maxBodyBytes);
+        const session = await engine.createSession({
+          userId,
+          ...(typeof body.title === 'string' ? { title: body.title } : {}),
+        });
+        return json(201, { id: session.id, session });
+      }
+      if (segments.length === 1 && method === 'GET') {
+        const limit = integerParam(url, 'limit');
+        const cursor = url.searchParams.get('cursor') ?? undefined;
+        const page = await engine.listSessions({
+          userId,
+          ...(limit === undefined ? {} : { limit }),
+          ...(cursor === undefined ? {} : { cursor }),
+        });
+        return json(200, page);
+      }
+      const sessionId = segments[1];
+      if (sessionId !== undefined && segments.length === 2 && method === 'GET') {
+        const limit = integerParam(url, 'limit');
+        const offset = integerParam(url, 'offset');
+        const includeSources = booleanParam(url, 'includeSources');
+        const page = await engine.history({
+          sessionId,
+          userId,
+          ...(limit === undefined ? {} : { limit }),
+          ...(offset === undefined ? {} : { offset }),
+          ...(includeSources === undefined ? {} : { includeSources }),
+        });
+        return json(200, page);
+      }
+      if (sessionId !== undefined && segments.length === 2 && method === 'DELETE') {
+        await engine.deleteSession({ sessionId, userId });
+        return new Response(null, { status: 204 });
+      }
+      if (
+        sessionId !== undefined &&
+        segments.length === 3 &&
+        segments[2] === 'messages' &&
+        method === 'POST'
+      ) {
+        const body = await readJson(request, maxBodyBytes);
+        const maxLength = engine.config.limits.maxMessageLength;
+        if (
+          typeof body.content !== 'string' ||
+          body.content.trim().length === 0 ||
+          body.content.length > maxLength
+        ) {
+          const message =
+            typeof body.content !== 'string'
+              ? 'must be a string'
+              : body.content.trim().length === 0
+                ? 'must not be empty'
+                : `must be at most ${maxLength} characters`;
+          throw new ValidationError(`Invalid body: content: ${message}`, [
+            { path: 'content', message },
+          ]);
+        }
+        const unknown = Object.keys(body).filter((key) => !MESSAGE_FIELDS.has(key));
+        if (unknown.length > 0) {
+          throw new ValidationError(
+            `Invalid body: unknown fields ${unknown.join(', ')}`,
+            unknown.map((key) => ({ path: key, message: 'unknown field' })),
+          );
+        }
+        const chatRequest = {
+          sessionId,
+          userId,
+          message: body.content,
+          ...(body.mode === undefined ? {} : { mode: body.mode as 'chat' | 'query' }),
+          ...(body.temperature === undefined ? {} : { temperature: body.temperature as number }),
+          ...(body.topK === undefined ? {} : { topK: body.topK as number }),
+          signal: request.signal,
+        };
+        if ((request.headers.get('accept') ?? '').includes('text/event-stream')) {
+          // Validate ownership before the stream starts, so a foreign id is a plain 404.
+          await engine.getSession({ sessionId, userId });
+          return engine.stream(chatRequest).toResponse();
+        }
+        return json(200, await engine.chat(chatRequest));
+      }
+    }
+    return json(404, { code: 'not_found', message: 'No such route' });
+  };
+
+  return async (request) => {
+    try {
+      return withCors(await route(request));
+    } catch (error) {
+      if (error instanceof HttpError)
+        return withCors(json(error.status, { code: error.code, message: error.message }));
+      if (!CortexisError.isInstance(error) && error instanceof SyntaxError) {
+        return withCors(json(400, { code: 'validation_error', message: 'Invalid body' }));
+      }
+      return withCors(fail(error));
+    }
+  };
+}

@@ -1,0 +1,77 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ChatHandler } from './handler.js';
+
+/**
+ * Adapts a web-standard handler to `node:http`: `http.createServer(toNodeListener(handler))`.
+ * When the client disconnects, the request's signal aborts, so a streamed turn stops and its
+ * partial answer is kept.
+ */
+export function toNodeListener(
+  handler: ChatHandler,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  return (incoming, outgoing) => {
+    const controller = new AbortController();
+    outgoing.on('close', () => {
+      if (!outgoing.writableFinished) controller.abort();
+    });
+    const host = incoming.headers.host ?? 'localhost';
+    const url = new URL(incoming.url ?? '/', `http://${host}`);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(incoming.headers)) {
+      if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+      else if (value !== undefined) headers.set(name, value);
+    }
+    const method = incoming.method ?? 'GET';
+    const iterator = incoming[Symbol.asyncIterator]();
+    const body =
+      method === 'GET' || method === 'HEAD'
+        ? null
+        : new ReadableStream<Uint8Array>({
+            async pull(stream) {
+              const next = await iterator.next();
+              if (next.done) stream.close();
+              else stream.enqueue(new Uint8Array(next.value as Buffer));
+            },
+            async cancel() {
+              await iterator.return?.();
+            },
+          });
+    const request = new Request(url, {
+      method,
+      headers,
+      body,
+      signal: controller.signal,
+      // Required by Node's fetch for a streamed request body.
+      ...(body ? { duplex: 'half' } : {}),
+    } as RequestInit);
+    void (async () => {
+      try {
+        const response = await handler(request);
+        const head: Record<string, string> = {};
+        response.headers.forEach((value, name) => {
+          head[name] = value;
+        });
+        outgoing.writeHead(response.status, head);
+        if (!response.body) {
+          outgoing.end();
+          return;
+        }
+        const reader = response.body.getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          if (!outgoing.write(value))
+            await new Promise((resolve) => outgoing.once('drain', resolve));
+          if (controller.signal.aborted) {
+            await reader.cancel();
+            break;
+          }
+        }
+        outgoing.end();
+      } catch {
+        if (!outgoing.headersSent) outgoing.writeHead(500, { 'content-type': 'application/json' });
+        outgoing.end(JSON.stringify({ code: 'internal_error', message: 'Internal server error' }));
+      }
+    })();
+  };
+}

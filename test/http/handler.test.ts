@@ -1,0 +1,222 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createChatEngine, createMemorySessionStore, type ChatEngine } from '../../src/index.js';
+import { createChatHandler, toNodeListener } from '../../src/http/index.js';
+import { createMockLLM } from '../../src/testing/index.js';
+import { handbook } from '../fixtures/handbook.js';
+
+let server: Server;
+let base: string;
+let engine: ChatEngine;
+const sessionStore = createMemorySessionStore();
+
+beforeAll(async () => {
+  engine = createChatEngine({ sessionStore });
+  await engine.ingest(handbook);
+  const handler = createChatHandler(engine, {
+    basePath: '/api',
+    maxBodyBytes: 2048,
+    authenticate: (request) => {
+      const id = request.headers.get('x-user');
+      return id ? { id } : null;
+    },
+  });
+  server = createServer(toNodeListener(handler));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const call = (path: string, init: RequestInit & { user?: string } = {}) =>
+  fetch(`${base}${path}`, {
+    ...init,
+    headers: {
+      ...(init.user ? { 'x-user': init.user } : {}),
+      ...(init.body ? { 'content-type': 'application/json' } : {}),
+      ...(init.headers as Record<string, string> | undefined),
+    },
+  });
+
+async function conversation(user: string): Promise<string> {
+  const response = await call('/conversations', { method: 'POST', user, body: '{}' });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { id: string }).id;
+}
+
+describe('HTTP handler', () => {
+  it('answers health without authentication and 401 on everything else', async () => {
+    expect(await (await call('/health')).json()).toEqual({ status: 'ok' });
+    expect((await call('/conversations')).status).toBe(401);
+    expect((await call('/nope', { user: 'a' })).status).toBe(404);
+  });
+
+  it('creates, lists, reads and deletes the caller’s conversations', async () => {
+    const id = await conversation('alice');
+    const list = (await (await call('/conversations?limit=10', { user: 'alice' })).json()) as {
+      sessions: { id: string }[];
+    };
+    expect(list.sessions.map((session) => session.id)).toContain(id);
+    const answer = await call(`/conversations/${id}/messages`, {
+      method: 'POST',
+      user: 'alice',
+      body: JSON.stringify({ content: 'What is the refund policy?' }),
+    });
+    expect(answer.status).toBe(200);
+    const reply = (await answer.json()) as { text: string; sources: unknown[] };
+    expect(reply.text).toMatch(/\[source: S1\]/);
+    const history = (await (
+      await call(`/conversations/${id}?limit=1&offset=1&includeSources=false`, { user: 'alice' })
+    ).json()) as {
+      total: number;
+      messages: { role: string; sources: unknown[] }[];
+    };
+    expect(history.total).toBe(2);
+    expect(history.messages).toHaveLength(1);
+    expect(history.messages[0]).toMatchObject({ role: 'assistant', sources: [] });
+    expect((await call(`/conversations/${id}`, { method: 'DELETE', user: 'alice' })).status).toBe(
+      204,
+    );
+    expect((await call(`/conversations/${id}`, { user: 'alice' })).status).toBe(404);
+  });
+
+  it('gives another user 404 on every route of a conversation, never its data', async () => {
+    const id = await conversation('alice');
+    await call(`/conversations/${id}/messages`, {
+      method: 'POST',
+      user: 'alice',
+      body: JSON.stringify({ content: 'What is the refund policy?' }),
+    });
+    for (const [path, method, body] of [
+      [`/conversations/${id}`, 'GET', undefined],
+      [`/conversations/${id}`, 'DELETE', undefined],
+      [`/conversations/${id}/messages`, 'POST', JSON.stringify({ content: 'leak?' })],
+    ] as const) {
+      const response = await call(path, { method, user: 'mallory', ...(body ? { body } : {}) });
+      expect(response.status).toBe(404);
+      expect(await response.text()).not.toMatch(/refund/i);
+    }
+    const streamed = await call(`/conversations/${id}/messages`, {
+      method: 'POST',
+      user: 'mallory',
+      headers: { accept: 'text/event-stream' },
+      body: JSON.stringify({ content: 'leak?' }),
+    });
+    expect(streamed.status).toBe(404);
+    expect(await sessionStore.countMessages(id)).toBe(2);
+  });
+
+  it('names invalid fields with 400, refuses oversize bodies with 413', async () => {
+    const id = await conversation('bob');
+    const empty = await call(`/conversations/${id}/messages`, {
+      method: 'POST',
+      user: 'bob',
+      body: JSON.stringify({ content: '  ' }),
+    });
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toMatchObject({
+      code: 'validation_error',
+      issues: [{ path: 'content' }],
+    });
+    const unknown = await call(`/conversations/${id}/messages`, {
+      method: 'POST',
+      user: 'bob',
+      body: JSON.stringify({ content: 'hi', admin: true }),
+    });
+    expect(await unknown.json()).toMatchObject({ issues: [{ path: 'admin' }] });
+    const notJson = await call(`/conversations/${id}/messages`, {
+      method: 'POST',
+      user: 'bob',
+      body: '{oops',
+    });
+    expect(notJson.status).toBe(400);
+    const big = await call(`/conversations/${id}/messages`, {
+      method: 'POST',
+      user: 'bob',
+      body: JSON.stringify({ content: 'x'.repeat(5000) }),
+    });
+    expect(big.status).toBe(413);
+    expect(await sessionStore.countMessages(id)).toBe(0);
+  });
+
+  it('streams Server-Sent Events that a fetch reader consumes', async () => {
+    const id = await conversation('carol');
+    const response = await call(`/conversations/${id}/messages`, {
+      method: 'POST',
+      user: 'carol',
+      headers: { accept: 'text/event-stream' },
+      body: JSON.stringify({ content: 'How long does shipping take?' }),
+    });
+    expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const text = await response.text();
+    const events = [...text.matchAll(/^event: (.+)$/gm)].map((match) => match[1]);
+    expect(events[0]).toBe('route');
+    expect(events.indexOf('sources')).toBeLessThan(events.indexOf('text-delta'));
+    expect(events.at(-1)).toBe('done');
+  });
+});
+
+describe('HTTP handler failures', () => {
+  it('never surfaces provider internals: a failing model is a 502 with a generic message', async () => {
+    const failing = createChatEngine({
+      llm: createMockLLM({ responses: new Error('secret upstream detail sk-123') }),
+    });
+    await failing.ingest(handbook);
+    const handler = createChatHandler(failing, { authenticate: () => ({ id: 'u' }) });
+    const created = await handler(
+      new Request('http://x/conversations', { method: 'POST', body: '{}' }),
+    );
+    const { id } = (await created.json()) as { id: string };
+    const response = await handler(
+      new Request(`http://x/conversations/${id}/messages`, {
+        method: 'POST',
+        body: JSON.stringify({ content: 'What is the refund policy?' }),
+      }),
+    );
+    expect(response.status).toBe(502);
+    const body = await response.text();
+    expect(body).not.toMatch(/secret|sk-123/);
+    expect(JSON.parse(body)).toMatchObject({ code: 'provider_error' });
+  });
+
+  it('keeps the partial answer when the client disconnects mid-stream', async () => {
+    const store = createMemorySessionStore();
+    const slow = createChatEngine({
+      sessionStore: store,
+      llm: createMockLLM({
+        responses: 'one two three four five six seven eight nine ten',
+        chunkDelayMs: 30,
+      }),
+    });
+    await slow.ingest(handbook);
+    const handler = createChatHandler(slow, { authenticate: () => ({ id: 'u' }) });
+    const listener = createServer(toNodeListener(handler));
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+    const { id } = (await (
+      await fetch(`${url}/conversations`, { method: 'POST', body: '{}' })
+    ).json()) as { id: string };
+    const controller = new AbortController();
+    const response = await fetch(`${url}/conversations/${id}/messages`, {
+      method: 'POST',
+      headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'What is the refund policy?' }),
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    let seen = '';
+    while (!seen.includes('text-delta'))
+      seen += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    await expect.poll(async () => (await store.listMessages(id)).length, { timeout: 5000 }).toBe(2);
+    const [user, assistant] = await store.listMessages(id);
+    expect(user!.role).toBe('user');
+    expect(assistant).toMatchObject({ role: 'assistant', status: 'incomplete' });
+    listener.closeAllConnections();
+    await new Promise((resolve) => listener.close(resolve));
+  });
+});
