@@ -7,6 +7,12 @@ import { defineConfig } from 'tsup';
 export const entries = {
   index: 'src/index.ts',
   testing: 'src/testing/index.ts',
+  http: 'src/http/index.ts',
+  openai: 'src/adapters/openai/index.ts',
+  anthropic: 'src/adapters/anthropic/index.ts',
+  ollama: 'src/adapters/ollama/index.ts',
+  sqlite: 'src/adapters/sqlite/index.ts',
+  postgres: 'src/adapters/postgres/index.ts',
 } as const;
 
 export default defineConfig([
@@ -19,7 +25,7 @@ export default defineConfig([
     target: 'es2022',
     splitting: true,
     treeshake: true,
-    external: ['vitest'],
+    external: ['vitest', 'better-sqlite3', 'pg'],
   },
   {
     entry: { cli: 'src/cli/main.ts' },

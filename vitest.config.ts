@@ -5,6 +5,15 @@ export default defineConfig({
   resolve: {
     // Tests and examples import the package by name, resolved to the sources.
     alias: [
+      ...['http', 'openai', 'anthropic', 'ollama', 'sqlite', 'postgres'].map((name) => ({
+        find: new RegExp(`^cortexis/${name}$`),
+        replacement: fileURLToPath(
+          new URL(
+            name === 'http' ? './src/http/index.ts' : `./src/adapters/${name}/index.ts`,
+            import.meta.url,
+          ),
+        ),
+      })),
       {
         find: /^cortexis\/testing$/,
         replacement: fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
@@ -16,6 +25,8 @@ export default defineConfig({
     ],
   },
   test: {
+    // Tests never reach a real provider, whatever the developer's shell exports.
+    env: { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', OLLAMA_HOST: '', OPENAI_BASE_URL: '' },
     reporters: ['default', './test/summary-reporter.ts'],
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,

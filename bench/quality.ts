@@ -21,7 +21,10 @@ import {
   createMemoryKeywordIndex,
   type MemoryKeywordIndexSettings,
 } from '../src/adapters/memory/keyword-index.js';
+import { createMemoryGraphStore } from '../src/adapters/memory/graph-store.js';
 import { createMemoryVectorStore } from '../src/adapters/memory/vector-store.js';
+import { createGraphIndexer } from '../src/ingest/graph.js';
+import { stemmedTerms } from '../src/text/stem.js';
 import type { EmbeddingProvider } from '../src/ports/embedding-provider.js';
 import type { KeywordIndex } from '../src/ports/keyword-index.js';
 import type { VectorStore } from '../src/ports/vector-store.js';
@@ -31,6 +34,7 @@ import {
   retrieve,
   type FusionWeights,
   type RetrievalDeps,
+  type RetrievalOptions,
 } from '../src/pipeline/retrieve.js';
 import { createChatEngine } from '../src/index.js';
 import {
@@ -107,6 +111,8 @@ function loadSplit(directory: string, split: 'train' | 'test'): Corpus {
 interface Stack {
   readonly deps: RetrievalDeps;
   readonly indexMs: number;
+  /** Time to build the knowledge graph (when asked for). */
+  readonly graphMs: number;
 }
 
 /** Indexes every document as one chunk record (title + "\n" + text) in fresh stores. */
@@ -114,6 +120,7 @@ async function buildStack(
   corpus: Corpus,
   embedderSettings: HashingEmbedderSettings,
   keywordSettings: MemoryKeywordIndexSettings,
+  withGraph = false,
 ): Promise<Stack> {
   const embedder: EmbeddingProvider = createHashingEmbedder(embedderSettings);
   const vectorStore: VectorStore = createMemoryVectorStore();
@@ -144,7 +151,23 @@ async function buildStack(
     );
     await keywordIndex.add(NAMESPACE, records);
   }
-  return { deps: { embedder, vectorStore, keywordIndex }, indexMs: performance.now() - started };
+  const indexMs = performance.now() - started;
+  if (!withGraph) return { deps: { embedder, vectorStore, keywordIndex }, indexMs, graphMs: 0 };
+  const graphStore = createMemoryGraphStore();
+  const indexer = createGraphIndexer({ graphStore });
+  const graphStarted = performance.now();
+  for (let start = 0; start < corpus.documents.length; start += 256) {
+    const group = corpus.documents.slice(start, start + 256).map((document) => ({
+      doc: { id: document.id, title: document.title, text: document.text },
+      chunks: [{ id: document.id, text: `${document.title}\n${document.text}` }],
+    }));
+    await indexer.index(NAMESPACE, group);
+  }
+  return {
+    deps: { embedder, vectorStore, keywordIndex, graphStore },
+    indexMs,
+    graphMs: performance.now() - graphStarted,
+  };
 }
 
 function documentIdOf(metadata: Readonly<Record<string, unknown>>, id: string): string {
@@ -171,8 +194,9 @@ function vectorSystem(deps: RetrievalDeps): SystemUnderTest {
 /** The product as a user gets it: `createChatEngine()` defaults, `ingest` and `search`. */
 async function engineSystem(
   corpus: Corpus,
+  config: Parameters<typeof createChatEngine>[0] = {},
 ): Promise<{ system: SystemUnderTest; ingestMs: number }> {
-  const engine = createChatEngine();
+  const engine = createChatEngine(config);
   const started = performance.now();
   await engine.ingest(corpus.documents);
   const ingestMs = performance.now() - started;
@@ -181,7 +205,12 @@ async function engineSystem(
   return { system, ingestMs };
 }
 
-function fusedSystem(deps: RetrievalDeps, weights: FusionWeights, rrfK?: number): SystemUnderTest {
+function fusedSystem(
+  deps: RetrievalDeps,
+  weights: FusionWeights,
+  rrfK?: number,
+  extra: Partial<RetrievalOptions> = {},
+): SystemUnderTest {
   return async (query) => {
     const result = await retrieve(query, deps, {
       namespace: NAMESPACE,
@@ -191,6 +220,7 @@ function fusedSystem(deps: RetrievalDeps, weights: FusionWeights, rrfK?: number)
       threshold: 0,
       weights,
       rrfK,
+      ...extra,
     });
     return dedupe(result.chunks.map((chunk) => chunk.documentId));
   };
@@ -255,6 +285,39 @@ async function guardReport(deps: RetrievalDeps, corpus: Corpus): Promise<void> {
   }
 }
 
+/** Stemming, graph rerank and graph expansion settings; train split only. */
+async function graphSweep(corpus: Corpus): Promise<void> {
+  const { deps } = await buildStack(corpus, {}, { tokenize: stemmedTerms }, true);
+  console.log(line('bm25 stemmed', await evaluate(bm25System(deps), corpus)));
+  for (const vector of [0.1, 0.2, 0.3]) {
+    for (const rrfK of [2, 3, 5]) {
+      const scores = await evaluate(fusedSystem(deps, { vector, keyword: 1 }, rrfK), corpus);
+      console.log(line(`stemmed fused vector ${vector} rrfK ${rrfK}`, scores));
+    }
+  }
+  for (const gamma of [0.1, 0.25, 0.5, 1]) {
+    for (const rounds of [1, 2]) {
+      const system = fusedSystem(deps, DEFAULT_FUSION_WEIGHTS, undefined, {
+        graphRerank: true,
+        graphRerankWeight: gamma,
+        graphRounds: rounds,
+      });
+      console.log(
+        line(
+          `stemmed fused + graph rerank γ ${gamma} rounds ${rounds}`,
+          await evaluate(system, corpus),
+        ),
+      );
+    }
+  }
+  for (const graph of [0.1, 0.3]) {
+    const system = fusedSystem(deps, { ...DEFAULT_FUSION_WEIGHTS, graph }, undefined, {
+      graph: { depth: 2 },
+    });
+    console.log(line(`stemmed fused + graph expansion w ${graph}`, await evaluate(system, corpus)));
+  }
+}
+
 /** Parameter grid for tuning; run it on the train split only. */
 async function sweep(corpus: Corpus): Promise<void> {
   for (const [k1, b] of [
@@ -285,6 +348,7 @@ async function sweep(corpus: Corpus): Promise<void> {
     const { deps } = await buildStack(corpus, settings, {});
     console.log(line(`vector ${label}`, await evaluate(vectorSystem(deps), corpus)));
   }
+  await graphSweep(corpus);
   const { deps } = await buildStack(corpus, {}, {});
   for (const vector of [0.05, 0.1, 0.2, 0.3, 0.5, 1]) {
     for (const rrfK of [1, 3, 5, 10, 20, 60]) {
@@ -328,6 +392,53 @@ async function main(): Promise<void> {
     line(
       `fused (retrieve, weights v${DEFAULT_FUSION_WEIGHTS.vector}/k${DEFAULT_FUSION_WEIGHTS.keyword})`,
       await evaluate(fusedSystem(deps, DEFAULT_FUSION_WEIGHTS), corpus),
+    ),
+  );
+  const stemmed = await buildStack(corpus, {}, { tokenize: stemmedTerms }, true);
+  console.log(
+    line('bm25 stemmed (src/text/stem.ts)', await evaluate(bm25System(stemmed.deps), corpus)),
+  );
+  console.log(
+    line(
+      'fused, stemmed BM25',
+      await evaluate(fusedSystem(stemmed.deps, DEFAULT_FUSION_WEIGHTS), corpus),
+    ),
+  );
+  console.log(
+    line(
+      'fused, stemmed + graph rerank (γ 0.25, 2 rounds)',
+      await evaluate(
+        fusedSystem(stemmed.deps, DEFAULT_FUSION_WEIGHTS, undefined, {
+          graphRerank: true,
+          graphRerankWeight: 0.25,
+        }),
+        corpus,
+      ),
+    ),
+  );
+  console.log(
+    line(
+      'fused, stemmed + graph expansion (depth 2, w 0.3)',
+      await evaluate(
+        fusedSystem(stemmed.deps, { ...DEFAULT_FUSION_WEIGHTS, graph: 0.3 }, undefined, {
+          graph: { depth: 2 },
+          graphRerank: true,
+          graphRerankWeight: 0.25,
+        }),
+        corpus,
+      ),
+    ),
+  );
+  console.log(
+    `graph build (${corpus.documents.length} docs, memory graph store): ${stemmed.graphMs.toFixed(0)} ms`,
+  );
+  const stemmedEngine = await engineSystem(corpus, {
+    keywordIndex: createMemoryKeywordIndex({ tokenize: stemmedTerms }),
+  });
+  console.log(
+    line(
+      'engine.search, keyword index with stemmedTerms',
+      await evaluate(stemmedEngine.system, corpus),
     ),
   );
   const engine = await engineSystem(corpus);

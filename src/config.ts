@@ -4,6 +4,9 @@ import type { KeywordIndex } from './ports/keyword-index.js';
 import type { LearningSink } from './ports/learning-sink.js';
 import type { LLMProvider } from './ports/llm-provider.js';
 import type { SessionStore } from './ports/session-store.js';
+import type { GraphStore } from './ports/graph-store.js';
+import type { RateLimiter } from './ports/rate-limiter.js';
+import type { Reranker } from './ports/reranker.js';
 import type { Tokenizer } from './ports/tokenizer.js';
 import type { VectorStore } from './ports/vector-store.js';
 import { DEFAULT_CONFIDENCE_WEIGHTS } from './pipeline/score.js';
@@ -15,6 +18,12 @@ import {
   RECOMMENDED_MIN_SIMILARITY,
 } from './pipeline/retrieve.js';
 import * as z from 'zod/mini';
+import { compactionConfigSchema } from './pipeline/compact.js';
+import { DEFAULT_SUPPORT_THRESHOLD } from './pipeline/judge.js';
+import { recallConfigSchema } from './pipeline/recall.js';
+import { rewriteConfigSchema } from './pipeline/rewrite.js';
+import { DEFAULT_FALLBACK_TEMPLATE } from './resilience/fallback.js';
+import { rateLimitSettingsSchema, resilienceSettingsSchema } from './resilience/settings.js';
 import { describeIssues, intRange, range, safeParse } from './schema.js';
 
 /** An adapter object: checked to have the port's methods. */
@@ -40,8 +49,13 @@ export const engineConfigSchema = z.strictObject({
   keywordIndex: port<KeywordIndex>('KeywordIndex', ['add', 'search', 'delete', 'count']),
   /** Embedder (default: the hashing embedder, 384 dimensions). */
   embedder: port<EmbeddingProvider>('EmbeddingProvider', ['embed']),
-  /** Language model (default: the offline extractive provider). */
+  /** Language model (default: from the environment, else the offline extractive provider). */
   llm: port<LLMProvider>('LLMProvider', ['generate', 'stream']),
+  /**
+   * Without `llm`, use the provider an environment variable names (`OPENAI_API_KEY`,
+   * `ANTHROPIC_API_KEY`, `OLLAMA_HOST`) when one is set. Default true.
+   */
+  providerFromEnvironment: z._default(z.boolean(), true),
   /** Session store (default: in-memory). */
   sessionStore: port<SessionStore>('SessionStore', [
     'createSession',
@@ -57,6 +71,21 @@ export const engineConfigSchema = z.strictObject({
   ]),
   /** Tokenizer for chunking and the context budget (default: gpt-tokenizer cl100k_base). */
   tokenizer: port<Tokenizer>('Tokenizer', ['count', 'encode', 'decode']),
+  /** Knowledge graph of the documents (default: in-memory). */
+  graphStore: port<GraphStore>('GraphStore', [
+    'upsertNodes',
+    'upsertEdges',
+    'neighbors',
+    'deleteNodes',
+  ]),
+  /** Optional reranker (a cross-encoder or hosted reranker) for routes that ask for one. */
+  reranker: port<Reranker>('Reranker', ['rerank']),
+  /** Rate limiter used when `rateLimit.enabled` (default: in-memory sliding window). */
+  rateLimiter: port<RateLimiter>('RateLimiter', ['hit']),
+  /** Timeouts, retries and circuit breaker around every model and embedder call. */
+  resilience: z.prefault(resilienceSettingsSchema, {}),
+  /** Per-key request limits (opt-in: library callers are trusted code). */
+  rateLimit: z.prefault(rateLimitSettingsSchema, {}),
   /** Tenant scope of every store call. */
   namespace: z._default(z.string().check(z.minLength(1), z.maxLength(200)), 'default'),
   /** How documents are cut into chunks. */
@@ -121,6 +150,38 @@ export const engineConfigSchema = z.strictObject({
       ),
     {},
   ),
+  /** Intent routing: each question gets the retrieval strategy of its intent. */
+  routing: z.prefault(
+    z.strictObject({
+      /** Off: every question uses the `retrieval` strategy. */
+      enabled: z._default(z.boolean(), true),
+      /** Weight of the rules against the nearest labelled examples, in [0, 1]. */
+      ruleWeight: z._default(range(0, 1), 0.6),
+    }),
+    {},
+  ),
+  /** The knowledge graph built at ingestion and used by relational and hybrid routes. */
+  graph: z.prefault(
+    z.strictObject({
+      /** Off: no graph is built and no route expands through it. */
+      enabled: z._default(z.boolean(), true),
+      /** Salient terms linked per chunk (`RELATES_TO`); 0 links none. */
+      maxTermsPerChunk: z._default(intRange(0, 50), 6),
+      /** A term shared by more chunks than this relates none of them. */
+      maxChunksPerTerm: z._default(intRange(1), 50),
+      /** Characters of each chunk read for its terms. */
+      termCharacters: z._default(intRange(1), 600),
+      /** Weight of score propagation over graph neighbours in the ranking. */
+      rerankWeight: z._default(range(0, 1), 0.25),
+    }),
+    {},
+  ),
+  /** History compaction by chat profile (`default`, `long_context`, `compact`, or your own). */
+  compaction: compactionConfigSchema,
+  /** Semantic recall of the same user's earlier messages. */
+  recall: recallConfigSchema,
+  /** Follow-up questions rewritten into standalone search queries. */
+  rewrite: rewriteConfigSchema,
   /** What of the conversation goes to the model. */
   history: z.prefault(
     z.strictObject({
@@ -148,6 +209,8 @@ export const engineConfigSchema = z.strictObject({
       system: z._default(z.string().check(z.minLength(1)), DEFAULT_SYSTEM_PROMPT),
       /** The fixed answer of guard mode. */
       guard: z._default(z.string().check(z.minLength(1)), DEFAULT_GUARD_ANSWER),
+      /** Opening of the fallback answer while the circuit breaker is open. */
+      fallback: z._default(z.string().check(z.minLength(1)), DEFAULT_FALLBACK_TEMPLATE),
     }),
     {},
   ),
@@ -177,6 +240,22 @@ export const engineConfigSchema = z.strictObject({
     }),
     {},
   ),
+  /** Grounding: check each cited sentence against its sources. */
+  judge: z.prefault(
+    z.strictObject({
+      /** `off`, `offline` (lexical and numeric evidence) or `llm` (the model judges each claim). */
+      mode: z._default(z.enum(['off', 'offline', 'llm']), 'offline'),
+      /** Unsupported claims: `annotate` (report), `remove` (drop them), `block` (guard answer). */
+      policy: z._default(z.enum(['annotate', 'remove', 'block']), 'annotate'),
+      /** Least support score of a supported claim. */
+      threshold: z._default(range(0, 1), DEFAULT_SUPPORT_THRESHOLD),
+      /** With `block`: least share of supported claims an answer needs. */
+      minSupportedRatio: z._default(range(0, 1), 0.5),
+    }),
+    {},
+  ),
+  /** Answer greetings and thanks without retrieval (seed 004's shouldUseRAG). */
+  smallTalk: z._default(z.boolean(), true),
   /** Messages that end a chat session (exact, case-insensitive, trimmed). */
   quitWords: z._default(z.array(z.string().check(z.minLength(1))), ['quit']),
 });

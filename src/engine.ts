@@ -10,13 +10,26 @@ import { createMemoryVectorStore } from './adapters/memory/vector-store.js';
 import { withCountCache } from './adapters/tokenizer/count-cache.js';
 import { createGptTokenizer } from './adapters/tokenizer/gpt-tokenizer.js';
 import { deleteDocuments, ingestDocuments } from './ingest/ingest.js';
+import { createMemoryRateLimiter } from './adapters/memory/rate-limiter.js';
+import { createMemoryGraphStore } from './adapters/memory/graph-store.js';
+import { createGraphIndexer } from './ingest/graph.js';
 import { createEmbeddingCache } from './pipeline/embedding-cache.js';
+import { createRecall } from './pipeline/recall.js';
+import { createRouter } from './pipeline/route.js';
+import {
+  createResilientEmbedder,
+  createResilientLLM,
+  type ResilienceBreakerEvent,
+} from './resilience/resilient-llm.js';
 import { assessSessionQuality } from './pipeline/learn.js';
 import { retrieve } from './pipeline/retrieve.js';
 import { toSources } from './pipeline/sources.js';
 import {
   loadOwnedSession,
+  planRetrieval,
+  providerRateLimitEvent,
   retrievalOptions,
+  retryEvent,
   runTurn,
   type EngineRuntime,
 } from './pipeline/turn.js';
@@ -34,6 +47,7 @@ import {
 } from './pipeline/validate.js';
 import type { SessionRecord, Source } from './ports/chat-records.js';
 import type { SessionPage } from './ports/session-store.js';
+import type { LLMProvider } from './ports/llm-provider.js';
 import type { Tokenizer } from './ports/tokenizer.js';
 import { ChatStream } from './stream.js';
 import type {
@@ -88,6 +102,26 @@ export interface ChatEngine {
 }
 
 /**
+ * The model of an engine: the configured one; else, when allowed and an environment variable
+ * names a provider (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `OLLAMA_HOST`), that provider
+ * (loaded on demand, so the core entry stays small); else the offline extractive model.
+ */
+async function resolveModel(
+  configured: LLMProvider | undefined,
+  fromEnvironment: boolean,
+): Promise<LLMProvider> {
+  if (configured) return configured;
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
+    ?.env;
+  if (fromEnvironment && env && (env.OPENAI_API_KEY || env.ANTHROPIC_API_KEY || env.OLLAMA_HOST)) {
+    const { providerFromEnv } = await import('./adapters/provider-factory.js');
+    const provider = providerFromEnv(env);
+    if (provider) return provider.llm;
+  }
+  return createExtractiveProvider();
+}
+
+/**
  * Creates a chat engine. With no arguments everything is in memory and offline: hashing
  * embedder, BM25 keyword index, exact vector store, and the extractive model.
  * Throws `ConfigError` naming every invalid field.
@@ -96,17 +130,52 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
   const resolved = resolveConfig(config);
   const events = new EngineEmitter();
   const lock = new KeyedLock();
-  const embedder = resolved.embedder ?? createHashingEmbedder();
+  // Every model and embedder call goes through timeouts, retries and a circuit breaker.
+  const onBreaker = (event: ResilienceBreakerEvent): void =>
+    events.emit('breaker', {
+      provider: event.provider,
+      key: event.key,
+      state: event.state,
+      previous: event.previous,
+      failures: event.failures,
+      retryAfterMs: event.retryAfterMs,
+    });
+  const embedder = createResilientEmbedder(
+    resolved.embedder ?? createHashingEmbedder(),
+    resolved.resilience,
+    {
+      onBreaker,
+      onRetry: (event) => events.emit('retry', retryEvent(null, event)),
+      onRateLimit: (event) => events.emit('rateLimit', providerRateLimitEvent(null, event)),
+    },
+  );
+  const embeddingCache = createEmbeddingCache();
+  const graphStore = resolved.graph.enabled
+    ? (resolved.graphStore ?? createMemoryGraphStore())
+    : undefined;
+  const graphIndexer = graphStore
+    ? createGraphIndexer({
+        graphStore,
+        maxTermsPerChunk: resolved.graph.maxTermsPerChunk,
+        maxChunksPerTerm: resolved.graph.maxChunksPerTerm,
+        termCharacters: resolved.graph.termCharacters,
+      })
+    : undefined;
   const base = {
     config: resolved,
     events,
     vectorStore: resolved.vectorStore ?? createMemoryVectorStore(),
     keywordIndex: resolved.keywordIndex ?? createMemoryKeywordIndex(),
     embedder,
-    embeddingCache: createEmbeddingCache(),
-    llm: resolved.llm ?? createExtractiveProvider(),
+    embeddingCache,
+    graphStore,
+    reranker: resolved.reranker,
+    router: createRouter({ embedder, embeddingCache, ruleWeight: resolved.routing.ruleWeight }),
     sessionStore: resolved.sessionStore ?? createMemorySessionStore(),
     learningSink: resolved.learningSink ?? createMemoryLearningSink(),
+    rateLimiter: resolved.rateLimit.enabled
+      ? (resolved.rateLimiter ?? createMemoryRateLimiter(resolved.rateLimit))
+      : undefined,
   };
 
   const endSession = async (session: SessionRecord, reason: 'quit' | 'ended'): Promise<void> => {
@@ -148,11 +217,29 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
     (tokenizer ??= resolved.tokenizer ? Promise.resolve(resolved.tokenizer) : createGptTokenizer());
   let turnRuntime: Promise<EngineRuntime> | undefined;
   const runtime = (): Promise<EngineRuntime> =>
-    (turnRuntime ??= loadTokenizer().then((loaded) => ({
-      ...base,
-      tokenizer: withCountCache(loaded),
-      endSession,
-    })));
+    (turnRuntime ??= Promise.all([
+      loadTokenizer(),
+      resolveModel(resolved.llm, resolved.providerFromEnvironment),
+    ]).then(([loaded, model]) => {
+      const counted = withCountCache(loaded);
+      return {
+        ...base,
+        llm: createResilientLLM(model, resolved.resilience, { onBreaker }),
+        tokenizer: counted,
+        recall: createRecall(
+          {
+            vectorStore: base.vectorStore,
+            embedder,
+            tokenizer: counted,
+            namespace: resolved.namespace,
+            embeddingCache,
+            onError: (error, where) => events.emit('error', { where, error }),
+          },
+          resolved.recall,
+        ),
+        endSession,
+      };
+    }));
 
   const ownedSession = async (params: unknown): Promise<SessionRecord> => {
     const ref = parseInput(sessionRefSchema, params, 'session reference');
@@ -170,7 +257,8 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
 
     async ingest(docs, options = {}) {
       const parsed = parseInput(ingestOptionsSchema, options, 'ingest options');
-      const result = await ingestDocuments({ ...base, tokenizer: await loadTokenizer() }, docs, {
+      const deps = { ...base, graphIndexer, tokenizer: await loadTokenizer() };
+      const result = await ingestDocuments(deps, docs, {
         namespace: resolved.namespace,
         chunkSize: resolved.chunking.chunkSize,
         chunkOverlap: resolved.chunking.chunkOverlap,
@@ -190,7 +278,10 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
 
     async deleteDocuments(documentIds) {
       const ids = parseInput(documentIdsSchema, documentIds, 'document ids');
-      return deleteDocuments(base, resolved.namespace, ids);
+      const removed = await deleteDocuments(base, resolved.namespace, ids);
+      await graphIndexer?.remove(resolved.namespace, ids);
+      base.embeddingCache.clear();
+      return removed;
     },
 
     async createSession(params) {
@@ -258,11 +349,21 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
       const input = parseInput(searchOptionsSchema, options, 'search options');
       const text = parseInput(queryTextSchema, query, 'search query');
       const started = performance.now();
-      const k = input.k ?? resolved.retrieval.topK;
+      const plan = await planRetrieval(base, text, {
+        topK: input.k,
+        searchDepth: input.searchDepth,
+        signal: input.signal,
+      });
       const result = await retrieve(
         text,
         base,
-        retrievalOptions(base, { k, maxK: k, filter: input.filter, signal: input.signal }),
+        retrievalOptions(base, {
+          k: plan.k,
+          maxK: plan.maxK,
+          strategy: plan.strategy,
+          filter: input.filter,
+          signal: input.signal,
+        }),
       );
       const sources = toSources(result.chunks);
       events.emit('retrieval', {

@@ -1,6 +1,8 @@
 import EventEmitter from 'eventemitter3';
 import type { Confidence, SessionRecord, Source } from './ports/chat-records.js';
 import type { CortexisError } from './errors/index.js';
+import type { Grounding } from './pipeline/judge.js';
+import type { RetrievalStrategy } from './pipeline/route.js';
 
 /** A session was created. */
 export interface SessionCreatedEvent {
@@ -30,10 +32,14 @@ export interface TurnStartedEvent {
 export interface RouteEvent {
   /** Turn id. */
   readonly turnId: string;
-  /** The retrieval strategy used. */
+  /** The route: an intent (`retrieval`, `relational`, `synthesis`, `hybrid`), or `small-talk` / `chat`. */
   readonly route: string;
+  /** How clearly the intent won, in [0, 1] (1 for fixed routes). */
+  readonly confidence: number;
   /** Sources asked for. */
   readonly k: number;
+  /** The retrieval strategy, or null when the route does not retrieve. */
+  readonly strategy: RetrievalStrategy | null;
 }
 
 /** Retrieval finished. */
@@ -42,6 +48,10 @@ export interface RetrievalEvent {
   readonly turnId: string | null;
   /** The query searched (the standalone form of a follow-up). */
   readonly query: string;
+  /** Whether `query` is a rewrite of the user's follow-up. */
+  readonly rewritten?: boolean | undefined;
+  /** How it was rewritten. */
+  readonly rewriteMethod?: 'none' | 'offline' | 'llm' | undefined;
   /** Chunk ids returned, best first. */
   readonly ids: readonly string[];
   /** Their scores. */
@@ -64,8 +74,8 @@ export interface RetrievalEvent {
 export interface GuardEvent {
   /** Turn id. */
   readonly turnId: string;
-  /** Why. */
-  readonly reason: 'low-similarity' | 'no-sources';
+  /** Why: nothing relevant retrieved, or the judge found too little of the answer supported. */
+  readonly reason: 'low-similarity' | 'no-sources' | 'judge';
   /** Best score found. */
   readonly topScore: number;
   /** The threshold it missed. */
@@ -92,6 +102,34 @@ export interface ConfidenceEvent {
   readonly confidence: Confidence;
 }
 
+/** The grounding judge checked an answer's claims. */
+export interface JudgeEvent {
+  /** Turn id. */
+  readonly turnId: string;
+  /** Per-claim grounding. */
+  readonly grounding: Grounding;
+  /** Policy applied. */
+  readonly policy: 'annotate' | 'remove' | 'block';
+  /** Claims removed (policy `remove`). */
+  readonly removed: number;
+  /** True when the answer was replaced by the guard answer (policy `block`). */
+  readonly blocked: boolean;
+  /** Duration, ms. */
+  readonly durationMs: number;
+}
+
+/** Older turns were summarised into one `system-summary` message. */
+export interface SummaryEvent {
+  /** Turn id after which compaction ran. */
+  readonly turnId: string;
+  /** Session id. */
+  readonly sessionId: string;
+  /** Messages the summary replaced in the context (they stay in storage). */
+  readonly replacedCount: number;
+  /** Id of the summary message. */
+  readonly summaryId: string;
+}
+
 /** A learning step was recorded. */
 export interface LearningEvent {
   /** Turn id. */
@@ -102,6 +140,52 @@ export interface LearningEvent {
   readonly stepNumber: number;
   /** Reward recorded. */
   readonly reward: number;
+}
+
+/** A failed provider call is about to be retried. */
+export interface RetryEvent {
+  /** Turn id, or null outside a turn. */
+  readonly turnId: string | null;
+  /** Provider name. */
+  readonly provider: string;
+  /** The call retried. */
+  readonly operation: 'generate' | 'stream' | 'embed';
+  /** 1 for the first retry (the second attempt). */
+  readonly attempt: number;
+  /** Wait before it, ms (the provider's `Retry-After` when it sent one). */
+  readonly delayMs: number;
+  /** The error of the attempt that failed. */
+  readonly error: unknown;
+}
+
+/** A circuit breaker changed state. */
+export interface BreakerEvent {
+  /** Provider name. */
+  readonly provider: string;
+  /** The breaker key (the provider, or a conversation). */
+  readonly key: string;
+  /** The new state. */
+  readonly state: 'closed' | 'open' | 'half-open';
+  /** The state before. */
+  readonly previous: 'closed' | 'open' | 'half-open';
+  /** Failures counted in the window. */
+  readonly failures: number;
+  /** Until a trial call is let through, ms (0 unless open). */
+  readonly retryAfterMs: number;
+}
+
+/** A request was rate limited: by this engine's limiter, or by the provider (HTTP 429). */
+export interface RateLimitEvent {
+  /** Turn id, or null outside a turn. */
+  readonly turnId: string | null;
+  /** Who limited. */
+  readonly scope: 'engine' | 'provider';
+  /** The limited key (user + conversation, or the provider's breaker key). */
+  readonly key: string;
+  /** Too many in the window, messages too close together, or the provider's 429. */
+  readonly reason: 'window' | 'flood' | 'provider';
+  /** How long to wait, ms. */
+  readonly retryAfterMs: number;
 }
 
 /** A turn finished. */
@@ -158,7 +242,12 @@ export interface EngineEvents {
   guard: GuardEvent;
   citations: CitationsEvent;
   confidence: ConfidenceEvent;
+  judge: JudgeEvent;
+  summary: SummaryEvent;
   learning: LearningEvent;
+  retry: RetryEvent;
+  breaker: BreakerEvent;
+  rateLimit: RateLimitEvent;
   'turn.completed': TurnCompletedEvent;
   'turn.failed': TurnFailedEvent;
   metrics: MetricsEvent;

@@ -26,12 +26,24 @@ export type * from './ports/index.js';
 // Reference adapters of the core entry.
 export {
   createMemoryVectorStore,
+  DEFAULT_HNSW_THRESHOLD,
+  type MemoryVectorStore,
   type MemoryVectorStoreSettings,
+  type VectorIndexMode,
+  type VectorIndexStats,
 } from './adapters/memory/vector-store.js';
-export { createMemoryKeywordIndex } from './adapters/memory/keyword-index.js';
-export { createMemoryGraphStore } from './adapters/memory/graph-store.js';
+export {
+  createMemoryKeywordIndex,
+  type MemoryKeywordIndex,
+} from './adapters/memory/keyword-index.js';
+export { createMemoryGraphStore, type MemoryGraphStore } from './adapters/memory/graph-store.js';
 export { createMemorySessionStore } from './adapters/memory/session-store.js';
 export { createMemoryLearningSink } from './adapters/memory/learning-sink.js';
+export {
+  createMemoryRateLimiter,
+  type MemoryRateLimiter,
+  type MemoryRateLimiterSettings,
+} from './adapters/memory/rate-limiter.js';
 export { createHashingEmbedder } from './adapters/hashing/embedder.js';
 export { createExtractiveProvider } from './adapters/extractive/provider.js';
 export { createGptTokenizer } from './adapters/tokenizer/gpt-tokenizer.js';
@@ -55,3 +67,16 @@ export {
 } from './pipeline/prompt.js';
 export type { IngestProgress } from './pipeline/validate.js';
 export { matchesFilter, validateFilter } from './adapters/memory/filter.js';
+
+// Resilience around provider calls.
+export {
+  CircuitOpenError,
+  RetryError,
+  createResilientEmbedder,
+  createResilientLLM,
+  fallbackAnswer,
+  resilienceSettingsSchema,
+  type ResilienceHooks,
+  type ResilientEmbedder,
+  type ResilientLLM,
+} from './resilience/index.js';

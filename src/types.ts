@@ -1,4 +1,7 @@
 import type { CitationReport } from './pipeline/cite.js';
+import type { ClaimGrounding, Grounding } from './pipeline/judge.js';
+
+export type { ClaimGrounding, Grounding };
 import type {
   Confidence,
   MessageRecord,
@@ -46,12 +49,19 @@ export interface ChatRequest {
   readonly userId?: string | undefined;
   /** The user message. */
   readonly message: string;
+  /**
+   * Idempotency key of this message (needs `sessionId`): a retried request with the same key
+   * returns the first answer instead of starting a second turn.
+   */
+  readonly messageId?: string | undefined;
   /** `chat` (default) persists the turn in a session; `query` is stateless. */
   readonly mode?: 'chat' | 'query' | undefined;
   /** Overrides the temperature for this turn. */
   readonly temperature?: number | undefined;
   /** Overrides the number of sources for this turn. */
   readonly topK?: number | undefined;
+  /** Overrides the route's search depth: `shallow` (fewer candidates, no graph), `medium`, `deep`. */
+  readonly searchDepth?: 'shallow' | 'medium' | 'deep' | undefined;
   /** Only sources whose metadata matches. */
   readonly filter?: MetadataFilter | undefined;
   /** Cancels the turn; the user message and any partial answer are kept. */
@@ -74,8 +84,10 @@ export interface ChatResponse {
   readonly confidence: Confidence;
   /** What the answer cited and what was removed. */
   readonly citations: CitationReport;
-  /** True when guard mode answered (no sufficiently relevant sources). */
+  /** True when guard mode answered (no sufficiently relevant sources, or the judge blocked). */
   readonly guard: boolean;
+  /** Per-claim grounding of the answer; null for guard, small-talk and quit answers or judge `off`. */
+  readonly grounding: Grounding | null;
   /** `complete`, or `degraded` when retrieval failed and the answer has no context. */
   readonly status: MessageStatus;
   /** True when the message was a quit word and the session has ended. */
@@ -107,6 +119,17 @@ export type ChatStreamPart =
   | { readonly type: 'text-delta'; readonly text: string }
   | ({ readonly type: 'citations' } & CitationReport)
   | { readonly type: 'confidence'; readonly confidence: Confidence }
+  | {
+      readonly type: 'grounding';
+      /** Per-claim grounding. */
+      readonly grounding: Grounding;
+      /** The final answer text (differs from the streamed text when the policy removed or blocked). */
+      readonly text: string;
+      /** Claims removed by policy `remove`. */
+      readonly removed: readonly ClaimGrounding[];
+      /** True when policy `block` replaced the answer with the guard answer. */
+      readonly blocked: boolean;
+    }
   | { readonly type: 'done'; readonly response: ChatResponse }
   | {
       readonly type: 'error';
@@ -157,8 +180,10 @@ export interface HistoryPage {
 
 /** Options of `engine.search`. */
 export interface SearchOptions {
-  /** Sources to return (default: the engine's topK). */
+  /** Sources to return (default: the route's k). */
   readonly k?: number | undefined;
+  /** Overrides the route's search depth. */
+  readonly searchDepth?: 'shallow' | 'medium' | 'deep' | undefined;
   /** Only sources whose metadata matches. */
   readonly filter?: MetadataFilter | undefined;
   /** Cancels the search. */

@@ -94,7 +94,8 @@ describe('citations', () => {
 
   it('sends history as role messages and the sources in a fenced system prompt', async () => {
     const llm = createMockLLM({ responses: 'Answer [source: S1].' });
-    const engine = await engineWithDocs({ llm });
+    // The scripted model would also be asked to condense follow-ups: keep that offline here.
+    const engine = await engineWithDocs({ llm, rewrite: { llm: 'never' } });
     const session = await engine.createSession({ userId: 'u1' });
     await engine.chat({ sessionId: session.id, message: 'What is the refund policy?' });
     await engine.chat({ sessionId: session.id, message: 'How long does shipping take?' });

@@ -74,6 +74,11 @@ export interface GraphBuildSettings {
   readonly maxChunksPerTerm?: number | undefined;
   /** Shortest term (after stemming) considered (default 4 characters). */
   readonly minTermLength?: number | undefined;
+  /**
+   * Characters of each chunk read for its terms (default 600: the heading and first
+   * sentences name its topic; reading whole chunks costs ingestion time for little gain).
+   */
+  readonly termCharacters?: number | undefined;
 }
 
 /** What the builder remembers between groups (create with `createGraphState`). */
@@ -117,7 +122,12 @@ export interface GraphUpdate {
   readonly removedNodeIds: string[];
 }
 
-const DEFAULTS = { maxTermsPerChunk: 6, maxChunksPerTerm: 50, minTermLength: 4 } as const;
+const DEFAULTS = {
+  maxTermsPerChunk: 6,
+  maxChunksPerTerm: 50,
+  minTermLength: 4,
+  termCharacters: 600,
+} as const;
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 const MARKDOWN_LINK = /\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+["'(][^)]*)?\)/g;
@@ -128,6 +138,7 @@ const RELATIVE_PATH = /(?:^|[\s("'`])(\.{1,2}\/[^\s)"'`\]>]+)/g;
 /** Link targets written in a text: markdown, reference-style, wiki links and relative paths. */
 export function extractLinks(text: string): string[] {
   const targets = new Set<string>();
+  if (!text.includes('[') && !text.includes('./')) return [];
   for (const pattern of [MARKDOWN_LINK, REFERENCE_LINK, WIKI_LINK, RELATIVE_PATH]) {
     for (const match of text.matchAll(pattern)) {
       const target = match[1]?.trim();
@@ -227,17 +238,32 @@ export function salientTerms(
   count: number,
 ): { term: string; weight: number }[] {
   if (count <= 0) return [];
-  const scored: { term: string; weight: number }[] = [];
+  // Insertion into a short best-first list: cheaper than sorting every term.
+  const top: { term: string; weight: number }[] = [];
+  const better = (a: { term: string; weight: number }, b: { term: string; weight: number }) =>
+    a.weight > b.weight || (a.weight === b.weight && a.term < b.term);
   for (const [term, frequency] of frequencies) {
     if (state.blocked.has(term)) continue;
     const df = state.documentFrequency.get(term) ?? 1;
-    const weight = (1 + Math.log(frequency)) * Math.log(1 + state.chunkCount / df);
-    if (weight > 0) scored.push({ term, weight });
+    const entry = { term, weight: (1 + Math.log(frequency)) * Math.log(1 + state.chunkCount / df) };
+    if (!(entry.weight > 0)) continue;
+    if (top.length === count && !better(entry, top[count - 1]!)) continue;
+    let at = Math.min(top.length, count - 1);
+    while (at > 0 && better(entry, top[at - 1]!)) at--;
+    top.splice(at, 0, entry);
+    if (top.length > count) top.pop();
   }
-  scored.sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : 1));
-  const top = scored.slice(0, count);
   const best = top[0]?.weight ?? 1;
   return top.map(({ term, weight }) => ({ term, weight: Math.min(1, weight / best) }));
+}
+
+/** Drops the links re-ingested or removed documents were waiting to make. */
+function forgetLinksFrom(state: GraphState, documentIds: ReadonlySet<string>): void {
+  if (documentIds.size === 0) return;
+  for (const [key, waiting] of state.pending) {
+    for (const id of documentIds) waiting.delete(id);
+    if (waiting.size === 0) state.pending.delete(key);
+  }
 }
 
 /**
@@ -252,15 +278,17 @@ export function buildGraph(
   const maxTerms = settings.maxTermsPerChunk ?? DEFAULTS.maxTermsPerChunk;
   const maxChunks = settings.maxChunksPerTerm ?? DEFAULTS.maxChunksPerTerm;
   const minLength = settings.minTermLength ?? DEFAULTS.minTermLength;
+  const characters = settings.termCharacters ?? DEFAULTS.termCharacters;
   const nodes: GraphNode[] = [];
   const edges: GraphEdge[] = [];
   const removedNodeIds: string[] = [];
 
   // Documents first, so links inside the group resolve.
+  const again = new Set(group.map(({ doc }) => doc.id).filter((id) => state.documents.has(id)));
+  forgetLinksFrom(state, again);
   for (const { doc } of group) {
     state.documents.add(doc.id);
     if (doc.uri !== undefined) state.uris.set(normalizeUri(doc.uri), doc.id);
-    for (const pending of state.pending.values()) pending.delete(doc.id);
   }
   // Links that waited for a document of this group.
   for (const { doc } of group) {
@@ -297,7 +325,9 @@ export function buildGraph(
 
   // Term statistics of the whole group before choosing salient terms.
   const chunkTerms: Map<string, number>[][] = group.map(({ chunks }) =>
-    maxTerms > 0 ? chunks.map((chunk) => termFrequencies(chunk.text, minLength)) : [],
+    maxTerms > 0
+      ? chunks.map((chunk) => termFrequencies(chunk.text.slice(0, characters), minLength))
+      : [],
   );
   for (const perDocument of chunkTerms) {
     for (const frequencies of perDocument) {
@@ -448,11 +478,10 @@ export function createGraphIndexer(settings: GraphIndexerSettings): GraphIndexer
     async remove(namespace, documentIds, options) {
       if (documentIds.length === 0) return 0;
       const stored = await storedDocuments(graphStore, namespace, documentIds, options);
-      for (const id of documentIds) {
-        state.documents.delete(id);
-        for (const [uri, owner] of state.uris) if (owner === id) state.uris.delete(uri);
-        for (const waiting of state.pending.values()) waiting.delete(id);
-      }
+      const ids = new Set(documentIds);
+      for (const id of ids) state.documents.delete(id);
+      for (const [uri, owner] of state.uris) if (ids.has(owner)) state.uris.delete(uri);
+      forgetLinksFrom(state, ids);
       if (stored.nodeIds.length === 0) return 0;
       return graphStore.deleteNodes(namespace, stored.nodeIds, options);
     },

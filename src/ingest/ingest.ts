@@ -8,6 +8,7 @@ import { documentsSchema, parseInput, type IngestProgress } from '../pipeline/va
 import type { IngestDocument, IngestResult } from '../types.js';
 import { ulid } from '../util/ids.js';
 import { chunkText } from './chunk.js';
+import type { GraphIndexer } from './graph.js';
 
 /** What ingestion writes to. */
 export interface IngestDeps {
@@ -15,6 +16,8 @@ export interface IngestDeps {
   readonly keywordIndex: KeywordIndex;
   readonly embedder: EmbeddingProvider;
   readonly tokenizer: Tokenizer;
+  /** Writes the knowledge graph of each group; omitted: no graph. */
+  readonly graphIndexer?: GraphIndexer | undefined;
 }
 
 /** Ingestion settings. */
@@ -132,7 +135,11 @@ export async function ingestDocuments(
   for (let start = 0; start < batch.length; start += DOCUMENTS_PER_GROUP) {
     throwIfAborted(signal);
     const group = batch.slice(start, start + DOCUMENTS_PER_GROUP);
-    const chunks = group.flatMap((doc) => prepareChunks(doc, revision, settings, deps.tokenizer));
+    const perDocument = group.map((doc) => ({
+      doc,
+      chunks: prepareChunks(doc, revision, settings, deps.tokenizer),
+    }));
+    const chunks = perDocument.flatMap((entry) => entry.chunks);
     const vectors = await embedAll(
       deps.embedder,
       chunks.map((chunk) => chunk.indexText),
@@ -153,6 +160,14 @@ export async function ingestDocuments(
         chunks.map((chunk) => ({ id: chunk.id, text: chunk.indexText, metadata: chunk.metadata })),
       );
     }
+    await deps.graphIndexer?.index(
+      namespace,
+      perDocument.map((entry) => ({
+        doc: entry.doc,
+        chunks: entry.chunks.map((chunk) => ({ id: chunk.id, text: chunk.indexText })),
+      })),
+      { signal },
+    );
     const stale = {
       filter: { documentId: { $in: group.map((doc) => doc.id) }, revision: { $ne: revision } },
     };

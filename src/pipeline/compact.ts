@@ -99,10 +99,13 @@ export const compactionConfigSchema = z.prefault(
       profiles: z._default(z.record(z.string().check(z.minLength(1)), chatProfileSchema), {}),
     })
     .check(
-      z.refine((section) => section.profile in CHAT_PROFILES || section.profile in section.profiles, {
-        message: 'names no built-in or custom profile',
-        path: ['profile'],
-      }),
+      z.refine(
+        (section) => section.profile in CHAT_PROFILES || section.profile in section.profiles,
+        {
+          message: 'names no built-in or custom profile',
+          path: ['profile'],
+        },
+      ),
     ),
   {},
 );
@@ -144,7 +147,10 @@ export const SUMMARY_SYSTEM =
 const MESSAGE_OVERHEAD = 4;
 
 /** Tokens a stored message costs in the context. */
-export function messageTokens(message: Pick<MessageRecord, 'content'>, tokenizer: Tokenizer): number {
+export function messageTokens(
+  message: Pick<MessageRecord, 'content'>,
+  tokenizer: Tokenizer,
+): number {
   return tokenizer.count(message.content) + MESSAGE_OVERHEAD;
 }
 
@@ -206,8 +212,11 @@ export function planCompaction(
     (message) =>
       message.role === 'system-summary' && !message.coveredBy && message !== previousSummary,
   );
-  const historyTokens = [...conversation, ...olderSummaries, ...(previousSummary ? [previousSummary] : [])]
-    .reduce((sum, message) => sum + messageTokens(message, tokenizer), 0);
+  const historyTokens = [
+    ...conversation,
+    ...olderSummaries,
+    ...(previousSummary ? [previousSummary] : []),
+  ].reduce((sum, message) => sum + messageTokens(message, tokenizer), 0);
   const groups = groupTurns(conversation);
   const turns = conversation.filter((message) => message.role === 'user').length;
   const reason =
@@ -360,7 +369,8 @@ export function summaryMessages(
     });
   }
   for (const message of plan.summarize) {
-    if (message.content.trim().length === 0) continue;
+    // Guard answers are boilerplate: the question they answered is what matters.
+    if (message.content.trim().length === 0 || message.guard) continue;
     if (message.role === 'assistant') {
       messages.push({ role: 'assistant', content: message.content + sourceNote(message) });
     } else if (message.role === 'system-summary') {
@@ -387,6 +397,31 @@ export function cutToTokens(text: string, maxTokens: number, tokenizer: Tokenize
   return parts.slice(0, low).join('').trimEnd();
 }
 
+/**
+ * The summary with a `Sources: …` line naming the covered answers' document ids that it does
+ * not mention yet (the spec asks for "relevant source ids"; small models and the offline
+ * provider often drop them), all within `maxTokens`.
+ */
+export function withSourceIds(
+  summary: string,
+  plan: Pick<CompactionPlan, 'summarize' | 'previousSummary'>,
+  maxTokens: number,
+  tokenizer: Tokenizer,
+): string {
+  const ids = new Set<string>();
+  // Ids a previous summary named carry over.
+  const previous = /^Sources: (.+)\.$/m.exec(plan.previousSummary?.content ?? '');
+  for (const id of previous?.[1]?.split(', ') ?? []) if (id) ids.add(id);
+  for (const message of plan.summarize) {
+    for (const source of message.sources) ids.add(source.documentId);
+  }
+  const missing = [...ids].filter((id) => !summary.includes(id));
+  const line = missing.length === 0 ? '' : `\nSources: ${missing.join(', ')}.`;
+  const room = maxTokens - (line ? tokenizer.count(line) : 0);
+  if (room < Math.min(16, maxTokens / 2)) return cutToTokens(summary, maxTokens, tokenizer);
+  return `${cutToTokens(summary, room, tokenizer)}${line}`;
+}
+
 /** Citation tags have no meaning outside the turn that produced them. */
 function cleanSummary(text: string): string {
   return text
@@ -406,7 +441,8 @@ export async function compact(deps: CompactDeps, input: CompactInput): Promise<C
   const { sessionStore, llm, tokenizer } = deps;
   const { session, profile, signal } = input;
   const messages =
-    input.messages ?? (await sessionStore.listMessages(session.id, { uncoveredOnly: true, signal }));
+    input.messages ??
+    (await sessionStore.listMessages(session.id, { uncoveredOnly: true, signal }));
   const plan = planCompaction(messages, profile, tokenizer);
   if (!plan.needed || plan.summarize.length === 0) return { status: 'none', plan };
 
@@ -419,8 +455,9 @@ export async function compact(deps: CompactDeps, input: CompactInput): Promise<C
       temperature: 0,
       signal,
     });
-    text = cutToTokens(cleanSummary(result.text), profile.summaryTokens, tokenizer);
-    if (text.length === 0) throw new Error('the summariser returned an empty summary');
+    const summaryText = cleanSummary(result.text);
+    if (summaryText.length === 0) throw new Error('the summariser returned an empty summary');
+    text = withSourceIds(summaryText, plan, profile.summaryTokens, tokenizer);
   } catch (error) {
     if (signal?.aborted) throw new AbortError('Compaction was aborted', { cause: error });
     return {
@@ -451,5 +488,11 @@ export async function compact(deps: CompactDeps, input: CompactInput): Promise<C
     covers,
   };
   await sessionStore.appendSummary(session.id, summary, { signal });
-  return { status: 'summarized', plan, summary, summaryId: summary.id, replacedCount: covers.length };
+  return {
+    status: 'summarized',
+    plan,
+    summary,
+    summaryId: summary.id,
+    replacedCount: covers.length,
+  };
 }

@@ -199,9 +199,9 @@ export function createRecall(deps: RecallDeps, settings: Partial<RecallSettings>
       if (!resolved.enabled) return;
       const batch = messages.filter(isRecallable);
       if (batch.length === 0) return;
-      // Start after the current microtasks so the caller's reply is never delayed.
+      // Start on a later macrotask, so the caller's turn runs on first and is never delayed.
       track(
-        Promise.resolve().then(async () => {
+        new Promise<void>((resolve) => setTimeout(resolve, 0)).then(async () => {
           const vectors = await deps.embedder.embed(batch.map((message) => message.content));
           await deps.vectorStore.upsert(
             namespace,
@@ -276,6 +276,8 @@ export function createRecall(deps: RecallDeps, settings: Partial<RecallSettings>
 
     async forget(sessionId) {
       try {
+        // Let queued indexing land first, or it would re-add what is deleted.
+        while (tasks.size > 0) await Promise.all([...tasks]);
         await deps.vectorStore.delete(namespace, { filter: { sessionId } });
       } catch (error) {
         report(error, 'recall.index');
@@ -290,7 +292,9 @@ export function createRecall(deps: RecallDeps, settings: Partial<RecallSettings>
 }
 
 /** Renders recalled messages for the context, oldest first, each with its role and date. */
-export function formatRecalled(messages: readonly Pick<RecalledMessage, 'role' | 'text' | 'createdAt'>[]): string {
+export function formatRecalled(
+  messages: readonly Pick<RecalledMessage, 'role' | 'text' | 'createdAt'>[],
+): string {
   return [...messages]
     .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0))
     .map((message) => `[${message.role}, ${message.createdAt.slice(0, 10)}] ${message.text}`)

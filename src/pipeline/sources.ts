@@ -27,9 +27,9 @@ export function toSources(chunks: readonly RetrievedChunk[]): Source[] {
     keywordScore: chunk.keywordScore,
     fusedScore: chunk.fusedScore,
     type: chunk.type,
-    graphBoost: 1,
-    learnedBoost: 1,
-    graphContext: null,
+    graphBoost: chunk.graphBoost,
+    learnedBoost: chunk.learnedBoost,
+    graphContext: chunk.graphContext,
     metadata: chunk.metadata,
   }));
 }

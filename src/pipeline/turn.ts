@@ -4,25 +4,49 @@
  * Every stage lives in its own file next to this one; this file only orchestrates them.
  */
 import type { ResolvedConfig } from '../config.js';
-import { AbortError, ConflictError, NotFoundError } from '../errors/index.js';
-import type { EngineEmitter } from '../events.js';
+import { AbortError, ConflictError, NotFoundError, RateLimitError } from '../errors/index.js';
+import type { EngineEmitter, RateLimitEvent, RetryEvent } from '../events.js';
+import { CircuitOpenError } from '../resilience/errors.js';
+import { fallbackAnswer } from '../resilience/fallback.js';
+import type {
+  ProviderRateLimitEvent,
+  ResilienceRetryEvent,
+  ResilientLLM,
+} from '../resilience/resilient-llm.js';
 import type { MessageRecord, SessionRecord, Source } from '../ports/chat-records.js';
 import type { MetadataFilter } from '../ports/common.js';
 import type { EmbeddingProvider } from '../ports/embedding-provider.js';
 import type { KeywordIndex } from '../ports/keyword-index.js';
 import type { LearningSink } from '../ports/learning-sink.js';
-import type { LLMProvider } from '../ports/llm-provider.js';
+import type { GraphStore } from '../ports/graph-store.js';
+import type { PromptSource } from '../ports/llm-provider.js';
+import type { Reranker } from '../ports/reranker.js';
+import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { SessionStore } from '../ports/session-store.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
 import type { VectorStore } from '../ports/vector-store.js';
 import type { ChatResponse, ChatStreamPart } from '../types.js';
 import { isoNow, ulid } from '../util/ids.js';
 import type { EmbeddingCache } from './embedding-cache.js';
+import { validateCitations } from './cite.js';
 import { generateAnswer, toCortexisError } from './generate.js';
+import {
+  applySearchDepth,
+  type RetrievalStrategy,
+  type Router,
+  type SearchDepth,
+} from './route.js';
+import { isSmallTalk, smallTalkReply } from './small-talk.js';
+import { judgeAnswer, type Grounding, type JudgePolicy, type JudgeResult } from './judge.js';
 import { turnReward } from './learn.js';
-import { packContext } from './pack.js';
+import { EXTRACTIVE_PROVIDER } from '../adapters/extractive/provider.js';
+import { compact, resolveChatProfile, selectContext } from './compact.js';
+import { findPreviousTurn, replayResponse } from './idempotency.js';
+import type { Recall } from './recall.js';
+import { rewriteQuery, type RewriteResult } from './rewrite.js';
+import { packContext, withMemory } from './pack.js';
 import { buildSystemPrompt } from './prompt.js';
-import { loadRecentHistory } from './remember.js';
+import { toModelHistory } from './remember.js';
 import {
   retrieve,
   type RetrievalOptions,
@@ -40,7 +64,18 @@ export interface EngineRuntime {
   readonly keywordIndex: KeywordIndex;
   readonly embedder: EmbeddingProvider;
   readonly embeddingCache: EmbeddingCache;
-  readonly llm: LLMProvider;
+  /** The model behind timeouts, retries and the circuit breaker. */
+  readonly llm: ResilientLLM;
+  /** Counts turns per key when rate limiting is enabled. */
+  readonly rateLimiter: RateLimiter | undefined;
+  /** The knowledge graph (expansion and rerank). */
+  readonly graphStore: GraphStore | undefined;
+  /** Optional reranker for routes that ask for one. */
+  readonly reranker: Reranker | undefined;
+  /** Classifies questions into intents and their strategies. */
+  readonly router: Router;
+  /** Semantic recall of the same user's earlier messages. */
+  readonly recall: Recall;
   readonly sessionStore: SessionStore;
   readonly learningSink: LearningSink;
   readonly tokenizer: Tokenizer;
@@ -55,23 +90,106 @@ export function retrievalOptions(
   request: {
     readonly k: number;
     readonly maxK: number;
+    readonly strategy: RetrievalStrategy;
     readonly filter?: MetadataFilter | undefined;
     readonly signal?: AbortSignal | undefined;
   },
 ): RetrievalOptions {
-  const { retrieval, namespace } = runtime.config;
+  const { retrieval, namespace, graph } = runtime.config;
+  const { strategy } = request;
   return {
     namespace,
     k: request.k,
     maxK: Math.max(request.k, request.maxK),
-    candidates: Math.max(retrieval.candidates, request.maxK),
-    threshold: retrieval.threshold,
+    candidates: Math.max(retrieval.candidates, strategy.candidates, request.maxK),
+    threshold: Math.max(retrieval.threshold, strategy.threshold),
     filter: request.filter,
-    weights: retrieval.weights,
+    weights: { ...retrieval.weights, graph: strategy.fusion.graph },
     rrfK: retrieval.rrfK,
     widenSpread: retrieval.widenSpread,
     cosineRange: retrieval.cosineRange ?? runtime.embedder.similarityRange,
+    graph: graph.enabled ? strategy.graph : null,
+    graphRerank: graph.enabled && strategy.graphRerank,
+    graphRerankWeight: graph.rerankWeight,
+    rerank: strategy.rerank,
     signal: request.signal,
+  };
+}
+
+/** The route of a question and how much to retrieve for it. */
+export interface RetrievalPlan {
+  /** The intent (or `retrieval` when routing is off). */
+  readonly route: string;
+  /** How clearly the intent won. */
+  readonly confidence: number;
+  /** The strategy of the route. */
+  readonly strategy: RetrievalStrategy;
+  /** Sources to return. */
+  readonly k: number;
+  /** Adaptive k's ceiling. */
+  readonly maxK: number;
+}
+
+/**
+ * Routes a question (intent → strategy, `searchDepth` override) and settles k: a request's
+ * `topK` is exact, else the session's, else the config's `topK` and `maxK` when routing is
+ * off, else the strategy's.
+ */
+export async function planRetrieval(
+  runtime: Pick<EngineRuntime, 'config' | 'router'>,
+  query: string,
+  request: {
+    readonly topK?: number | undefined;
+    readonly sessionTopK?: number | undefined;
+    readonly searchDepth?: SearchDepth | undefined;
+    readonly signal?: AbortSignal | undefined;
+  },
+): Promise<RetrievalPlan> {
+  const { config } = runtime;
+  const decision = config.routing.enabled
+    ? await runtime.router.route(query, {
+        searchDepth: request.searchDepth,
+        signal: request.signal,
+      })
+    : undefined;
+  const strategy =
+    decision?.strategy ??
+    applySearchDepth(runtime.router.strategies.retrieval, request.searchDepth ?? 'medium');
+  const fixed = request.topK ?? request.sessionTopK;
+  const k = fixed ?? (decision ? strategy.k : config.retrieval.topK);
+  const maxK = request.topK !== undefined ? k : decision ? strategy.maxK : config.retrieval.maxK;
+  return {
+    route: decision?.intent ?? 'retrieval',
+    confidence: decision?.confidence ?? 1,
+    strategy,
+    k,
+    maxK: Math.max(k, maxK),
+  };
+}
+
+/** The `retry` event of a resilience retry. */
+export function retryEvent(turnId: string | null, event: ResilienceRetryEvent): RetryEvent {
+  return {
+    turnId,
+    provider: event.provider,
+    operation: event.operation,
+    attempt: event.attempt,
+    delayMs: event.delayMs,
+    error: event.error,
+  };
+}
+
+/** The `rateLimit` event of a provider's HTTP 429. */
+export function providerRateLimitEvent(
+  turnId: string | null,
+  event: ProviderRateLimitEvent,
+): RateLimitEvent {
+  return {
+    turnId,
+    scope: 'provider',
+    key: event.key,
+    reason: 'provider',
+    retryAfterMs: event.retryAfterMs,
   };
 }
 
@@ -140,6 +258,27 @@ export async function runTurn(
     signal = request.signal;
     if (signal?.aborted) throw new AbortError('The turn was aborted before it started');
 
+    // rate-limit, before anything is loaded or stored
+    if (runtime.rateLimiter) {
+      const key = `${request.userId ?? 'anonymous'}:${request.sessionId ?? '*'}`;
+      const decision = await runtime.rateLimiter.hit(key, Date.now(), { signal });
+      if (!decision.allowed) {
+        const reason = decision.reason ?? 'window';
+        events.emit('rateLimit', {
+          turnId,
+          scope: 'engine',
+          key,
+          reason,
+          retryAfterMs: decision.retryAfterMs,
+        });
+        throw new RateLimitError(
+          reason === 'flood' ? 'Messages are arriving too fast' : 'Too many messages',
+          decision.retryAfterMs,
+          'engine',
+        );
+      }
+    }
+
     // session
     let session: SessionRecord | null = null;
     if (request.mode === 'chat') {
@@ -175,46 +314,133 @@ export async function runTurn(
       });
     }
 
+    // idempotency: a retried message returns the first answer instead of a second turn
+    let userMessage: MessageRecord | null = null;
+    if (session && request.messageId !== undefined) {
+      const previous = await findPreviousTurn(sessionStore, {
+        sessionId: session.id,
+        requestId: request.messageId,
+        message: request.message,
+        signal,
+      });
+      if (previous.status === 'answered') {
+        const response = replayResponse(previous, {
+          model: runtime.llm.metadata.model,
+          confidenceWeights: config.confidence.weights,
+        });
+        sink({ type: 'sources', sources: response.sources });
+        sink({ type: 'text-delta', text: response.text });
+        sink({ type: 'done', response });
+        return response;
+      }
+      // Stored but never answered: answer it now, without storing it twice.
+      if (previous.status === 'unanswered') userMessage = previous.userMessage;
+    }
+
     // persist the user message first: no later failure can lose it
-    const userMessage: MessageRecord | null = session
-      ? {
-          id: ulid(),
-          sessionId: session.id,
-          userId: session.userId,
-          role: 'user',
-          content: request.message,
-          status: 'complete',
-          createdAt: isoNow(),
-          sources: [],
-          confidence: null,
-          timings: null,
-          guard: false,
-          metadata: {},
-        }
-      : null;
-    if (session && userMessage) {
+    if (session && !userMessage) {
+      userMessage = {
+        id: ulid(),
+        sessionId: session.id,
+        userId: session.userId,
+        role: 'user',
+        content: request.message,
+        status: 'complete',
+        createdAt: isoNow(),
+        sources: [],
+        confidence: null,
+        timings: null,
+        guard: false,
+        metadata: {},
+        requestId: request.messageId ?? null,
+      };
       await sessionStore.appendMessages(session.id, [userMessage], undefined, { signal });
+      runtime.recall.index([userMessage]);
     }
     events.emit('turn.started', { turnId, sessionId, userMessageId: userMessage?.id ?? null });
 
-    // route (one strategy until the router lands)
-    const k = request.topK ?? settings.topK ?? config.retrieval.topK;
-    const useRetrieval = settings.rag ?? true;
-    events.emit('route', { turnId, route: useRetrieval ? 'retrieval' : 'chat', k });
-    sink({ type: 'route', route: useRetrieval ? 'retrieval' : 'chat', k });
+    // small talk: greetings and thanks need no retrieval and never hit guard mode
+    if (config.smallTalk && isSmallTalk(request.message)) {
+      events.emit('route', { turnId, route: 'small-talk', confidence: 1, k: 0, strategy: null });
+      sink({ type: 'route', route: 'small-talk', k: 0 });
+      const text = smallTalkReply(request.message);
+      sink({ type: 'sources', sources: [] });
+      sink({ type: 'text-delta', text });
+      return await finishTurn(runtime, sink, session, userMessage, {
+        turnId,
+        sessionId,
+        userMessageId: userMessage?.id ?? null,
+        text,
+        sources: [],
+        chunks: [],
+        guard: false,
+        ended: false,
+        started,
+        retrievalMs: 0,
+        generationMs: 0,
+        outcome: undefined,
+      });
+    }
 
-    // retrieve; a failure degrades to a turn without context
+    // remember: the summary and the uncovered recent turns, as the model will see them
+    const profile = resolveChatProfile(config.compaction);
+    const uncovered = session
+      ? (
+          await sessionStore.listMessages(session.id, {
+            uncoveredOnly: true,
+            order: 'desc',
+            limit: 2 * profile.maxTurns + 8,
+            signal,
+          })
+        ).reverse()
+      : [];
+    const context = selectContext(uncovered, profile, runtime.tokenizer, userMessage?.id ?? null);
+    const history = toModelHistory(context.messages, userMessage?.id ?? null);
+
+    // route: the intent's retrieval strategy
+    const useRetrieval = settings.rag ?? true;
+    const plan = useRetrieval
+      ? await planRetrieval(runtime, request.message, {
+          topK: request.topK,
+          sessionTopK: settings.topK,
+          searchDepth: request.searchDepth,
+          signal,
+        })
+      : undefined;
+    const k = plan?.k ?? 0;
+    events.emit('route', {
+      turnId,
+      route: plan?.route ?? 'chat',
+      confidence: plan?.confidence ?? 1,
+      k,
+      strategy: plan?.strategy ?? null,
+    });
+    sink({ type: 'route', route: plan?.route ?? 'chat', k });
+
+    // rewrite a follow-up into a standalone query, then retrieve; a failure degrades to a
+    // turn without context
     const retrievalStarted = performance.now();
+    const rewrite: RewriteResult =
+      plan && config.rewrite.enabled
+        ? await rewriteQuery({
+            message: request.message,
+            history: history.slice(-config.rewrite.historyMessages),
+            llm: usesLLMRewrite(runtime) ? runtime.llm : undefined,
+            maxQueryLength: config.rewrite.maxQueryLength,
+            signal,
+          })
+        : { query: request.message, rewritten: false, method: 'none' };
     let retrieval: RetrievalResult | null = null;
     let retrievalError: unknown;
-    if (useRetrieval) {
+    if (plan) {
       try {
         retrieval = await retrieve(
-          request.message,
+          rewrite.query,
           runtime,
           retrievalOptions(runtime, {
             k,
-            maxK: request.topK === undefined ? config.retrieval.maxK : k,
+            maxK: plan.maxK,
+            strategy: plan.strategy,
             filter: request.filter,
             signal,
           }),
@@ -230,7 +456,7 @@ export async function runTurn(
       retrieval !== null && (retrieval.chunks.length === 0 || retrieval.topScore < minSimilarity);
 
     if (guard && retrieval) {
-      events.emit('retrieval', retrievalEvent(turnId, request.message, retrieval, 0, retrievalMs));
+      events.emit('retrieval', retrievalEvent(turnId, rewrite, retrieval, 0, retrievalMs));
       events.emit('guard', {
         turnId,
         reason: retrieval.chunks.length === 0 ? 'no-sources' : 'low-similarity',
@@ -255,15 +481,18 @@ export async function runTurn(
       });
     }
 
-    // remember + pack
-    const history = session
-      ? await loadRecentHistory(
-          sessionStore,
-          session.id,
-          userMessage?.id ?? null,
-          config.history.messages,
+    // recall the same user's earlier messages, then pack everything under one budget
+    const recalled = session
+      ? await runtime.recall.recall({
+          userId: session.userId,
+          sessionId: session.id,
+          query: rewrite.query,
+          excludeIds: [
+            ...(userMessage ? [userMessage.id] : []),
+            ...context.messages.map((message) => message.id),
+          ],
           signal,
-        )
+        })
       : [];
     const template = settings.systemPrompt ?? config.prompt.system;
     const maxTokens = settings.maxTokens ?? config.generation.maxTokens;
@@ -273,9 +502,12 @@ export async function runTurn(
         answerTokens: maxTokens,
         system: buildSystemPrompt(template, []),
         message: request.message,
+        summary: context.summary,
         history,
-        historyTokens: config.history.maxTokens,
+        historyTokens: Math.min(profile.reservedTokens, config.history.maxTokens),
         chunks: retrieval?.chunks ?? [],
+        recalled,
+        caps: { summary: profile.summaryTokens, recalled: config.recall.maxTokens },
       },
       runtime.tokenizer,
     );
@@ -283,12 +515,14 @@ export async function runTurn(
     if (retrieval) {
       events.emit(
         'retrieval',
-        retrievalEvent(turnId, request.message, retrieval, packed.droppedChunks, retrievalMs),
+        retrievalEvent(turnId, rewrite, retrieval, packed.droppedChunks, retrievalMs),
       );
     } else if (retrievalError !== undefined) {
       events.emit('retrieval', {
         turnId,
-        query: request.message,
+        query: rewrite.query,
+        rewritten: rewrite.rewritten,
+        rewriteMethod: rewrite.method,
         ids: [],
         scores: [],
         topScore: 0,
@@ -304,10 +538,17 @@ export async function runTurn(
     // generate + cite
     const generationStarted = performance.now();
     const promptSources = toPromptSources(packed.chunks, sources);
-    const outcome = await generateAnswer(
-      runtime.llm,
+    const llm = runtime.llm.withContext({
+      conversationId: sessionId,
+      hooks: {
+        onRetry: (event) => events.emit('retry', retryEvent(turnId, event)),
+        onRateLimit: (event) => events.emit('rateLimit', providerRateLimitEvent(turnId, event)),
+      },
+    });
+    let outcome = await generateAnswer(
+      llm,
       {
-        system: buildSystemPrompt(template, promptSources),
+        system: withMemory(buildSystemPrompt(template, promptSources), packed.memory),
         messages: [...packed.history, { role: 'user', content: request.message }],
         sources: promptSources,
         maxTokens,
@@ -317,6 +558,24 @@ export async function runTurn(
       sources.map((source) => source.id),
       streaming ? (text) => sink({ type: 'text-delta', text }) : undefined,
     );
+    // While the breaker is open the provider is not called: a fallback built from the sources.
+    let breakerOpen = false;
+    if (outcome.error && CircuitOpenError.isInstance(outcome.error) && outcome.text === '') {
+      breakerOpen = true;
+      const fallback = fallbackAnswer(promptSources, config.prompt.fallback);
+      const validated = validateCitations(
+        fallback,
+        sources.map((source) => source.id),
+      );
+      if (streaming) sink({ type: 'text-delta', text: validated.text });
+      outcome = {
+        text: validated.text,
+        citations: validated.report,
+        certainty: undefined,
+        usage: undefined,
+        error: undefined,
+      };
+    }
     const generationMs = performance.now() - generationStarted;
     events.emit('metrics', {
       turnId,
@@ -328,7 +587,7 @@ export async function runTurn(
       },
     });
 
-    const turn: TurnState = {
+    const generated: TurnState = {
       turnId,
       sessionId,
       userMessageId: userMessage?.id ?? null,
@@ -341,16 +600,50 @@ export async function runTurn(
       retrievalMs,
       generationMs,
       outcome,
-      degraded: retrievalError !== undefined,
+      degraded: retrievalError !== undefined || breakerOpen,
+      graphSupport: retrieval?.graphSupport,
     };
     if (outcome.error) {
       if (session && userMessage && outcome.text.length > 0) {
-        await storeAssistantMessage(runtime, session, turn, 'incomplete');
-        partialMessageId = turn.turnId;
+        await storeAssistantMessage(runtime, session, generated, 'incomplete');
+        partialMessageId = generated.turnId;
       }
       throw outcome.error;
     }
-    if (!streaming) sink({ type: 'text-delta', text: outcome.text });
+
+    // judge: check each cited sentence against its sources
+    const policy = settings.judgePolicy ?? config.judge.policy;
+    const judged =
+      config.judge.mode === 'off' || sources.length === 0
+        ? undefined
+        : await judgeTurn(runtime, generated, policy, promptSources, signal);
+    const turn: TurnState = judged
+      ? {
+          ...generated,
+          text: judged.blocked ? config.prompt.guard : judged.text,
+          sources: judged.blocked ? [] : sources,
+          guard: judged.blocked,
+          grounding: judged.grounding,
+        }
+      : generated;
+    if (!streaming) sink({ type: 'text-delta', text: turn.text });
+    if (judged) {
+      if (judged.blocked) {
+        events.emit('guard', {
+          turnId,
+          reason: 'judge',
+          topScore: retrieval?.topScore ?? 0,
+          minSimilarity,
+        });
+      }
+      sink({
+        type: 'grounding',
+        grounding: judged.grounding,
+        text: turn.text,
+        removed: judged.removed,
+        blocked: judged.blocked,
+      });
+    }
     return await finishTurn(runtime, sink, session, userMessage, turn);
   } catch (error) {
     const failure = toCortexisError(error, runtime.llm.name, signal);
@@ -379,6 +672,39 @@ interface TurnState {
   readonly generationMs: number;
   readonly outcome: Awaited<ReturnType<typeof generateAnswer>> | undefined;
   readonly degraded?: boolean;
+  readonly grounding?: Grounding | null;
+  /** Graph support of the sources in [0, 1], when graph rerank ran. */
+  readonly graphSupport?: number | undefined;
+}
+
+/** Runs the grounding judge on a generated answer and reports it. */
+async function judgeTurn(
+  runtime: EngineRuntime,
+  turn: TurnState,
+  policy: JudgePolicy,
+  promptSources: readonly PromptSource[],
+  signal: AbortSignal | undefined,
+): Promise<JudgeResult> {
+  const { config, events } = runtime;
+  const started = performance.now();
+  const judged = await judgeAnswer({
+    answer: turn.text,
+    sources: promptSources.map((source) => ({ id: source.label, text: source.text })),
+    policy,
+    threshold: config.judge.threshold,
+    minSupportedRatio: config.judge.minSupportedRatio,
+    llm: config.judge.mode === 'llm' ? runtime.llm : undefined,
+    signal,
+  });
+  events.emit('judge', {
+    turnId: turn.turnId,
+    grounding: judged.grounding,
+    policy,
+    removed: judged.removed.length,
+    blocked: judged.blocked,
+    durationMs: performance.now() - started,
+  });
+  return judged;
 }
 
 async function createSessionRecord(runtime: EngineRuntime, userId: string): Promise<SessionRecord> {
@@ -403,14 +729,16 @@ async function createSessionRecord(runtime: EngineRuntime, userId: string): Prom
 
 function retrievalEvent(
   turnId: string | null,
-  query: string,
+  rewrite: RewriteResult,
   retrieval: RetrievalResult,
   droppedForBudget: number,
   durationMs: number,
 ) {
   return {
     turnId,
-    query,
+    query: rewrite.query,
+    rewritten: rewrite.rewritten,
+    rewriteMethod: rewrite.method,
     ids: retrieval.chunks.map((chunk) => chunk.chunkId),
     scores: retrieval.chunks.map((chunk) => chunk.score),
     topScore: retrieval.topScore,
@@ -425,7 +753,9 @@ function confidenceOf(runtime: EngineRuntime, turn: TurnState) {
   return scoreConfidence(
     {
       sources: turn.guard ? [] : turn.sources,
-      llmCertainty: turn.outcome?.certainty,
+      graphSupport: turn.graphSupport,
+      // Without a certainty from the model, the share of claims the sources support.
+      llmCertainty: turn.outcome?.certainty ?? turn.grounding?.supportedRatio,
     },
     runtime.config.confidence.weights,
   );
@@ -454,12 +784,14 @@ async function storeAssistantMessage(
     },
     guard: turn.guard,
     metadata: {},
+    replyTo: turn.userMessageId,
   };
   // One write: the message, its sources and the session totals.
   await runtime.sessionStore.appendMessages(session.id, [message], {
     searchMs: turn.retrievalMs,
     generationMs: turn.generationMs,
   });
+  runtime.recall.index([message]);
   return message;
 }
 
@@ -477,6 +809,7 @@ async function finishTurn(
     await sideStep(runtime.events, 'learn', () =>
       recordLearningStep(runtime, session, userMessage?.content ?? '', message),
     );
+    await sideStep(runtime.events, 'compact', () => compactSession(runtime, session, turn.turnId));
   }
   return finalResponse(runtime, sink, turn, status);
 }
@@ -506,6 +839,7 @@ function finalResponse(
     confidence,
     citations,
     guard: turn.guard,
+    grounding: turn.grounding ?? null,
     status,
     ended: turn.ended,
     timings: { retrievalMs: turn.retrievalMs, generationMs: turn.generationMs, totalMs },
@@ -523,6 +857,38 @@ function finalResponse(
   });
   sink({ type: 'done', response });
   return response;
+}
+
+/** Summarises older turns when the history crosses the profile's threshold. */
+async function compactSession(
+  runtime: EngineRuntime,
+  session: SessionRecord,
+  turnId: string,
+): Promise<void> {
+  const { config, events } = runtime;
+  if (!config.compaction.enabled) return;
+  const result = await compact(
+    { sessionStore: runtime.sessionStore, llm: runtime.llm, tokenizer: runtime.tokenizer },
+    { session, profile: resolveChatProfile(config.compaction) },
+  );
+  if (result.status === 'summarized') {
+    events.emit('summary', {
+      turnId,
+      sessionId: session.id,
+      replacedCount: result.replacedCount,
+      summaryId: result.summaryId,
+    });
+  } else if (result.status === 'dropped') {
+    events.emit('error', { where: 'compact', error: result.error });
+  }
+}
+
+/** Whether follow-ups are condensed by the model (a real one; the extractive model can't). */
+function usesLLMRewrite(runtime: EngineRuntime): boolean {
+  const mode = runtime.config.rewrite.llm;
+  return (
+    mode === 'always' || (mode === 'auto' && runtime.llm.metadata.provider !== EXTRACTIVE_PROVIDER)
+  );
 }
 
 /** Begins the session's trajectory at its first turn, then records this turn as a step. */

@@ -50,6 +50,7 @@ const filter = z.pipe(
   z.transform((value) => value as MetadataFilter),
 );
 const topK = intRange(1, 50);
+const searchDepth = z.enum(['shallow', 'medium', 'deep']);
 const temperature = range(0, 2);
 
 /** Per-session settings a caller may set. */
@@ -60,6 +61,7 @@ export const sessionSettingsSchema = z.strictObject({
   topK: z.optional(topK),
   minSimilarity: z.optional(range(0, 1)),
   rag: z.optional(z.boolean()),
+  judgePolicy: z.optional(z.enum(['annotate', 'remove', 'block'])),
 });
 
 /** `engine.createSession(params)`. */
@@ -116,6 +118,10 @@ function buildChatRequestSchema(maxMessageLength: number) {
     temperature: z.optional(temperature),
     /** Overrides the number of sources for this turn. */
     topK: z.optional(topK),
+    /** Idempotency key of the message (with a sessionId). */
+    messageId: z.optional(id),
+    /** Overrides the route's search depth for this turn. */
+    searchDepth: z.optional(searchDepth),
     /** Only sources whose metadata matches. */
     filter: z.optional(filter),
     /** Cancels the turn. */
@@ -126,6 +132,7 @@ function buildChatRequestSchema(maxMessageLength: number) {
 /** `engine.search(query, options)`. */
 export const searchOptionsSchema = z.strictObject({
   k: z.optional(intRange(1, 1000)),
+  searchDepth: z.optional(searchDepth),
   filter: z.optional(filter),
   signal: z.optional(signal),
 });

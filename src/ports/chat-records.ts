@@ -91,6 +91,8 @@ export interface SessionSettings {
   readonly minSimilarity?: number | undefined;
   /** Use retrieval at all (false: plain chat with history). */
   readonly rag?: boolean | undefined;
+  /** What the grounding judge does with unsupported claims in this session. */
+  readonly judgePolicy?: 'annotate' | 'remove' | 'block' | undefined;
 }
 
 /** Running totals of a session. */

@@ -44,3 +44,9 @@ export { testLLMProvider } from './test-llm-provider.js';
 export type { LLMProviderCapability, LLMProviderSuiteOptions } from './test-llm-provider.js';
 export { testTokenizer } from './test-tokenizer.js';
 export type { TokenizerCapability, TokenizerSuiteOptions } from './test-tokenizer.js';
+export { testRateLimiter } from './test-rate-limiter.js';
+export type {
+  RateLimiterCapability,
+  RateLimiterLimits,
+  RateLimiterSuiteOptions,
+} from './test-rate-limiter.js';

@@ -2,9 +2,14 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '../..');
+let cacheDir = '';
+
+beforeAll(async () => {
+  cacheDir = await mkdtemp(join(tmpdir(), 'cortexis-cli-cache-'));
+});
 
 /** Runs the CLI from the sources as `cortexis <args>`, feeding `input` on stdin. */
 function cli(
@@ -17,7 +22,13 @@ function cli(
       ['--import', 'tsx', join(root, 'src/cli/main.ts'), ...args],
       {
         cwd: root,
-        env: { ...process.env, OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', OLLAMA_HOST: '' },
+        env: {
+          ...process.env,
+          OPENAI_API_KEY: '',
+          ANTHROPIC_API_KEY: '',
+          OLLAMA_HOST: '',
+          CORTEXIS_CACHE_DIR: cacheDir,
+        },
       },
     );
     let stdout = '';
@@ -48,7 +59,7 @@ describe('cortexis CLI', () => {
       join(dir, 'page.html'),
       '<html><body><h1>Shipping</h1><p>Parcels ship from Rotterdam.</p></body></html>',
     );
-    const { code, stdout } = await cli(
+    const { code, stdout, stderr } = await cli(
       ['chat', dir],
       'How fast does support answer?\nWhere do parcels ship from?\nquit\nnever read\n',
     );
@@ -56,6 +67,37 @@ describe('cortexis CLI', () => {
     expect(stdout).toMatch(/one business day \[source: S\d\]/);
     expect(stdout).toMatch(/Rotterdam \[source: S\d\]/);
     expect(stdout).toMatch(/Session ended/);
+    // The conversation is kept in a SQLite file: two questions and two answers.
+    const path = /Sessions: (.+sessions\.db)/.exec(stderr)?.[1];
+    expect(path).toBeDefined();
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(path!, { readonly: true });
+    const rows = db.prepare('select role from messages order by created_at').all() as {
+      role: string;
+    }[];
+    db.close();
+    expect(rows.map((row) => row.role).slice(-4)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+  });
+
+  it('reuses the cached index while the files are unchanged, and indexes again when one changes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cortexis-cli-'));
+    await writeFile(join(dir, 'faq.md'), '# FAQ\n\nSupport answers within one business day.\n');
+    const first = await cli(['ask', dir, 'How fast does support answer?']);
+    expect(first.stderr).toMatch(/Indexed 1 documents/);
+    const second = await cli(['ask', dir, 'How fast does support answer?']);
+    expect(second.stderr).toMatch(/Loaded the index of 1 unchanged files/);
+    expect(second.stdout).toBe(first.stdout);
+    await writeFile(join(dir, 'faq.md'), '# FAQ\n\nSupport answers within two hours.\n');
+    const third = await cli(['ask', dir, 'How fast does support answer?']);
+    expect(third.stderr).toMatch(/Indexed 1 documents/);
+    expect(third.stdout).toMatch(/two hours/);
+    const forced = await cli(['ask', '--no-cache', dir, 'How fast does support answer?']);
+    expect(forced.stderr).toMatch(/Indexed 1 documents/);
   });
 
   it('explains its usage on bad arguments', async () => {

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
+import { createMemoryGraphStore } from '../../src/adapters/memory/graph-store.js';
 import { createMemoryKeywordIndex } from '../../src/adapters/memory/keyword-index.js';
 import { createMemoryVectorStore } from '../../src/adapters/memory/vector-store.js';
 import { AbortError, ValidationError } from '../../src/errors/index.js';
 import type { EmbeddingProvider } from '../../src/ports/embedding-provider.js';
+import { createGraphIndexer } from '../../src/ingest/graph.js';
 import type { KeywordIndex } from '../../src/ports/keyword-index.js';
+import type { Reranker } from '../../src/ports/reranker.js';
 import { createEmbeddingCache } from '../../src/pipeline/embedding-cache.js';
 import {
   adaptiveK,
@@ -267,6 +270,135 @@ describe('retrieve', () => {
     controller.abort();
     await expect(retrieve('refunds', deps, { ...base, signal: controller.signal })).rejects.toThrow(
       AbortError,
+    );
+  });
+});
+
+describe('retrieve with the knowledge graph and rerank hooks', () => {
+  async function withGraph() {
+    const deps = await setup();
+    const graphStore = createMemoryGraphStore();
+    // The refund policy links to the shipping page; nothing links to the office hours.
+    await createGraphIndexer({ graphStore }).index('kb', [
+      {
+        doc: { id: 'refund', text: 'Refunds, see [shipping](shipping).' },
+        chunks: chunks.filter((c) => c.documentId === 'refund'),
+      },
+      { doc: { id: 'shipping', text: 'x' }, chunks: chunks.filter((c) => c.id === 'ship#0') },
+      { doc: { id: 'hours', text: 'x' }, chunks: chunks.filter((c) => c.id === 'hours#0') },
+    ]);
+    return { ...deps, graphStore };
+  }
+
+  it('behaves as before without a graph store, and reports neutral boosts', async () => {
+    const deps = await setup();
+    const plain = await retrieve('refunds days', deps, { ...base, graph: { depth: 2 } });
+    expect(plain.graphHits).toBe(0);
+    expect(plain.graphSupport).toBeUndefined();
+    for (const chunk of plain.chunks) {
+      expect(chunk).toMatchObject({ graphBoost: 1, learnedBoost: 1, graphContext: null });
+    }
+  });
+
+  it('expands hits through CITES to chunks the searches missed, typed graph', async () => {
+    const deps = await withGraph();
+    const options = { ...base, k: 4, maxK: 4, weights: { vector: 0, keyword: 1, graph: 0.5 } };
+    const without = await retrieve('receipt', deps, options);
+    expect(without.chunks.map((chunk) => chunk.chunkId)).toEqual(['refund#1']);
+    // One candidate per search, so the shipping chunk is reachable only through the graph.
+    const expanded = await retrieve('receipt', deps, {
+      ...options,
+      candidates: 1,
+      weights: { vector: 1, keyword: 1, graph: 0.5 },
+      graph: { depth: 3, edgeTypes: ['CITES', 'DERIVED_FROM'] },
+    });
+    const ship = expanded.chunks.find((chunk) => chunk.chunkId === 'ship#0');
+    expect(expanded.graphHits).toBeGreaterThan(0);
+    expect(ship).toBeDefined();
+    expect(ship!.graphContext).toMatchObject({ nodeId: 'chunk:ship#0' });
+    expect(ship!.type).toBe('graph');
+    expect(ship!.graphContext!.pathDepth).toBeGreaterThanOrEqual(2);
+    expect(ship!.score).toBeGreaterThan(0);
+    expect(expanded.chunks[0]!.graphContext).toMatchObject({ pathDepth: 0 });
+    expect(expanded.chunks.some((chunk) => chunk.chunkId === 'hours#0')).toBe(false);
+  });
+
+  it('graph rerank gives boosts in [1, 2] and a graph support', async () => {
+    const deps = await withGraph();
+    const result = await retrieve('refunds days', deps, {
+      ...base,
+      k: 3,
+      maxK: 3,
+      graphRerank: true,
+    });
+    expect(result.graphSupport).toBeGreaterThanOrEqual(0);
+    expect(result.graphSupport).toBeLessThanOrEqual(1);
+    const refund = result.chunks.filter((chunk) => chunk.documentId === 'refund');
+    // the two refund chunks support each other through their document
+    expect(refund.every((chunk) => chunk.graphBoost > 1)).toBe(true);
+    for (const chunk of result.chunks) {
+      expect(chunk.graphBoost).toBeGreaterThanOrEqual(1);
+      expect(chunk.graphBoost).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it('applies the learned boost and the reranker, and survives a failing reranker', async () => {
+    const deps = await setup();
+    const learned = await retrieve(
+      'refunds days',
+      { ...deps, learnedBoost: (id) => (id === 'ship#0' ? 5 : 1) },
+      { ...base, k: 3, maxK: 3 },
+    );
+    expect(learned.chunks[0]).toMatchObject({ chunkId: 'ship#0', learnedBoost: 2 });
+
+    const calls: string[][] = [];
+    const reranker: Reranker = {
+      name: 'reverse',
+      specificationVersion: 'v1',
+      async rerank(_query, candidates) {
+        calls.push(candidates.map((c) => c.id));
+        return candidates.map((c, index) => ({ id: c.id, score: index / candidates.length }));
+      },
+    };
+    const options = { ...base, k: 3, maxK: 3 };
+    const plain = await retrieve('refunds days', deps, options);
+    const reranked = await retrieve(
+      'refunds days',
+      { ...deps, reranker },
+      { ...options, rerank: true },
+    );
+    expect(reranked.reranked).toBe(true);
+    expect(reranked.chunks.map((c) => c.chunkId)).toEqual(
+      plain.chunks.map((c) => c.chunkId).reverse(),
+    );
+    expect(reranked.chunks[0]!.rerankScore).not.toBeNull();
+    const notAsked = await retrieve('refunds days', { ...deps, reranker }, options);
+    expect(notAsked.reranked).toBe(false);
+    expect(calls).toHaveLength(1);
+
+    const broken: Reranker = { ...reranker, rerank: () => Promise.reject(new Error('503')) };
+    const degraded = await retrieve(
+      'refunds days',
+      { ...deps, reranker: broken },
+      {
+        ...options,
+        rerank: true,
+      },
+    );
+    expect(degraded.reranked).toBe(false);
+    expect(degraded.chunks.map((c) => c.chunkId)).toEqual(plain.chunks.map((c) => c.chunkId));
+  });
+
+  it('rejects bad graph options', async () => {
+    const deps = await withGraph();
+    await expect(retrieve('x', deps, { ...base, graph: { depth: 0 } })).rejects.toThrow(
+      /graph.depth/,
+    );
+    await expect(
+      retrieve('x', deps, { ...base, weights: { vector: 1, keyword: 1, graph: -1 } }),
+    ).rejects.toThrow(/weights.graph/);
+    await expect(retrieve('x', deps, { ...base, graphRerankWeight: Number.NaN })).rejects.toThrow(
+      /graphRerankWeight/,
     );
   });
 });

@@ -46,6 +46,8 @@ import {
 } from '../http/settings.js';
 import { readSse } from '../http/sse.js';
 
+export type { FetchFunction, HeaderValues } from '../http/post-json.js';
+
 /** Anthropic's API base URL, the default `baseURL`. */
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 /** Model used when `model` is not set. */
@@ -338,14 +340,14 @@ export function createAnthropicChat(settings: AnthropicChatSettings = {}): LLMPr
       }
       if (signal?.aborted) throw abortError(signal);
       if (!stopped) throw streamCutError(name);
-      const usage =
+      const usage: LLMUsage | undefined =
         input === undefined && output === undefined
           ? undefined
           : { inputTokens: input ?? 0, outputTokens: Math.round(output ?? 0) };
       yield {
         type: 'finish',
         finishReason: anthropicFinishReason(stopReason),
-        ...(usage === undefined ? {} : { usage: usage satisfies LLMUsage }),
+        ...(usage === undefined ? {} : { usage }),
       };
     },
   };
@@ -353,7 +355,8 @@ export function createAnthropicChat(settings: AnthropicChatSettings = {}): LLMPr
 
 function streamError(
   provider: string,
-  error: { type?: string | null | undefined; message?: string | null | undefined } | null | undefined,
+  error:
+    { type?: string | null | undefined; message?: string | null | undefined } | null | undefined,
 ): ProviderError {
   const type = error?.type ?? 'error';
   const status = ERROR_STATUS[type];

@@ -29,6 +29,7 @@ import type { Tokenizer } from '../../ports/tokenizer.js';
 import { splitSentences } from '../../text/sentences.js';
 import { contentWords } from '../../text/words.js';
 import { sleep } from '../../util/sleep.js';
+import { stem } from '../../text/stem.js';
 
 /** How answers are composed (the answer-shaping subset of the settings). */
 export interface ExtractiveAnswerOptions {
@@ -297,25 +298,7 @@ function questionTerms(question: string): string[] {
   return [...terms];
 }
 
-/**
- * A light English stemmer: folds plurals and -ed / -ing forms (and a final e) so that
- * "refunds", "refunded" and "refund" meet. Consistency matters here, not linguistics.
- */
-export function stem(word: string): string {
-  if (word.length <= 3 || /\d/.test(word)) return word;
-  let base = word;
-  if (base.endsWith('ies') && base.length > 4) base = `${base.slice(0, -3)}y`;
-  else if (base.endsWith('sses')) base = base.slice(0, -2);
-  else if (base.endsWith('s') && !/(?:ss|us|is)$/.test(base)) base = base.slice(0, -1);
-  if (base.endsWith('ing') && base.length > 5) base = base.slice(0, -3);
-  else if (base.endsWith('ed') && base.length > 4) base = base.slice(0, -2);
-  if (base.endsWith('e') && base.length > 3) base = base.slice(0, -1);
-  const last = base[base.length - 1] ?? '';
-  if (base.length > 3 && last === base[base.length - 2] && !'lsz'.includes(last)) {
-    base = base.slice(0, -1);
-  }
-  return base;
-}
+export { stem } from '../../text/stem.js';
 
 /**
  * Inverse frequency of each term over the candidate sentences, `ln(1 + N / max(df, 1))`: a term

@@ -234,7 +234,9 @@ export function parseRetryAfter(headers: Headers, now: number = Date.now()): num
 export function redact(text: string, secrets: readonly (string | undefined)[] | undefined): string {
   let result = text;
   for (const secret of secrets ?? []) {
-    if (secret !== undefined && secret.length >= 4) result = result.split(secret).join('[redacted]');
+    if (secret !== undefined && secret.length >= 4) {
+      result = result.split(secret).join('[redacted]');
+    }
   }
   return result.replace(/\bsk-[\w*.-]{6,}/g, '[redacted]');
 }

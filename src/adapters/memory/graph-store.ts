@@ -7,11 +7,23 @@ import type {
   GraphStore,
   TraverseOptions,
 } from '../../ports/graph-store.js';
+import { decodeSnapshot, encodeSnapshot, snapshotError } from './snapshot.js';
 
 /** Settings of {@link createMemoryGraphStore}. */
 export interface MemoryGraphStoreSettings {
   /** Adapter name reported in events and errors (default `memory`). */
   readonly name?: string;
+}
+
+/** The in-memory `GraphStore` plus snapshots. */
+export interface MemoryGraphStore extends GraphStore {
+  /** Every namespace's nodes and edges as versioned, checksummed bytes. */
+  snapshot(): Uint8Array;
+  /**
+   * Replaces the whole content with a snapshot's. Throws `ValidationError` (path `snapshot`)
+   * on corrupt or foreign bytes, leaving the store unchanged.
+   */
+  restore(bytes: Uint8Array): void;
 }
 
 interface Namespace {
@@ -90,8 +102,8 @@ function byWeightThenId(a: Reached, b: Reached): number {
  * such nodes. Starting from an unknown node gives no neighbours. Stored nodes are frozen
  * copies, so callers cannot change stored state.
  */
-export function createMemoryGraphStore(settings: MemoryGraphStoreSettings = {}): GraphStore {
-  const namespaces = new Map<string, Namespace>();
+export function createMemoryGraphStore(settings: MemoryGraphStoreSettings = {}): MemoryGraphStore {
+  let namespaces = new Map<string, Namespace>();
 
   function space(namespace: string, create: true): Namespace;
   function space(namespace: string, create: false): Namespace | undefined;
@@ -237,6 +249,68 @@ export function createMemoryGraphStore(settings: MemoryGraphStoreSettings = {}):
         if (results.length >= limit) break;
       }
       return results;
+    },
+
+    snapshot() {
+      const entries = [...namespaces].map(([name, target]) => ({
+        name,
+        nodes: [...target.nodes.values()],
+        edges: [...target.outgoing.values()].flatMap((edges) => [...edges.values()]),
+      }));
+      return encodeSnapshot('graph', { namespaces: entries });
+    },
+
+    restore(bytes: Uint8Array) {
+      const { json } = decodeSnapshot(bytes, 'graph');
+      if (
+        typeof json !== 'object' ||
+        json === null ||
+        !Array.isArray((json as Record<string, unknown>)['namespaces'])
+      ) {
+        throw snapshotError('has no namespaces list');
+      }
+      const restored = new Map<string, Namespace>();
+      ((json as Record<string, unknown>)['namespaces'] as unknown[]).forEach((entry, index) => {
+        const record = (entry ?? {}) as Record<string, unknown>;
+        const name = record['name'];
+        if (typeof name !== 'string' || name.length === 0 || restored.has(name)) {
+          throw snapshotError(`namespace ${index} has a missing or duplicate name`);
+        }
+        const nodes = record['nodes'];
+        const edges = record['edges'];
+        if (!Array.isArray(nodes) || !Array.isArray(edges)) {
+          throw snapshotError(`namespace ${index} has no nodes or edges list`);
+        }
+        const target: Namespace = { nodes: new Map(), outgoing: new Map(), incoming: new Map() };
+        try {
+          nodes.forEach((node: GraphNode, at) => {
+            const id = requireId(node?.id, `nodes.${at}.id`);
+            const type = requireId(node.type, `nodes.${at}.type`);
+            const properties = requireMetadata(node.properties, `nodes.${at}.properties`);
+            target.nodes.set(
+              id,
+              Object.freeze({ id, type, properties: Object.freeze({ ...properties }) }),
+            );
+          });
+          edges.forEach((edge: GraphEdge, at) => {
+            const from = requireId(edge?.from, `edges.${at}.from`);
+            const to = requireId(edge.to, `edges.${at}.to`);
+            const type = requireId(edge.type, `edges.${at}.type`);
+            const weight = edge.weight;
+            if (typeof weight !== 'number' || !(weight > 0 && weight <= 1)) {
+              throw invalid(`edges.${at}.weight`, 'must be a number in (0, 1]');
+            }
+            const copy = Object.freeze({ from, to, type, weight });
+            link(target.outgoing, from, copy);
+            link(target.incoming, to, copy);
+          });
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          throw snapshotError(`namespace ${index}: ${message}`);
+        }
+        restored.set(name, target);
+      });
+      namespaces = restored;
     },
   };
 }

@@ -20,7 +20,7 @@ export interface HnswParameters {
   readonly m?: number;
   /** Candidate list size while inserting (default 100); more: better graph, slower build. */
   readonly efConstruction?: number;
-  /** Candidate list size while searching (default 64, raised to k when k is larger). */
+  /** Candidate list size while searching (default 128, raised to k when k is larger). */
   readonly efSearch?: number;
   /** Seed of the level generator, for reproducible graphs (default 100). */
   readonly seed?: number;
@@ -54,7 +54,7 @@ export interface HnswIndex {
 export const DEFAULT_HNSW_PARAMETERS: Required<HnswParameters> = {
   m: 16,
   efConstruction: 100,
-  efSearch: 64,
+  efSearch: 128,
   seed: 100,
 };
 
@@ -82,7 +82,8 @@ export function loadHnswLibrary(): Promise<HnswLibrary> {
     if (!hadImportScripts) scope.importScripts = () => undefined;
     for (const method of muted) console[method] = () => undefined;
     try {
-      const { loadHnswlib } = await import('hnswlib-wasm');
+      // The package has no `main`/`exports` (only a bundler `module` field): Node needs the path.
+      const { loadHnswlib } = await import('hnswlib-wasm/dist/hnswlib.js');
       return await loadHnswlib();
     } finally {
       muted.forEach((method, index) => (console[method] = saved[index]!));
@@ -136,7 +137,8 @@ export function createHnswIndex(
       return total - deleted;
     },
     add(label, vector) {
-      if (deleted === 0 && total >= maxElements) {
+      // The binding checks the element count (deleted ones included) before reusing a slot.
+      if (total >= maxElements) {
         maxElements *= 2;
         call(() => graph.resizeIndex(maxElements));
       }

@@ -10,8 +10,9 @@ import type {
   KeywordRecord,
   KeywordSearchOptions,
 } from '../../ports/keyword-index.js';
-import { STOP_WORDS, words } from '../../text/words.js';
+import { stemmedTerms } from '../../text/stem.js';
 import { matchesFilter, validateFilter } from './filter.js';
+import { decodeSnapshot, encodeSnapshot, snapshotError } from './snapshot.js';
 
 /** Settings of the in-memory BM25 index. */
 export interface MemoryKeywordIndexSettings {
@@ -23,10 +24,22 @@ export interface MemoryKeywordIndexSettings {
   readonly tokenize?: (text: string) => string[];
 }
 
-/** The default tokenizer: lower-cased alphanumeric words without stop words, no stemming. */
-export function tokenizeForIndex(text: string): string[] {
-  return words(text).filter((word) => !STOP_WORDS.has(word));
+/** The in-memory `KeywordIndex` plus snapshots. */
+export interface MemoryKeywordIndex extends KeywordIndex {
+  /** Every namespace's postings, ids, metadata and lengths as versioned, checksummed bytes. */
+  snapshot(): Uint8Array;
+  /**
+   * Replaces the whole content with a snapshot's (taken with the same tokenizer). Throws
+   * `ValidationError` (path `snapshot`) on corrupt or foreign bytes, leaving the index unchanged.
+   */
+  restore(bytes: Uint8Array): void;
 }
+
+/**
+ * The default tokenizer: lower-cased alphanumeric words without stop words, lightly stemmed
+ * ("refunds", "refunded" → "refund"; on SciFact train, nDCG@10 0.692 against 0.668 unstemmed).
+ */
+export const tokenizeForIndex: (text: string) => string[] = stemmedTerms;
 
 /** BM25 inverse document frequency (Lucene's non-negative form). */
 export function bm25Idf(documentCount: number, documentFrequency: number): number {
@@ -250,12 +263,14 @@ function kthLargest(numbers: readonly number[], scores: Float64Array, k: number)
  * per match: the IDF-weighted share of the distinct query terms the record contains (query
  * terms absent from the namespace count with the largest possible IDF).
  */
-export function createMemoryKeywordIndex(settings: MemoryKeywordIndexSettings = {}): KeywordIndex {
+export function createMemoryKeywordIndex(
+  settings: MemoryKeywordIndexSettings = {},
+): MemoryKeywordIndex {
   const bm25: Bm25 = { k1: settings.k1 ?? 0.9, b: settings.b ?? 0.4 };
   if (!(bm25.k1 >= 0) || !Number.isFinite(bm25.k1)) throw invalid('settings.k1', 'must be ≥ 0');
   if (!(bm25.b >= 0 && bm25.b <= 1)) throw invalid('settings.b', 'must be in [0, 1]');
   const tokenize = settings.tokenize ?? tokenizeForIndex;
-  const spaces = new Map<string, Space>();
+  let spaces = new Map<string, Space>();
 
   return {
     name: 'memory-bm25',
@@ -318,5 +333,113 @@ export function createMemoryKeywordIndex(settings: MemoryKeywordIndexSettings = 
       checkNamespace(namespace);
       return spaces.get(namespace)?.count ?? 0;
     },
+
+    snapshot() {
+      const namespaces = [...spaces].map(([name, space]) => ({
+        name,
+        ids: space.ids,
+        metadata: space.metadata,
+        lengths: space.lengths,
+        free: space.free,
+        postings: [...space.postings].map(([term, list]) => [
+          term,
+          list.documents,
+          list.frequencies,
+        ]),
+      }));
+      return encodeSnapshot('keywords', { namespaces });
+    },
+
+    restore(bytes: Uint8Array) {
+      const { json } = decodeSnapshot(bytes, 'keywords');
+      spaces = parseKeywordSnapshot(json);
+    },
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const isCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0;
+
+/** Rebuilds the namespaces of a keyword snapshot, checking every structural invariant. */
+function parseKeywordSnapshot(json: unknown): Map<string, Space> {
+  if (!isRecord(json) || !Array.isArray(json['namespaces'])) {
+    throw snapshotError('has no namespaces list');
+  }
+  const spaces = new Map<string, Space>();
+  json['namespaces'].forEach((entry: unknown, index) => {
+    const fail = (what: string) => snapshotError(`namespace ${index} ${what}`);
+    if (!isRecord(entry)) throw fail('is not an object');
+    const { name, ids, metadata, lengths, free, postings } = entry;
+    if (typeof name !== 'string' || name.length === 0 || spaces.has(name)) {
+      throw fail('has a missing or duplicate name');
+    }
+    if (
+      !Array.isArray(ids) ||
+      !Array.isArray(metadata) ||
+      !Array.isArray(lengths) ||
+      !Array.isArray(free) ||
+      !Array.isArray(postings) ||
+      metadata.length !== ids.length ||
+      lengths.length !== ids.length
+    ) {
+      throw fail('has missing or inconsistent document arrays');
+    }
+    if (!ids.every((id) => typeof id === 'string') || !metadata.every(isRecord)) {
+      throw fail('has invalid ids or metadata');
+    }
+    if (
+      !lengths.every(isCount) ||
+      !free.every((number) => isCount(number) && number < ids.length)
+    ) {
+      throw fail('has invalid lengths or free numbers');
+    }
+    const space = createSpace();
+    const freeSet = new Set(free as number[]);
+    ids.forEach((id: string, number) => {
+      space.ids.push(id);
+      space.metadata.push(Object.freeze({ ...(metadata[number] as Metadata) }));
+      space.lengths.push(lengths[number] as number);
+      space.terms.push([]);
+      if (freeSet.has(number)) return;
+      if (id.length === 0 || space.numbers.has(id)) throw fail('has an empty or duplicate id');
+      space.numbers.set(id, number);
+      space.count++;
+      space.totalLength += lengths[number] as number;
+    });
+    space.free.push(...(free as number[]));
+    for (const posting of postings as unknown[]) {
+      if (!Array.isArray(posting) || posting.length !== 3) throw fail('has a malformed posting');
+      const [term, documents, frequencies] = posting as [unknown, unknown, unknown];
+      if (
+        typeof term !== 'string' ||
+        space.postings.has(term) ||
+        !Array.isArray(documents) ||
+        !Array.isArray(frequencies) ||
+        documents.length !== frequencies.length ||
+        documents.length === 0
+      ) {
+        throw fail('has a malformed posting');
+      }
+      for (let at = 0; at < documents.length; at++) {
+        const number: unknown = documents[at];
+        if (!isCount(number) || number >= ids.length || freeSet.has(number)) {
+          throw fail(`has a posting of '${term}' for an unknown document`);
+        }
+        if (!isCount(frequencies[at]) || frequencies[at] === 0) {
+          throw fail(`has an invalid frequency in the posting of '${term}'`);
+        }
+        space.terms[number]!.push(term);
+      }
+      space.postings.set(term, {
+        documents: documents as number[],
+        frequencies: frequencies as number[],
+      });
+    }
+    spaces.set(name, space);
+  });
+  return spaces;
 }

@@ -67,7 +67,11 @@ export function crc32(bytes: Uint8Array): number {
   let index = 0;
   const end4 = bytes.length - (bytes.length % 4);
   for (; index < end4; index += 4) {
-    crc ^= bytes[index]! | (bytes[index + 1]! << 8) | (bytes[index + 2]! << 16) | (bytes[index + 3]! << 24);
+    crc ^=
+      bytes[index]! |
+      (bytes[index + 1]! << 8) |
+      (bytes[index + 2]! << 16) |
+      (bytes[index + 3]! << 24);
     crc =
       t[768 + (crc & 0xff)]! ^
       t[512 + ((crc >>> 8) & 0xff)]! ^
@@ -133,7 +137,9 @@ export function decodeSnapshot(bytes: unknown, kind: SnapshotKind): DecodedSnaps
     );
   }
   const code = view.getUint8(10);
-  const actual = (Object.keys(KIND_CODES) as SnapshotKind[]).find((key) => KIND_CODES[key] === code);
+  const actual = (Object.keys(KIND_CODES) as SnapshotKind[]).find(
+    (key) => KIND_CODES[key] === code,
+  );
   if (actual !== kind) {
     throw snapshotError(`holds ${actual ?? `unknown kind ${code}`}, not ${kind}`);
   }
@@ -160,9 +166,6 @@ export function decodeSnapshot(bytes: unknown, kind: SnapshotKind): DecodedSnaps
   }
   const start = HEADER_BYTES + padded;
   // Copy when misaligned so callers can view the section as Float32Array.
-  const binary =
-    (bytes.byteOffset + start) % 4 === 0
-      ? bytes.subarray(start)
-      : bytes.slice(start);
+  const binary = (bytes.byteOffset + start) % 4 === 0 ? bytes.subarray(start) : bytes.slice(start);
   return { json, binary };
 }

@@ -49,6 +49,8 @@ import {
 } from '../http/settings.js';
 import { readSse } from '../http/sse.js';
 
+export type { FetchFunction, HeaderValues } from '../http/post-json.js';
+
 /** OpenAI's API base URL, the default `baseURL`. */
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 /** Chat model used when `model` is not set (OpenAI's API only). */
@@ -339,7 +341,10 @@ export function createOpenAIChat(settings: OpenAIChatSettings = {}): LLMProvider
       const data = parseResponse(completionSchema, json, name, 'chat completion');
       const choice = data.choices[0];
       if (choice === undefined) {
-        throw new ProviderError(`${name} returned no choices`, { provider: name, retryable: false });
+        throw new ProviderError(`${name} returned no choices`, {
+          provider: name,
+          retryable: false,
+        });
       }
       const refused = !choice.message.content && Boolean(choice.message.refusal);
       const text = choice.message.content ?? choice.message.refusal ?? '';
@@ -426,7 +431,11 @@ export function createOpenAIEmbeddings(settings: OpenAIEmbeddingsSettings = {}):
   const shortenable = model.startsWith('text-embedding-3');
   const dimensions = settings.dimensions ?? EMBEDDING_DIMENSIONS[model];
   if (dimensions === undefined) {
-    throw invalidSetting(name, 'dimensions', `is required for model '${model}' (its vector length)`);
+    throw invalidSetting(
+      name,
+      'dimensions',
+      `is required for model '${model}' (its vector length)`,
+    );
   }
   const sendDimensions = shortenable && settings.dimensions !== undefined;
   const maxBatchSize = settings.maxBatchSize ?? 256;
@@ -455,11 +464,14 @@ export function createOpenAIEmbeddings(settings: OpenAIEmbeddingsSettings = {}):
         throw badEmbeddings(name, `index ${item.index} is out of range`);
       }
       if (item.embedding.length !== dimensions) {
-        throw badEmbeddings(name, `vector of ${item.embedding.length} dimensions, expected ${dimensions}`);
+        throw badEmbeddings(
+          name,
+          `vector of ${item.embedding.length} dimensions, expected ${dimensions}`,
+        );
       }
       vectors[item.index] = Float32Array.from(item.embedding);
     }
-    return vectors.map((vector, index) => vector ?? failMissing(name, index));
+    return Array.from(vectors, (vector, index) => vector ?? failMissing(name, index));
   };
 
   return {
@@ -468,7 +480,9 @@ export function createOpenAIEmbeddings(settings: OpenAIEmbeddingsSettings = {}):
     id: `${name}:${model}:${dimensions}`,
     dimensions,
     maxBatchSize,
-    ...(settings.similarityRange === undefined ? {} : { similarityRange: settings.similarityRange }),
+    ...(settings.similarityRange === undefined
+      ? {}
+      : { similarityRange: settings.similarityRange }),
     async embed(texts: readonly string[], options?: CallOptions): Promise<Float32Array[]> {
       const signal = options?.signal;
       if (signal?.aborted) throw abortError(signal);

@@ -1,7 +1,79 @@
 import { describe, expect, it } from 'vitest';
 
-import { createMemoryVectorStore } from '../../../src/adapters/memory/vector-store.js';
+import {
+  createMemoryVectorStore,
+  type MemoryVectorStore,
+  type MemoryVectorStoreSettings,
+} from '../../../src/adapters/memory/vector-store.js';
 import { AbortError, ValidationError } from '../../../src/errors/index.js';
+import type { VectorStore } from '../../../src/ports/vector-store.js';
+import { testVectorStore } from '../../../src/testing/test-vector-store.js';
+
+/** Waits for the graph after every write, so the conformance suite exercises the HNSW path. */
+function indexedAfterWrites(store: MemoryVectorStore): VectorStore {
+  return {
+    ...store,
+    async upsert(namespace, records, options) {
+      await store.upsert(namespace, records, options);
+      await store.whenIndexed();
+    },
+    async delete(namespace, target, options) {
+      const removed = await store.delete(namespace, target, options);
+      await store.whenIndexed();
+      return removed;
+    },
+  };
+}
+
+testVectorStore({
+  title: 'memory vector store (exact)',
+  create: () => createMemoryVectorStore({ index: 'exact' }),
+});
+testVectorStore({
+  title: 'memory vector store (hnsw forced)',
+  create: () => indexedAfterWrites(createMemoryVectorStore({ index: 'hnsw' })),
+});
+testVectorStore({
+  title: 'memory vector store (auto, threshold 2)',
+  create: () => indexedAfterWrites(createMemoryVectorStore({ index: 'auto', hnswThreshold: 2 })),
+});
+testVectorStore({
+  title: 'memory vector store (auto, default threshold)',
+  create: () => createMemoryVectorStore(),
+});
+
+/** A deterministic pseudo-random generator (mulberry32). */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function randomVectors(count: number, dimensions: number, seed: number): Float32Array[] {
+  const next = random(seed);
+  return Array.from({ length: count }, () =>
+    Float32Array.from({ length: dimensions }, () => next() * 2 - 1),
+  );
+}
+
+async function filled(settings: MemoryVectorStoreSettings, count = 600, dimensions = 16) {
+  const store = createMemoryVectorStore(settings);
+  const vectors = randomVectors(count, dimensions, 7);
+  await store.upsert(
+    'ns',
+    vectors.map((vector, index) => ({
+      id: `v${index}`,
+      vector,
+      metadata: { parity: index % 2, bucket: index % 100 },
+    })),
+  );
+  return { store, vectors };
+}
 
 function seeded() {
   const store = createMemoryVectorStore({ initialCapacity: 1 });
@@ -137,5 +209,181 @@ describe('createMemoryVectorStore', () => {
     const [match] = await store.query('ns', [1, 0], { k: 1 });
     expect(match!.score).toBeCloseTo(1, 6);
     expect(match!.metadata).toEqual({ tag: 'a' });
+  });
+});
+
+describe('createMemoryVectorStore with an HNSW graph', () => {
+  it('answers exactly while building, then from the graph with the same top hits', async () => {
+    const exact = (await filled({ index: 'exact' })).store;
+    const { store, vectors } = await filled({ index: 'hnsw', hnsw: { efSearch: 200 } });
+    expect(store.indexStats('ns').state).toBe('building');
+    const before = await store.query('ns', vectors[3]!, { k: 10 });
+    expect(before).toEqual(await exact.query('ns', vectors[3]!, { k: 10 }));
+    await store.whenIndexed();
+    expect(store.indexStats('ns')).toMatchObject({ state: 'hnsw', indexed: 600, pending: 0 });
+    let agree = 0;
+    for (const query of randomVectors(20, 16, 99)) {
+      const approximate = (await store.query('ns', query, { k: 10 })).map((match) => match.id);
+      const truth = new Set((await exact.query('ns', query, { k: 10 })).map((match) => match.id));
+      agree += approximate.filter((id) => truth.has(id)).length;
+    }
+    expect(agree / 200).toBeGreaterThan(0.9);
+  });
+
+  it('re-scores graph hits exactly', async () => {
+    const { store, vectors } = await filled({ index: 'hnsw' });
+    await store.whenIndexed();
+    const [best] = await store.query('ns', vectors[5]!, { k: 1 });
+    expect(best?.id).toBe('v5');
+    expect(best?.score).toBeCloseTo(1, 6);
+  });
+
+  it('sees updates and deletes by id at once, through the graph', async () => {
+    const { store, vectors } = await filled({ index: 'hnsw' });
+    await store.whenIndexed();
+    await store.upsert('ns', [{ id: 'v1', vector: vectors[2]!, metadata: { moved: true } }]);
+    expect(await store.delete('ns', { ids: ['v2'] })).toBe(1);
+    // Pending writes are scanned exactly until the graph catches up.
+    const [pending] = await store.query('ns', vectors[2]!, { k: 1 });
+    expect(pending).toMatchObject({ id: 'v1', metadata: { moved: true } });
+    await store.whenIndexed();
+    expect(store.indexStats('ns')).toMatchObject({ indexed: 599, pending: 0, count: 599 });
+    const matches = await store.query('ns', vectors[2]!, { k: 5 });
+    expect(matches[0]).toMatchObject({ id: 'v1' });
+    expect(matches.map((match) => match.id)).not.toContain('v2');
+    const [old] = await store.query('ns', vectors[1]!, { k: 1 });
+    expect(old?.id).not.toBe('v1');
+  });
+
+  it('filters graph candidates and falls back to an exact scan for selective filters', async () => {
+    const exact = (await filled({ index: 'exact' })).store;
+    const { store, vectors } = await filled({ index: 'hnsw', filterOverfetch: 1 });
+    await store.whenIndexed();
+    const broad = await store.query('ns', vectors[0]!, { k: 5, filter: { parity: 0 } });
+    expect(broad).toHaveLength(5);
+    expect(broad.every((match) => match.metadata['parity'] === 0)).toBe(true);
+    // One record in 100 matches: the graph's 100 candidates hold too few, so the scan is exact.
+    const selective = await store.query('ns', vectors[0]!, { k: 5, filter: { bucket: 42 } });
+    expect(selective).toEqual(
+      await exact.query('ns', vectors[0]!, { k: 5, filter: { bucket: 42 } }),
+    );
+    expect(selective).toHaveLength(5);
+  });
+
+  it('keeps namespaces apart with graphs', async () => {
+    const store = createMemoryVectorStore({ index: 'hnsw' });
+    const [a, b] = randomVectors(2, 8, 3);
+    await store.upsert('one', [{ id: 'x', vector: a!, metadata: { owner: 'one' } }]);
+    await store.upsert('two', [{ id: 'x', vector: b!, metadata: { owner: 'two' } }]);
+    await store.whenIndexed();
+    const matches = await store.query('one', b!, { k: 10 });
+    expect(matches.map((match) => match.metadata['owner'])).toEqual(['one']);
+  });
+
+  it('builds in auto mode only from the threshold on', async () => {
+    const store = createMemoryVectorStore({ hnswThreshold: 50 });
+    const vectors = randomVectors(60, 8, 5);
+    const records = vectors.map((vector, index) => ({ id: `v${index}`, vector, metadata: {} }));
+    await store.upsert('ns', records.slice(0, 49));
+    await store.whenIndexed();
+    expect(store.indexStats('ns').state).toBe('exact');
+    await store.upsert('ns', records.slice(49));
+    await store.whenIndexed();
+    expect(store.indexStats('ns')).toMatchObject({ state: 'hnsw', indexed: 60 });
+    await store.delete('ns', { ids: records.slice(0, 40).map((record) => record.id) });
+    expect(store.indexStats('ns').state).toBe('exact');
+  });
+
+  it('rejects bad vectors with the graph in use and keeps it consistent', async () => {
+    const { store, vectors } = await filled({ index: 'hnsw' });
+    await store.whenIndexed();
+    await expect(store.upsert('ns', [{ id: 'w', vector: [1, 2], metadata: {} }])).rejects.toThrow(
+      ValidationError,
+    );
+    await expect(
+      store.query('ns', new Float32Array(16).fill(Number.NaN), { k: 1 }),
+    ).rejects.toThrow(ValidationError);
+    await store.whenIndexed();
+    expect(store.indexStats('ns')).toMatchObject({ count: 600, indexed: 600 });
+    expect((await store.query('ns', vectors[9]!, { k: 1 }))[0]?.id).toBe('v9');
+  });
+
+  it('stays exact and reports the error when hnswlib fails to load', async () => {
+    const errors: unknown[] = [];
+    const store = createMemoryVectorStore({
+      index: 'hnsw',
+      loadHnswlib: () => Promise.reject(new Error('no wasm here')),
+      onIndexError: (error) => errors.push(error),
+    });
+    await store.upsert('ns', [{ id: 'a', vector: [1, 0, 0], metadata: {} }]);
+    await store.whenIndexed();
+    expect(errors).toHaveLength(1);
+    expect(store.indexStats('ns')).toMatchObject({ state: 'exact', count: 1 });
+    expect((await store.query('ns', [1, 0, 0], { k: 1 }))[0]?.id).toBe('a');
+  });
+
+  it('rejects invalid settings with ValidationError naming the field', () => {
+    expect(() => createMemoryVectorStore({ index: 'fast' as never })).toThrow(/settings\.index/);
+    expect(() => createMemoryVectorStore({ hnswThreshold: 0 })).toThrow(/hnswThreshold/);
+    expect(() => createMemoryVectorStore({ hnsw: { m: 1.5 } })).toThrow(/settings\.hnsw\.m/);
+  });
+});
+
+describe('memory vector store snapshots', () => {
+  it('round-trips vectors, metadata and namespaces, and rebuilds graphs', async () => {
+    const { store, vectors } = await filled({ index: 'exact' }, 300, 12);
+    await store.upsert('other', [{ id: 'o', vector: [1, 2, 3], metadata: { note: 'x' } }]);
+    await store.delete('ns', { ids: ['v0'] });
+    const bytes = store.snapshot();
+    const copy = createMemoryVectorStore({ index: 'hnsw', snapshot: bytes });
+    expect(await copy.count('ns')).toBe(299);
+    expect(await copy.count('other')).toBe(1);
+    await copy.whenIndexed();
+    expect(copy.indexStats('ns').state).toBe('hnsw');
+    for (const query of [vectors[1]!, vectors[77]!]) {
+      expect(await copy.query('ns', query, { k: 3 })).toEqual(
+        await store.query('ns', query, { k: 3 }),
+      );
+    }
+    expect(await copy.query('other', [1, 2, 3], { k: 1 })).toEqual([
+      { id: 'o', score: expect.closeTo(1, 6), metadata: { note: 'x' } },
+    ]);
+    const restored = createMemoryVectorStore();
+    restored.restore(bytes);
+    expect(await restored.count('ns')).toBe(299);
+  });
+
+  it('rejects corrupt, truncated and foreign snapshots with ValidationError, store unchanged', async () => {
+    const { store } = await filled({ index: 'exact' }, 20, 4);
+    const bytes = store.snapshot();
+    const target = createMemoryVectorStore();
+    await target.upsert('keep', [{ id: 'k', vector: [1, 0], metadata: {} }]);
+    const corrupt = bytes.slice();
+    corrupt[corrupt.length - 3]! ^= 0xff;
+    const wrongVersion = bytes.slice();
+    wrongVersion[8] = 99;
+    const wrongKind = bytes.slice();
+    wrongKind[10] = 3;
+    for (const [bad, message] of [
+      [corrupt, /checksum/],
+      [bytes.slice(0, bytes.length - 8), /header announces/],
+      [bytes.slice(0, 10), /truncated/],
+      [wrongVersion, /version 99/],
+      [wrongKind, /holds graph, not vectors/],
+      [new TextEncoder().encode('not a snapshot at all, clearly'), /magic/],
+    ] as const) {
+      expect(() => target.restore(bad)).toThrow(ValidationError);
+      expect(() => target.restore(bad)).toThrow(message);
+    }
+    expect(() => target.restore('x' as never)).toThrow(ValidationError);
+    expect(await target.count('keep')).toBe(1);
+    expect(await target.count('ns')).toBe(0);
+    expect(() => createMemoryVectorStore({ snapshot: corrupt })).toThrow(ValidationError);
+  });
+
+  it('snapshots an empty store', async () => {
+    const bytes = createMemoryVectorStore().snapshot();
+    const copy = createMemoryVectorStore({ snapshot: bytes });
+    expect(await copy.count('ns')).toBe(0);
   });
 });

@@ -1,0 +1,116 @@
+/** `LearningSink` on Postgres: a step and its trajectory's totals change in one transaction. */
+import { NotFoundError, throwIfAborted } from '../../errors/index.js';
+import type { CallOptions } from '../../ports/common.js';
+import type { TrajectoryRecord, TrajectoryStep } from '../../ports/chat-records.js';
+import type {
+  BeginTrajectory,
+  EndTrajectory,
+  LearningSink,
+  RecordStep,
+} from '../../ports/learning-sink.js';
+import { ulid } from '../../util/ids.js';
+import { validateBegin, validateEnd, validateStep } from '../sql/learning.js';
+import {
+  STEP_COLUMNS,
+  TRAJECTORY_COLUMNS,
+  placeholders,
+  rowToStep,
+  rowToTrajectory,
+  stepValues,
+  trajectoryValues,
+} from '../sql/records.js';
+import { transaction, type PgPool } from './database.js';
+
+/** Builds the `LearningSink` on a pool whose schema is migrated; `t` qualifies table names. */
+export function createPostgresLearningSink(
+  pool: PgPool,
+  t: (name: string) => string,
+  name = 'postgres',
+): LearningSink {
+  return {
+    name,
+    specificationVersion: 'v1',
+
+    async beginTrajectory(input: BeginTrajectory, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      validateBegin(input);
+      const trajectory: TrajectoryRecord = {
+        id: ulid(),
+        sessionId: input.sessionId,
+        userId: input.userId,
+        initialQuery: input.initialQuery,
+        route: input.route,
+        status: 'active',
+        startedAt: input.startedAt,
+        endedAt: null,
+        stepCount: 0,
+        totalReward: 0,
+        finalQuality: null,
+      };
+      await pool.query(
+        `INSERT INTO ${t('trajectories')} (${TRAJECTORY_COLUMNS.join(', ')}) VALUES (${placeholders('postgres', TRAJECTORY_COLUMNS.length)})`,
+        trajectoryValues(trajectory),
+      );
+      return trajectory.id;
+    },
+
+    async recordStep(step: RecordStep, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      validateStep(step);
+      return transaction(pool, async (client) => {
+        const { rows } = await client.query(
+          `SELECT step_count FROM ${t('trajectories')} WHERE id = $1 FOR UPDATE`,
+          [step.trajectoryId],
+        );
+        if (rows.length === 0) throw new NotFoundError('trajectory', step.trajectoryId);
+        const recorded: TrajectoryStep = {
+          id: ulid(),
+          trajectoryId: step.trajectoryId,
+          stepNumber: Number(rows[0]!['step_count']) + 1,
+          messageId: step.messageId,
+          query: step.query,
+          chunkIds: [...step.chunkIds],
+          reward: step.reward,
+          createdAt: step.createdAt,
+        };
+        await client.query(
+          `INSERT INTO ${t('trajectory_steps')} (${STEP_COLUMNS.join(', ')}) VALUES (${placeholders('postgres', STEP_COLUMNS.length)})`,
+          stepValues(recorded),
+        );
+        await client.query(
+          `UPDATE ${t('trajectories')} SET step_count = step_count + 1, total_reward = total_reward + $1 WHERE id = $2`,
+          [step.reward, step.trajectoryId],
+        );
+        return recorded;
+      });
+    },
+
+    async endTrajectory(id: string, end: EndTrajectory, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      validateEnd(end);
+      const { rowCount } = await pool.query(
+        `UPDATE ${t('trajectories')} SET status = $1, final_quality = $2, ended_at = $3
+         WHERE id = $4 AND status = 'active'`,
+        [end.status, end.quality, end.endedAt, id],
+      );
+      if ((rowCount ?? 0) > 0) return;
+      const { rows } = await pool.query(`SELECT 1 FROM ${t('trajectories')} WHERE id = $1`, [id]);
+      if (rows.length === 0) throw new NotFoundError('trajectory', id);
+    },
+
+    async getTrajectory(id: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      const { rows } = await pool.query(`SELECT * FROM ${t('trajectories')} WHERE id = $1`, [id]);
+      return rows[0] ? rowToTrajectory(rows[0]) : null;
+    },
+
+    async listSteps(trajectoryId: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      const { rows } = await pool.query(
+        `SELECT * FROM ${t('trajectory_steps')} WHERE trajectory_id = $1 ORDER BY step_number`,
+        [trajectoryId],
+      );
+      return rows.map(rowToStep);
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/** Input checks of the `LearningSink` shared by the SQL stores (same rules as in memory). */
+import type { BeginTrajectory, EndTrajectory, RecordStep } from '../../ports/learning-sink.js';
+import { invalid, requireInRange, requireString } from './validate.js';
+
+const END_STATUSES = new Set(['completed', 'abandoned']);
+
+/** Checks `beginTrajectory` input. */
+export function validateBegin(input: BeginTrajectory): void {
+  if (typeof input !== 'object' || input === null) throw invalid('input', 'must be an object');
+  requireString(input.sessionId, 'sessionId');
+  requireString(input.userId, 'userId');
+  requireString(input.initialQuery, 'initialQuery', true);
+  requireString(input.route, 'route', true);
+  requireString(input.startedAt, 'startedAt');
+}
+
+/** Checks `recordStep` input. */
+export function validateStep(step: RecordStep): void {
+  if (typeof step !== 'object' || step === null) throw invalid('step', 'must be an object');
+  requireString(step.trajectoryId, 'trajectoryId');
+  requireString(step.messageId, 'messageId');
+  requireString(step.query, 'query', true);
+  requireInRange(step.reward, 'reward', -1, 1);
+  requireString(step.createdAt, 'createdAt');
+  if (!Array.isArray(step.chunkIds)) throw invalid('chunkIds', 'must be an array of strings');
+  step.chunkIds.forEach((chunkId, index) => requireString(chunkId, `chunkIds.${index}`));
+}
+
+/** Checks `endTrajectory` input. */
+export function validateEnd(end: EndTrajectory): void {
+  if (typeof end !== 'object' || end === null) throw invalid('end', 'must be an object');
+  if (!END_STATUSES.has(end.status)) {
+    throw invalid('status', "must be 'completed' or 'abandoned'");
+  }
+  requireInRange(end.quality, 'quality', 0, 1);
+  requireString(end.endedAt, 'endedAt');
+}

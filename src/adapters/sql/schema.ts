@@ -1,0 +1,238 @@
+/**
+ * The schema the SQLite and Postgres stores share (seed 000 §4 plus what cortexis records
+ * need), as an ordered list of versioned migrations. Each migration is applied once, in a
+ * transaction, and recorded in the `migrations` table. No driver imports here.
+ */
+
+/** Which SQL database a statement is written for. */
+export type Dialect = 'sqlite' | 'postgres';
+
+/** One schema change. */
+export interface Migration {
+  /** 1, 2, 3, … in the order they apply. */
+  readonly version: number;
+  /** Short name, recorded with the version. */
+  readonly name: string;
+  /** The statements for a dialect; `table` qualifies a table name (Postgres schema). */
+  statements(dialect: Dialect, table: (name: string) => string): string[];
+}
+
+/** Column types per dialect. */
+function types(dialect: Dialect) {
+  const postgres = dialect === 'postgres';
+  return {
+    /** JSON document: `jsonb` in Postgres, text holding JSON in SQLite. */
+    json: postgres ? 'JSONB' : 'TEXT',
+    /** 64-bit float (SQLite REAL is 64-bit; Postgres `real` is not). */
+    real: postgres ? 'DOUBLE PRECISION' : 'REAL',
+    /** A text field of the JSON `settings` column, as a generated column. */
+    settingText: (key: string) =>
+      postgres
+        ? `TEXT GENERATED ALWAYS AS (settings ->> '${key}') STORED`
+        : `TEXT GENERATED ALWAYS AS (json_extract(settings, '$.${key}')) VIRTUAL`,
+    /** A numeric field of the JSON `settings` column, as a generated column. */
+    settingNumber: (key: string) =>
+      postgres
+        ? `DOUBLE PRECISION GENERATED ALWAYS AS (CASE WHEN jsonb_typeof(settings -> '${key}') = 'number' THEN (settings ->> '${key}')::double precision END) STORED`
+        : `REAL GENERATED ALWAYS AS (json_extract(settings, '$.${key}')) VIRTUAL`,
+  };
+}
+
+/**
+ * The migrations, oldest first. Never edit one that has shipped: add the next version.
+ *
+ * Differences from seed 000 §4: ids are ULID text (trajectories too); `conversation_id` is
+ * `session_id`; durations are 64-bit floats (turn timings are fractional ms); JSON columns
+ * hold what the records nest (settings, metadata, confidence, covers); the seed's session
+ * configuration columns (`model`, `system_prompt`, `temperature`, `max_tokens`,
+ * `search_depth`) are generated from `settings`, so SQL readers see them and they never
+ * disagree with the record. Trajectories and steps have no foreign key to sessions and
+ * messages: a learning sink may be used with another session store.
+ */
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'sessions, messages, sources, feedback, trajectories',
+    statements(dialect, t) {
+      const { json, real, settingText, settingNumber } = types(dialect);
+      return [
+        `CREATE TABLE ${t('sessions')} (
+  id TEXT PRIMARY KEY,
+  user_id TEXT NOT NULL,
+  title TEXT,
+  status TEXT NOT NULL DEFAULT 'active',
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  ended_at TEXT,
+  trajectory_id TEXT,
+  settings ${json} NOT NULL DEFAULT '{}',
+  metadata ${json} NOT NULL DEFAULT '{}',
+  message_count INTEGER NOT NULL DEFAULT 0,
+  total_search_time_ms ${real} NOT NULL DEFAULT 0,
+  total_generation_time_ms ${real} NOT NULL DEFAULT 0,
+  model ${settingText('model')},
+  system_prompt ${settingText('systemPrompt')},
+  temperature ${settingNumber('temperature')},
+  max_tokens ${settingNumber('maxTokens')},
+  search_depth ${settingText('searchDepth')}
+)`,
+        `CREATE TABLE ${t('messages')} (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES ${t('sessions')}(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  user_id TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'system', 'system-summary')),
+  content TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('complete', 'incomplete', 'degraded')),
+  created_at TEXT NOT NULL,
+  search_time_ms ${real},
+  generation_time_ms ${real},
+  total_time_ms ${real},
+  confidence_overall ${real},
+  confidence ${json},
+  guard INTEGER NOT NULL DEFAULT 0,
+  metadata ${json} NOT NULL DEFAULT '{}',
+  UNIQUE (session_id, seq)
+)`,
+        `CREATE TABLE ${t('sources')} (
+  message_id TEXT NOT NULL REFERENCES ${t('messages')}(id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  label TEXT NOT NULL,
+  document_id TEXT NOT NULL,
+  chunk_id TEXT NOT NULL,
+  title TEXT,
+  uri TEXT,
+  snippet TEXT NOT NULL,
+  score ${real} NOT NULL,
+  vector_score ${real},
+  keyword_score ${real},
+  fused_score ${real} NOT NULL,
+  source_type TEXT NOT NULL CHECK (source_type IN ('vector', 'keyword', 'graph', 'hybrid')),
+  graph_boost ${real} NOT NULL DEFAULT 1,
+  learned_boost ${real} NOT NULL DEFAULT 1,
+  graph_node_id TEXT,
+  graph_path_depth INTEGER,
+  graph_related_count INTEGER,
+  metadata ${json} NOT NULL DEFAULT '{}',
+  PRIMARY KEY (message_id, position)
+)`,
+        `CREATE TABLE ${t('feedback')} (
+  id TEXT PRIMARY KEY,
+  message_id TEXT NOT NULL REFERENCES ${t('messages')}(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL,
+  rating TEXT NOT NULL CHECK (rating IN ('good', 'neutral', 'bad')),
+  source_helpfulness ${json},
+  comment TEXT,
+  marked_as_factual INTEGER,
+  corrected_content TEXT,
+  created_at TEXT NOT NULL
+)`,
+        `CREATE TABLE ${t('trajectories')} (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  ended_at TEXT,
+  initial_query TEXT NOT NULL,
+  final_quality ${real},
+  route TEXT NOT NULL,
+  step_count INTEGER NOT NULL DEFAULT 0,
+  total_reward ${real} NOT NULL DEFAULT 0,
+  status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'completed', 'abandoned'))
+)`,
+        `CREATE TABLE ${t('trajectory_steps')} (
+  id TEXT PRIMARY KEY,
+  trajectory_id TEXT NOT NULL REFERENCES ${t('trajectories')}(id) ON DELETE CASCADE,
+  step_number INTEGER NOT NULL,
+  message_id TEXT NOT NULL,
+  query_text TEXT NOT NULL,
+  chunk_ids ${json} NOT NULL,
+  reward ${real} NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (trajectory_id, step_number)
+)`,
+        // The seed's indices (sources, messages and steps by parent are covered by the
+        // primary keys and unique constraints above), plus listSessions' order.
+        `CREATE INDEX idx_sessions_user_id ON ${t('sessions')} (user_id, created_at, id)`,
+        `CREATE INDEX idx_sessions_created_at ON ${t('sessions')} (created_at)`,
+        `CREATE INDEX idx_messages_created_at ON ${t('messages')} (created_at)`,
+        `CREATE INDEX idx_messages_user_id ON ${t('messages')} (user_id, created_at)`,
+        `CREATE INDEX idx_sources_chunk_id ON ${t('sources')} (chunk_id)`,
+        `CREATE INDEX idx_feedback_message_id ON ${t('feedback')} (message_id)`,
+        `CREATE INDEX idx_trajectories_session_id ON ${t('trajectories')} (session_id)`,
+      ];
+    },
+  },
+  {
+    version: 2,
+    name: 'idempotency keys and compaction',
+    statements(dialect, t) {
+      const { json } = types(dialect);
+      return [
+        `ALTER TABLE ${t('messages')} ADD COLUMN request_id TEXT`,
+        `ALTER TABLE ${t('messages')} ADD COLUMN reply_to TEXT`,
+        `ALTER TABLE ${t('messages')} ADD COLUMN covered_by TEXT`,
+        `ALTER TABLE ${t('messages')} ADD COLUMN covers ${json}`,
+        `CREATE INDEX idx_messages_request_id ON ${t('messages')} (session_id, request_id) WHERE request_id IS NOT NULL`,
+        `CREATE INDEX idx_messages_reply_to ON ${t('messages')} (session_id, reply_to) WHERE reply_to IS NOT NULL`,
+      ];
+    },
+  },
+  {
+    version: 3,
+    name: 'knowledge graph',
+    statements(dialect, t) {
+      const { json, real } = types(dialect);
+      return [
+        `CREATE TABLE ${t('nodes')} (
+  namespace TEXT NOT NULL,
+  id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  properties ${json} NOT NULL DEFAULT '{}',
+  PRIMARY KEY (namespace, id)
+)`,
+        `CREATE TABLE ${t('edges')} (
+  namespace TEXT NOT NULL,
+  from_id TEXT NOT NULL,
+  to_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  weight ${real} NOT NULL,
+  PRIMARY KEY (namespace, from_id, to_id, type)
+)`,
+        `CREATE INDEX idx_edges_to ON ${t('edges')} (namespace, to_id)`,
+      ];
+    },
+  },
+  {
+    version: 4,
+    name: 'keyword index',
+    statements(dialect, t) {
+      // Postgres has no KeywordIndex adapter (yet): the version is recorded, nothing changes.
+      if (dialect === 'postgres') return [];
+      return [
+        `CREATE TABLE ${t('keyword_records')} (
+  doc INTEGER PRIMARY KEY,
+  namespace TEXT NOT NULL,
+  id TEXT NOT NULL,
+  metadata TEXT NOT NULL DEFAULT '{}',
+  UNIQUE (namespace, id)
+)`,
+        // `terms` holds the record's index terms (the same tokenizer as the in-memory BM25
+        // index), space-separated; the FTS5 rowid is keyword_records.doc.
+        `CREATE VIRTUAL TABLE ${t('keyword_fts')} USING fts5(terms, tokenize = 'unicode61 remove_diacritics 0')`,
+      ];
+    },
+  },
+];
+
+/** The newest schema version. */
+export const LATEST_SCHEMA_VERSION: number = migrations[migrations.length - 1]!.version;
+
+/** The statement creating the migrations table, if missing. */
+export function migrationsTable(table: (name: string) => string): string {
+  return `CREATE TABLE IF NOT EXISTS ${table('migrations')} (
+  version INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  applied_at TEXT NOT NULL
+)`;
+}

@@ -1,0 +1,157 @@
+/**
+ * `cortexis/sqlite`: `SessionStore`, `LearningSink`, `GraphStore` and an FTS5 `KeywordIndex`
+ * on one SQLite file, with better-sqlite3 (an optional peer dependency, imported on first
+ * use; pass `library` or `database` to inject it). WAL journal, foreign keys on, one
+ * transaction per write (a turn's message, its sources and the session totals commit
+ * together), versioned migrations that upgrade an existing file.
+ *
+ * @example
+ * ```ts
+ * import { createChatEngine } from 'cortexis';
+ * import { createSqliteStores } from 'cortexis/sqlite';
+ *
+ * const stores = await createSqliteStores({ path: 'cortexis.db' });
+ * const engine = createChatEngine({
+ *   sessionStore: stores.sessionStore,
+ *   learningSink: stores.learningSink,
+ *   keywordIndex: stores.keywordIndex,
+ * });
+ * // … on shutdown:
+ * stores.close();
+ * ```
+ * @module
+ */
+import { ConfigError } from '../../errors/index.js';
+import type { GraphStore } from '../../ports/graph-store.js';
+import type { KeywordIndex } from '../../ports/keyword-index.js';
+import type { LearningSink } from '../../ports/learning-sink.js';
+import type { SessionStore } from '../../ports/session-store.js';
+import { LATEST_SCHEMA_VERSION } from '../sql/schema.js';
+import {
+  migrateSqlite,
+  schemaVersion,
+  type SqliteDatabase,
+  type SqliteLibrary,
+} from './database.js';
+import { createSqliteGraphStore } from './graph-store.js';
+import { createSqliteKeywordIndex } from './keyword-index.js';
+import { createSqliteLearningSink } from './learning-sink.js';
+import { createSqliteSessionStore } from './session-store.js';
+
+export type { SqliteDatabase, SqliteLibrary, SqliteStatement } from './database.js';
+export { migrateSqlite, schemaVersion } from './database.js';
+export { LATEST_SCHEMA_VERSION } from '../sql/schema.js';
+
+/** Settings of {@link createSqliteStores}. Give `path` or `database`. */
+export interface SqliteStoresSettings {
+  /** The database file (created if missing); `':memory:'` for a private in-memory database. */
+  readonly path?: string | undefined;
+  /** An open better-sqlite3 database to use instead of opening `path`; `close()` leaves it open. */
+  readonly database?: SqliteDatabase | undefined;
+  /** The better-sqlite3 `Database` class, or a function loading it (default: `import('better-sqlite3')`). */
+  readonly library?: SqliteLibrary | (() => Promise<SqliteLibrary>) | undefined;
+  /**
+   * `full` (default): every commit is fsynced, so a committed turn survives power loss and
+   * OS crashes too. `normal`: in WAL mode a commit survives a crash of the process (the
+   * database is never corrupted), but the last commits may be lost on power loss; faster.
+   */
+  readonly synchronous?: 'full' | 'normal' | undefined;
+  /** How long a write waits for another process's lock before failing, ms (default 5000). */
+  readonly busyTimeoutMs?: number | undefined;
+  /** Apply pending migrations on open (default true); false fails on an outdated file. */
+  readonly migrate?: boolean | undefined;
+  /** Adapter name reported in events and errors (default `sqlite`). */
+  readonly name?: string | undefined;
+}
+
+/** The stores on one SQLite file. */
+export interface SqliteStores {
+  /** Sessions, messages and their sources. */
+  readonly sessionStore: SessionStore;
+  /** Learning trajectories and steps. */
+  readonly learningSink: LearningSink;
+  /** Knowledge-graph nodes and edges. */
+  readonly graphStore: GraphStore;
+  /** FTS5 keyword index. */
+  readonly keywordIndex: KeywordIndex;
+  /** The open better-sqlite3 database. */
+  readonly database: SqliteDatabase;
+  /** Closes the database if these stores opened it; the stores are unusable afterwards. */
+  close(): void;
+}
+
+async function loadLibrary(library: SqliteStoresSettings['library']): Promise<SqliteLibrary> {
+  if (typeof library === 'function' && library.prototype === undefined) {
+    return (library as () => Promise<SqliteLibrary>)();
+  }
+  if (library) return library as SqliteLibrary;
+  try {
+    const module = (await import('better-sqlite3')) as unknown as {
+      default?: SqliteLibrary;
+    } & SqliteLibrary;
+    return module.default ?? module;
+  } catch (error) {
+    throw new ConfigError(
+      'cortexis/sqlite needs better-sqlite3: npm install better-sqlite3@12',
+      [{ path: 'library', message: 'better-sqlite3 could not be imported' }],
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Opens (or creates) a SQLite database, sets WAL, `synchronous`, foreign keys and the busy
+ * timeout, applies pending migrations, and returns the four stores on it.
+ */
+export async function createSqliteStores(settings: SqliteStoresSettings): Promise<SqliteStores> {
+  if (typeof settings !== 'object' || settings === null) {
+    throw new ConfigError('createSqliteStores needs { path } or { database }');
+  }
+  const { path, synchronous = 'full', busyTimeoutMs = 5000, migrate = true } = settings;
+  if (settings.database === undefined && (typeof path !== 'string' || path.length === 0)) {
+    throw new ConfigError('createSqliteStores needs { path } or { database }', [
+      { path: 'path', message: 'must be a non-empty string when no database is given' },
+    ]);
+  }
+  if (synchronous !== 'full' && synchronous !== 'normal') {
+    throw new ConfigError("synchronous must be 'full' or 'normal'", [
+      { path: 'synchronous', message: "must be 'full' or 'normal'" },
+    ]);
+  }
+  if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new ConfigError('busyTimeoutMs must be an integer ≥ 0', [
+      { path: 'busyTimeoutMs', message: 'must be an integer ≥ 0' },
+    ]);
+  }
+  const owned = settings.database === undefined;
+  const database =
+    settings.database ??
+    new (await loadLibrary(settings.library))(path!, { timeout: busyTimeoutMs });
+  try {
+    database.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    database.pragma('journal_mode = WAL');
+    database.pragma(`synchronous = ${synchronous.toUpperCase()}`);
+    database.pragma('foreign_keys = ON');
+    if (migrate) {
+      migrateSqlite(database);
+    } else if (schemaVersion(database) !== LATEST_SCHEMA_VERSION) {
+      throw new ConfigError(
+        `the SQLite file has schema version ${schemaVersion(database)}, expected ${LATEST_SCHEMA_VERSION} (migrate is off)`,
+      );
+    }
+  } catch (error) {
+    if (owned) database.close();
+    throw error;
+  }
+  const name = settings.name ?? 'sqlite';
+  return {
+    sessionStore: createSqliteSessionStore(database, name),
+    learningSink: createSqliteLearningSink(database, name),
+    graphStore: createSqliteGraphStore(database, name),
+    keywordIndex: createSqliteKeywordIndex(database, `${name}-fts5`),
+    database,
+    close() {
+      if (owned && database.open) database.close();
+    },
+  };
+}

@@ -1,0 +1,309 @@
+/** `SessionStore` on SQLite: one transaction per write, messages ordered by a per-session seq. */
+import { ConflictError, NotFoundError, throwIfAborted } from '../../errors/index.js';
+import type { CallOptions } from '../../ports/common.js';
+import type { MessageRecord, SessionRecord, SessionStatsDelta } from '../../ports/chat-records.js';
+import type {
+  ListMessagesOptions,
+  ListSessionsOptions,
+  MessageQuery,
+  SessionPage,
+  SessionPatch,
+  SessionStore,
+} from '../../ports/session-store.js';
+import {
+  MESSAGE_COLUMNS,
+  SESSION_COLUMNS,
+  SOURCE_COLUMNS,
+  decodeCursor,
+  encodeCursor,
+  groupSources,
+  messageValues,
+  placeholders,
+  rowToMessage,
+  rowToSession,
+  sessionValues,
+  sourceValues,
+  toJson,
+  type Row,
+} from '../sql/records.js';
+import {
+  invalid,
+  requireCount,
+  requireString,
+  validateBatch,
+  validateListMessages,
+  validatePatch,
+  validateSession,
+  validateStats,
+  validateSummary,
+} from '../sql/validate.js';
+import type { SqliteDatabase } from './database.js';
+
+/** True for a primary-key or unique-constraint violation. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+/** Builds the `SessionStore` of an open, migrated database. */
+export function createSqliteSessionStore(database: SqliteDatabase, name = 'sqlite'): SessionStore {
+  const statement = {
+    insertSession: database.prepare(
+      `INSERT INTO sessions (${SESSION_COLUMNS.join(', ')}) VALUES (${placeholders('sqlite', SESSION_COLUMNS.length)})`,
+    ),
+    getSession: database.prepare('SELECT * FROM sessions WHERE id = ?'),
+    deleteSession: database.prepare('DELETE FROM sessions WHERE id = ?'),
+    listFirst: database.prepare(
+      'SELECT * FROM sessions WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT ?',
+    ),
+    listAfter: database.prepare(
+      `SELECT * FROM sessions WHERE user_id = ? AND (created_at < ? OR (created_at = ? AND id < ?))
+       ORDER BY created_at DESC, id DESC LIMIT ?`,
+    ),
+    lastSeq: database.prepare(
+      'SELECT COALESCE(MAX(seq), 0) AS seq FROM messages WHERE session_id = ?',
+    ),
+    messageExists: database.prepare('SELECT 1 FROM messages WHERE id = ?'),
+    insertMessage: database.prepare(
+      `INSERT INTO messages (${MESSAGE_COLUMNS.join(', ')}) VALUES (${placeholders('sqlite', MESSAGE_COLUMNS.length)})`,
+    ),
+    insertSource: database.prepare(
+      `INSERT INTO sources (${SOURCE_COLUMNS.join(', ')}) VALUES (${placeholders('sqlite', SOURCE_COLUMNS.length)})`,
+    ),
+    addStats: database.prepare(
+      `UPDATE sessions SET message_count = message_count + ?,
+         total_search_time_ms = total_search_time_ms + ?,
+         total_generation_time_ms = total_generation_time_ms + ?,
+         updated_at = CASE WHEN ? > updated_at THEN ? ELSE updated_at END
+       WHERE id = ?`,
+    ),
+    sessionMessageIds: database.prepare(
+      'SELECT id FROM messages WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))',
+    ),
+    cover: database.prepare(
+      'UPDATE messages SET covered_by = ? WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))',
+    ),
+    findByRequest: database.prepare(
+      'SELECT * FROM messages WHERE session_id = ? AND request_id = ? ORDER BY seq DESC LIMIT 1',
+    ),
+    findByReply: database.prepare(
+      'SELECT * FROM messages WHERE session_id = ? AND reply_to = ? ORDER BY seq DESC LIMIT 1',
+    ),
+    list: {
+      asc: database.prepare(
+        'SELECT * FROM messages WHERE session_id = ? ORDER BY seq ASC LIMIT ? OFFSET ?',
+      ),
+      desc: database.prepare(
+        'SELECT * FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?',
+      ),
+      uncoveredAsc: database.prepare(
+        'SELECT * FROM messages WHERE session_id = ? AND covered_by IS NULL ORDER BY seq ASC LIMIT ? OFFSET ?',
+      ),
+      uncoveredDesc: database.prepare(
+        'SELECT * FROM messages WHERE session_id = ? AND covered_by IS NULL ORDER BY seq DESC LIMIT ? OFFSET ?',
+      ),
+    },
+    sourcesOf: database.prepare(
+      `SELECT * FROM sources WHERE message_id IN (SELECT value FROM json_each(?))
+       ORDER BY message_id, position`,
+    ),
+    count: database.prepare('SELECT COUNT(*) AS count FROM messages WHERE session_id = ?'),
+    getMessage: database.prepare('SELECT * FROM messages WHERE id = ?'),
+  };
+
+  function sessionRow(id: string): Row | undefined {
+    return statement.getSession.get(id) as Row | undefined;
+  }
+
+  /** Messages of rows, with their sources (one query for all). */
+  function withSources(rows: readonly Row[]): MessageRecord[] {
+    if (rows.length === 0) return [];
+    const sources = groupSources(
+      statement.sourcesOf.all(toJson(rows.map((row) => row['id']))) as Row[],
+    );
+    return rows.map((row) => rowToMessage(row, sources.get(String(row['id'])) ?? []));
+  }
+
+  function insertMessage(message: MessageRecord, seq: number): void {
+    statement.insertMessage.run(...messageValues(message, seq));
+    message.sources.forEach((source, position) => {
+      statement.insertSource.run(...sourceValues(message.id, position, source));
+    });
+  }
+
+  const append = database.transaction(
+    (sessionId: string, batch: readonly MessageRecord[], stats: SessionStatsDelta | undefined) => {
+      const row = sessionRow(sessionId);
+      if (!row) throw new NotFoundError('session', sessionId);
+      const owner = { id: sessionId, userId: String(row['user_id']) };
+      validateBatch(batch, owner);
+      const delta = validateStats(stats);
+      const seen = new Set<string>();
+      for (const message of batch) {
+        if (seen.has(message.id) || statement.messageExists.get(message.id)) {
+          throw new ConflictError(`message '${message.id}' already exists`);
+        }
+        seen.add(message.id);
+      }
+      let seq = (statement.lastSeq.get(sessionId) as { seq: number }).seq;
+      let newest = '';
+      for (const message of batch) {
+        insertMessage(message, ++seq);
+        if (message.createdAt > newest) newest = message.createdAt;
+      }
+      statement.addStats.run(
+        batch.length,
+        delta.searchMs,
+        delta.generationMs,
+        newest,
+        newest,
+        sessionId,
+      );
+    },
+  );
+
+  const appendSummary = database.transaction((sessionId: string, summary: MessageRecord) => {
+    const row = sessionRow(sessionId);
+    if (!row) throw new NotFoundError('session', sessionId);
+    const covers = validateSummary(summary, { id: sessionId, userId: String(row['user_id']) });
+    if (statement.messageExists.get(summary.id)) {
+      throw new ConflictError(`message '${summary.id}' already exists`);
+    }
+    const found = new Set(
+      (statement.sessionMessageIds.all(sessionId, toJson(covers)) as Row[]).map((item) =>
+        String(item['id']),
+      ),
+    );
+    const missing = covers.find((id) => !found.has(id));
+    if (missing !== undefined) throw new NotFoundError('message', missing);
+    const seq = (statement.lastSeq.get(sessionId) as { seq: number }).seq + 1;
+    insertMessage(summary, seq);
+    statement.cover.run(summary.id, sessionId, toJson(covers));
+    statement.addStats.run(1, 0, 0, summary.createdAt, summary.createdAt, sessionId);
+  });
+
+  const update = database.transaction((id: string, patch: SessionPatch) => {
+    const sets: string[] = [];
+    const params: unknown[] = [];
+    const set = (column: string, value: unknown): void => {
+      sets.push(`${column} = ?`);
+      params.push(value);
+    };
+    if (patch.title !== undefined) set('title', patch.title);
+    if (patch.status !== undefined) set('status', patch.status);
+    if (patch.endedAt !== undefined) set('ended_at', patch.endedAt);
+    if (patch.trajectoryId !== undefined) set('trajectory_id', patch.trajectoryId);
+    if (patch.settings !== undefined) set('settings', toJson(patch.settings));
+    set('updated_at', patch.updatedAt);
+    const row = database
+      .prepare(`UPDATE sessions SET ${sets.join(', ')} WHERE id = ? RETURNING *`)
+      .get(...params, id) as Row | undefined;
+    return row ? rowToSession(row) : null;
+  });
+
+  return {
+    name,
+    specificationVersion: 'v1',
+
+    async createSession(session: SessionRecord, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      validateSession(session);
+      try {
+        statement.insertSession.run(...sessionValues(session));
+      } catch (error) {
+        if (isUniqueViolation(error)) {
+          throw new ConflictError(`session '${session.id}' already exists`, { cause: error });
+        }
+        throw error;
+      }
+    },
+
+    async getSession(id: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      const row = sessionRow(id);
+      return row ? rowToSession(row) : null;
+    },
+
+    async updateSession(id: string, patch: SessionPatch, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      validatePatch(patch);
+      return update.immediate(id, patch);
+    },
+
+    async deleteSession(id: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      return statement.deleteSession.run(id).changes > 0;
+    },
+
+    async listSessions(options: ListSessionsOptions): Promise<SessionPage> {
+      throwIfAborted(options?.signal);
+      requireString(options?.userId, 'userId');
+      const limit = requireCount(options.limit, 'limit', 1);
+      const after = options.cursor === undefined ? null : decodeCursor(options.cursor);
+      const rows = (
+        after === null
+          ? statement.listFirst.all(options.userId, limit + 1)
+          : statement.listAfter.all(
+              options.userId,
+              after.createdAt,
+              after.createdAt,
+              after.id,
+              limit + 1,
+            )
+      ) as Row[];
+      const sessions = rows.slice(0, limit).map(rowToSession);
+      const last = sessions[sessions.length - 1];
+      return { sessions, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+    },
+
+    async appendMessages(
+      sessionId: string,
+      batch: readonly MessageRecord[],
+      stats?: SessionStatsDelta,
+      options?: CallOptions,
+    ) {
+      throwIfAborted(options?.signal);
+      append.immediate(sessionId, batch, stats);
+    },
+
+    async appendSummary(sessionId: string, summary: MessageRecord, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      appendSummary.immediate(sessionId, summary);
+    },
+
+    async findMessage(sessionId: string, query: MessageQuery, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      if (typeof query !== 'object' || query === null) throw invalid('query', 'must be an object');
+      const row = (
+        'requestId' in query
+          ? statement.findByRequest.get(sessionId, requireString(query.requestId, 'requestId'))
+          : statement.findByReply.get(sessionId, requireString(query.replyTo, 'replyTo'))
+      ) as Row | undefined;
+      return row ? (withSources([row])[0] ?? null) : null;
+    },
+
+    async listMessages(sessionId: string, options: ListMessagesOptions = {}) {
+      throwIfAborted(options.signal);
+      const { offset, limit, order, uncoveredOnly } = validateListMessages(options);
+      const query = uncoveredOnly
+        ? order === 'desc'
+          ? statement.list.uncoveredDesc
+          : statement.list.uncoveredAsc
+        : order === 'desc'
+          ? statement.list.desc
+          : statement.list.asc;
+      return withSources(query.all(sessionId, limit ?? -1, offset) as Row[]);
+    },
+
+    async countMessages(sessionId: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      return (statement.count.get(sessionId) as { count: number }).count;
+    },
+
+    async getMessage(id: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      const row = statement.getMessage.get(id) as Row | undefined;
+      return row ? (withSources([row])[0] ?? null) : null;
+    },
+  };
+}
