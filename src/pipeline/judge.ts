@@ -659,6 +659,10 @@ export interface JudgeResult {
 export const DEFAULT_MIN_SUPPORTED_RATIO = 0.5;
 
 /** The offline grounding of each claim. */
+// Analysed sources of recent turns: popular chunks are cited turn after turn.
+const PREPARED_SOURCE_CACHE_SIZE = 2_000;
+const preparedSourceCache = new Map<string, PreparedSource>();
+
 function groundClaims(
   claims: readonly Claim[],
   sources: readonly JudgeSource[],
@@ -671,7 +675,12 @@ function groundClaims(
     if (!source) return undefined;
     let result = prepared.get(id);
     if (!result) {
-      result = prepareSource(source.text);
+      result = preparedSourceCache.get(source.text) ?? prepareSource(source.text);
+      preparedSourceCache.delete(source.text);
+      preparedSourceCache.set(source.text, result);
+      if (preparedSourceCache.size > PREPARED_SOURCE_CACHE_SIZE) {
+        preparedSourceCache.delete(preparedSourceCache.keys().next().value!);
+      }
       prepared.set(id, result);
     }
     return result;

@@ -48,7 +48,13 @@ describe('createRouter', () => {
     expect(lookup.strategy).toEqual(DEFAULT_STRATEGIES.retrieval);
     const relational = await router.route('Which documents cite the security guide?');
     expect(relational.intent).toBe('relational');
-    expect(relational.strategy.graph).not.toBeNull();
+    // Relational questions get graph rerank; expansion through the graph comes with 'deep'.
+    expect(relational.strategy.graphRerank).toBe(true);
+    expect(relational.strategy.graph).toBeNull();
+    const deep = await router.route('Which documents cite the security guide?', {
+      searchDepth: 'deep',
+    });
+    expect(deep.strategy.graph).toMatchObject({ depth: 2 });
     const synthesis = await router.route('Give me an overview of all pricing plans');
     expect(synthesis.intent).toBe('synthesis');
     expect(synthesis.confidence).toBeGreaterThan(0);

@@ -150,3 +150,47 @@ export function matchesFilter(metadata: Metadata, filter: MetadataFilter | undef
   }
   return true;
 }
+
+/** A filter compiled to a predicate: `$in` / `$nin` lists become sets. */
+export type FilterPredicate = (metadata: Metadata) => boolean;
+
+/**
+ * Compiles a valid filter once per query into a predicate with the same meaning as
+ * `matchesFilter` (`$in`/`$nin` checked against sets, so long lists stay cheap).
+ */
+export function compileFilter(filter: MetadataFilter | undefined): FilterPredicate {
+  if (filter === undefined) return () => true;
+  const checks: FilterPredicate[] = [];
+  for (const field in filter) {
+    const condition = filter[field];
+    if (condition === undefined) continue;
+    const valueOf = (metadata: Metadata): MetadataValue | undefined =>
+      Object.prototype.hasOwnProperty.call(metadata, field) ? metadata[field] : undefined;
+    if (condition === null || typeof condition !== 'object') {
+      checks.push((metadata) => valueOf(metadata) === condition);
+      continue;
+    }
+    const { $in, $nin, ...rest } = condition;
+    if ($in !== undefined) {
+      const allowed = new Set<MetadataValue>($in);
+      checks.push((metadata) => {
+        const actual = valueOf(metadata);
+        return actual !== undefined && allowed.has(actual);
+      });
+    }
+    if ($nin !== undefined) {
+      const refused = new Set<MetadataValue>($nin);
+      checks.push((metadata) => {
+        const actual = valueOf(metadata);
+        return actual === undefined || !refused.has(actual);
+      });
+    }
+    if (Object.keys(rest).length > 0) {
+      checks.push((metadata) => matchesOperators(valueOf(metadata), rest));
+    }
+  }
+  return (metadata) => {
+    for (const check of checks) if (!check(metadata)) return false;
+    return true;
+  };
+}

@@ -11,7 +11,7 @@ import type {
   KeywordSearchOptions,
 } from '../../ports/keyword-index.js';
 import { stemmedTerms } from '../../text/stem.js';
-import { matchesFilter, validateFilter } from './filter.js';
+import { compileFilter, matchesFilter, validateFilter } from './filter.js';
 import { decodeSnapshot, encodeSnapshot, snapshotError } from './snapshot.js';
 
 /** Settings of the in-memory BM25 index. */
@@ -226,10 +226,10 @@ function search(
       matched[number]! += idf;
     }
   }
-  const filter = options.filter;
+  const allowed = options.filter === undefined ? undefined : compileFilter(options.filter);
   const kept: number[] = [];
   for (const number of touched) {
-    if (filter === undefined || matchesFilter(space.metadata[number]!, filter)) kept.push(number);
+    if (allowed === undefined || allowed(space.metadata[number]!)) kept.push(number);
   }
   const floor = kthLargest(kept, scores, options.k);
   const matches: KeywordMatch[] = [];

@@ -15,7 +15,7 @@ import type {
   VectorRecord,
   VectorStore,
 } from '../../ports/vector-store.js';
-import { matchesFilter, validateFilter } from './filter.js';
+import { compileFilter, matchesFilter, validateFilter } from './filter.js';
 import {
   createHnswIndex,
   loadHnswLibrary,
@@ -819,17 +819,34 @@ function accumulate(space: Space, unit: Float32Array): Float64Array {
 
 function search(space: Space, unit: Float32Array, options: VectorQueryOptions): VectorMatch[] {
   const { size } = space;
-  const scores = accumulate(space, unit);
-  const filter = options.filter;
   const heap = new TopK(Math.min(options.k, size), space.ids);
+  if (options.filter !== undefined) {
+    // A selective filter (e.g. a few documents): score only the records it lets through.
+    const matches = compileFilter(options.filter);
+    const slots: number[] = [];
+    for (let slot = 0; slot < size; slot++) if (matches(space.metadata[slot]!)) slots.push(slot);
+    if (slots.length <= size / 8) {
+      const nonZero = nonZeroComponents(unit);
+      for (const slot of slots) heap.push(slot, scoreSlot(space, slot, unit, nonZero));
+      return toMatches(space, heap);
+    }
+    const allowed = new Uint8Array(size);
+    for (const slot of slots) allowed[slot] = 1;
+    const scores = accumulate(space, unit);
+    for (let slot = 0; slot < size; slot++) {
+      const score = scores[slot]!;
+      if (allowed[slot] === 1 && score >= heap.floor) heap.push(slot, score);
+    }
+    return toMatches(space, heap);
+  }
+  const scores = accumulate(space, unit);
   for (let slot = 0; slot < size; slot++) {
     const score = scores[slot]!;
-    if (score < heap.floor) continue;
-    if (filter !== undefined && !matchesFilter(space.metadata[slot]!, filter)) continue;
-    heap.push(slot, score);
+    if (score >= heap.floor) heap.push(slot, score);
   }
   return toMatches(space, heap);
 }
+
 
 function toMatches(space: Space, heap: TopK): VectorMatch[] {
   return heap.sorted().map(({ slot, score }) => ({
