@@ -1,331 +1,327 @@
 /**
- * `npm run bench:memory`: turn latency at turn 1 vs turn 200 of one conversation, with
- * compaction, semantic recall, follow-up rewriting and the one-budget pack, on the in-memory
- * session store and (when better-sqlite3 is installed) the SQLite one.
+ * `npm run bench:memory`: turn latency at turn 1 vs turn 200 of one chat session, through the
+ * real engine (`createChatEngine` with SciFact ingested), so every turn runs what the engine
+ * runs: idempotency, persistence, uncovered history, follow-up rewriting, retrieval, recall,
+ * the one-budget pack, the extractive model, the judge, learning and compaction.
  *
- * The engine does not call these stages yet, so this is a harness that runs one chat turn the
- * way the recommended wiring does (docs/memory.md): idempotency look-up → persist the user
- * message (+ background recall embedding) → load uncovered history → rewrite → retrieve →
- * recall → pack → generate (extractive) → persist the answer (+ background embedding) →
- * compact. A "full history" baseline sends every earlier message instead (no compaction,
- * no cap), which is what grows without memory management.
+ * Configurations: the in-memory session store with defaults (compaction on); the same with
+ * `compaction: { enabled: false }`; SQLite (`createSqliteStores`, a temp file) as session
+ * store and learning sink, with `synchronous` `full` (default) and `normal`. Documents stay
+ * in the in-memory vector store and keyword index in every configuration, so only memory
+ * management and the session store differ.
  *
- * The same probe question is asked at turn 1 and at turn 200 (filler turns use SciFact
- * queries in between), in several conversations; the table gives the medians.
+ * Each configuration gets a fresh engine (SciFact ingested), one warm-up conversation, then
+ * several measured conversations. In a conversation, turn 1 and turn 200 ask the same probe
+ * (a SciFact test claim the engine answers without guard), and turns 181–200 repeat the
+ * messages of turns 1–20 in the same order, so the early and late windows ask the same
+ * questions. The query-embedding cache (100 entries) has long forgotten them by then, so
+ * both windows embed their queries. Medians over conversations (probe) and over every turn
+ * of the windows (window).
+ *
+ * Options: `--conversations N` (default 5), `--turns N` (default 200), `--data DIR`.
  */
 import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { createExtractiveProvider } from '../src/adapters/extractive/provider.js';
-import { createHashingEmbedder } from '../src/adapters/hashing/embedder.js';
-import { createMemoryKeywordIndex } from '../src/adapters/memory/keyword-index.js';
-import { createMemorySessionStore } from '../src/adapters/memory/session-store.js';
-import { createMemoryVectorStore } from '../src/adapters/memory/vector-store.js';
-import { withCountCache } from '../src/adapters/tokenizer/count-cache.js';
-import { createGptTokenizer } from '../src/adapters/tokenizer/gpt-tokenizer.js';
-import { createChatEngine, type IngestDocument } from '../src/index.js';
 import {
-  CHAT_PROFILES,
-  compact,
-  selectContext,
-  type ChatProfile,
-} from '../src/pipeline/compact.js';
-import { createEmbeddingCache } from '../src/pipeline/embedding-cache.js';
-import { findPreviousTurn } from '../src/pipeline/idempotency.js';
-import { packContext, withMemory } from '../src/pipeline/pack.js';
-import { buildSystemPrompt, DEFAULT_SYSTEM_PROMPT } from '../src/pipeline/prompt.js';
-import { createRecall } from '../src/pipeline/recall.js';
-import { toModelHistory } from '../src/pipeline/remember.js';
-import { retrieve } from '../src/pipeline/retrieve.js';
-import { rewriteQuery } from '../src/pipeline/rewrite.js';
-import { toPromptSources, toSources } from '../src/pipeline/sources.js';
-import type { MessageRecord, SessionRecord } from '../src/ports/chat-records.js';
-import type { SessionStore } from '../src/ports/session-store.js';
-import type { Tokenizer } from '../src/ports/tokenizer.js';
-import { isoNow, ulid } from '../src/util/ids.js';
+  createChatEngine,
+  type ChatEngine,
+  type EngineConfig,
+  type IngestDocument,
+} from '../src/index.js';
 import { hasSciFact, loadCorpus, loadQueries, sciFactDir } from './scifact.js';
 
-const TURNS = 200;
-const CONVERSATIONS = 8;
-const PROBE = 'Does vitamin D supplementation reduce the risk of fractures in older adults?';
+/** A numeric command-line option (`--name N`), or its default. */
+function option(name: string, fallback: number): number {
+  const index = process.argv.indexOf(`--${name}`);
+  const value = index >= 0 ? Number(process.argv[index + 1]) : NaN;
+  return Number.isInteger(value) && value > 0 ? value : fallback;
+}
+
+const CONVERSATIONS = option('conversations', 5);
+const TURNS = Math.max(option('turns', 200), 60);
+/** Turns in each of the early and late windows. */
+const WINDOW = 20;
 
 function median(values: readonly number[]): number {
+  if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-interface Harness {
-  readonly store: SessionStore;
-  readonly mode: 'memory' | 'full-history';
-  readonly profile: ChatProfile;
+/** One measured turn. */
+interface TurnSample {
+  readonly ms: number;
+  /** Prompt tokens of the `generate` metrics event; null when the turn did not generate. */
+  readonly promptTokens: number | null;
+  readonly guard: boolean;
+  /** Retrieval (rewrite, route excluded) and generation, ms, from the response. */
+  readonly retrievalMs: number;
+  readonly generationMs: number;
 }
+
+/** One measured conversation. */
+interface ConversationRun {
+  readonly turns: readonly TurnSample[];
+  readonly summaries: number;
+  readonly errors: number;
+  readonly stored: number;
+}
+
+/** A configuration under test. */
+interface Setup {
+  readonly name: string;
+  /** Engine config (the documents' stores are added by the bench); `close` frees resources. */
+  readonly open: () => Promise<{ config: EngineConfig; close: () => void }>;
+}
+
+/** A row of the result table. */
+interface Row {
+  readonly name: string;
+  readonly probe: readonly [number, number];
+  readonly window: readonly [number, number];
+  readonly tokensProbe: readonly [number, number];
+  readonly tokensWindow: readonly [number, number];
+  readonly summaries: number;
+  readonly errors: number;
+  readonly stored: number;
+  readonly ingestMs: number;
+  readonly runMs: number;
+}
+
+/** Lets background work (recall embeddings) run between requests, as it would in a server. */
+const idle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 async function main(): Promise<void> {
   const dir = sciFactDir();
   const sciFact = hasSciFact(dir);
   const docs: IngestDocument[] = sciFact
     ? loadCorpus(dir).map((doc) => ({ id: doc.id, title: doc.title, text: doc.text }))
-    : Array.from({ length: 500 }, (_, i) => ({
+    : Array.from({ length: 2000 }, (_, i) => ({
         id: `d${i}`,
-        text: `Document ${i} discusses vitamin ${i % 7} and fractures in group ${i % 13}.`,
+        text: `Document ${i} discusses vitamin ${i % 7} and fractures in group ${i % 13}. It also covers outcome ${i % 29}.`,
       }));
   const queries = sciFact
     ? loadQueries(dir).map((query) => query.text)
-    : Array.from({ length: 300 }, (_, i) => `What about vitamin ${i % 7} in group ${i % 13}?`);
-  console.log(`corpus: ${sciFact ? `SciFact (${docs.length} docs)` : 'generated'}`);
+    : Array.from(
+        { length: 300 },
+        (_, i) => `Does vitamin ${i % 7} change fractures in group ${i % 13} (case ${i})?`,
+      );
+  console.log(
+    `corpus: ${sciFact ? `SciFact (${docs.length} docs, ${queries.length} test claims)` : 'generated (SciFact data not found)'}`,
+  );
+  const machine = `${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+  console.log(`machine: ${machine}`);
 
-  const vectorStore = createMemoryVectorStore();
-  const keywordIndex = createMemoryKeywordIndex();
-  const embedder = createHashingEmbedder();
-  await createChatEngine({ vectorStore, keywordIndex, embedder }).ingest(docs);
-  const tokenizer: Tokenizer = withCountCache(await createGptTokenizer());
-  const embeddingCache = createEmbeddingCache();
-  const llm = createExtractiveProvider({ tokenizer });
-  const namespace = 'default';
-  const recall = createRecall({ vectorStore, embedder, tokenizer, namespace, embeddingCache });
-
-  async function turn(harness: Harness, session: SessionRecord, message: string, key: string) {
-    const { store, profile } = harness;
-    const started = performance.now();
-    const stages: Record<string, number> = {};
-    let mark = started;
-    const lap = (name: string) => {
-      const now = performance.now();
-      stages[name] = (stages[name] ?? 0) + now - mark;
-      mark = now;
-    };
-    // idempotency
-    const previous = await findPreviousTurn(store, {
-      sessionId: session.id,
-      requestId: key,
-      message,
-    });
-    if (previous.status === 'answered') throw new Error('unexpected replay');
-    // persist the user message first
-    const user: MessageRecord = {
-      id: ulid(),
-      sessionId: session.id,
-      userId: session.userId,
-      role: 'user',
-      content: message,
-      status: 'complete',
-      createdAt: isoNow(),
-      sources: [],
-      confidence: null,
-      timings: null,
-      guard: false,
-      metadata: {},
-      requestId: key,
-    };
-    await store.appendMessages(session.id, [user]);
-    recall.index([user]);
-    lap('persist');
-    // remember: uncovered history (bounded by compaction) or everything (baseline)
-    const loaded =
-      harness.mode === 'memory'
-        ? (
-            await store.listMessages(session.id, {
-              uncoveredOnly: true,
-              order: 'desc',
-              limit: 2 * profile.maxTurns + 8,
-            })
-          ).reverse()
-        : await store.listMessages(session.id);
-    const context =
-      harness.mode === 'memory'
-        ? selectContext(loaded, profile, tokenizer, user.id)
-        : { summary: null, messages: loaded.filter((entry) => entry.id !== user.id) };
-    const history = toModelHistory(context.messages, user.id);
-    lap('remember');
-    // rewrite → retrieve
-    const rewrite = await rewriteQuery({ message, history: history.slice(-6) });
-    const retrieval = await retrieve(
-      rewrite.query,
-      { vectorStore, keywordIndex, embedder, embeddingCache },
-      { namespace, k: 3, maxK: 5, candidates: 50, threshold: 0 },
-    );
-    lap('retrieve');
-    // recall
-    const recalled =
-      harness.mode === 'memory'
-        ? await recall.recall({
-            userId: session.userId,
-            sessionId: session.id,
-            query: rewrite.query,
-            excludeIds: [user.id, ...context.messages.map((entry) => entry.id)],
-          })
-        : [];
-    lap('recall');
-    // pack
-    const packed = packContext(
-      {
-        contextWindow: harness.mode === 'memory' ? 16_384 : Number.MAX_SAFE_INTEGER,
-        answerTokens: 512,
-        system: buildSystemPrompt(DEFAULT_SYSTEM_PROMPT, []),
-        message,
-        summary: context.summary,
-        history,
-        historyTokens: harness.mode === 'memory' ? profile.reservedTokens : Number.MAX_SAFE_INTEGER,
-        chunks: retrieval.chunks,
-        recalled,
-      },
-      tokenizer,
-    );
-    const sources = toSources(packed.chunks);
-    const promptSources = toPromptSources(packed.chunks, sources);
-    const answer = await llm.generate({
-      system: withMemory(buildSystemPrompt(DEFAULT_SYSTEM_PROMPT, promptSources), packed.memory),
-      messages: [...packed.history, { role: 'user', content: message }],
-      sources: promptSources,
-      maxTokens: 512,
-    });
-    lap('pack+generate');
-    const reply: MessageRecord = {
-      ...user,
-      id: ulid(),
-      role: 'assistant',
-      content: answer.text,
-      createdAt: isoNow(),
-      sources,
-      requestId: null,
-      replyTo: user.id,
-    };
-    await store.appendMessages(session.id, [reply], { searchMs: 0, generationMs: 0 });
-    recall.index([reply]);
-    lap('persist');
-    const replyMs = performance.now() - started;
-    // compact
-    if (harness.mode === 'memory') {
-      await compact({ sessionStore: store, llm, tokenizer }, { session, profile });
+  // Probes: claims the engine answers (no guard), one per conversation (+ the warm-up's).
+  // Each conversation's other messages come from the remaining claims, at its own offset.
+  let probes: string[] | undefined;
+  let fillers: string[] = [];
+  const pickProbes = async (engine: ChatEngine): Promise<void> => {
+    const answered: string[] = [];
+    for (const query of queries) {
+      if (answered.length > CONVERSATIONS) break;
+      const reply = await engine.chat({ message: query, mode: 'query' });
+      if (!reply.guard) answered.push(query);
     }
-    lap('compact');
-    return { ms: performance.now() - started, replyMs, promptTokens: packed.promptTokens, stages };
-  }
+    probes = answered;
+    fillers = queries.filter((query) => !answered.includes(query));
+  };
 
-  async function conversation(harness: Harness, index: number) {
-    const now = isoNow();
-    const session: SessionRecord = {
-      id: ulid(),
-      userId: `bench-${index}`,
-      title: null,
-      status: 'active',
-      createdAt: now,
-      updatedAt: now,
-      endedAt: null,
-      trajectoryId: null,
-      settings: {},
-      stats: { messageCount: 0, totalSearchMs: 0, totalGenerationMs: 0 },
-      metadata: {},
-    };
-    await harness.store.createSession(session);
-    await recall.pending();
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    const first = await turn(harness, session, PROBE, 'k1');
-    const times = [first.ms];
-    const replies = [first.replyMs];
-    for (let number = 2; number < TURNS; number++) {
-      // The next request arrives later: background work (embeddings, index slices) runs between.
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      const query = queries[(index * 37 + number) % queries.length]!;
-      const result = await turn(harness, session, query, `k${number}`);
-      times.push(result.ms);
-      replies.push(result.replyMs);
+  /** The messages of conversation `index`: turns 181–200 repeat turns 1–20. */
+  const script = (index: number): string[] => {
+    const probe = probes![index % probes!.length]!;
+    const distinct = TURNS - WINDOW; // turns 1 … TURNS − WINDOW
+    const messages = [probe];
+    for (let turn = 1; turn < distinct; turn++) {
+      messages.push(fillers[(index * 61 + turn) % fillers.length]!);
     }
-    await recall.pending();
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    const last = await turn(harness, session, PROBE, `k${TURNS}`);
-    times.push(last.ms);
-    replies.push(last.replyMs);
-    return { first, last, times, replies, stored: await harness.store.countMessages(session.id) };
-  }
+    // Late window: the early window's fillers, then the probe again at the last turn.
+    return [...messages, ...messages.slice(1, WINDOW), probe];
+  };
 
-  async function measure(name: string, harness: Harness) {
-    await conversation(harness, 99); // warm-up
-    const firsts: number[] = [];
-    const lasts: number[] = [];
-    const early: number[] = [];
-    const late: number[] = [];
-    const replyFirsts: number[] = [];
-    const replyLasts: number[] = [];
-    const replyEarly: number[] = [];
-    const replyLate: number[] = [];
-    let tokens = { first: 0, last: 0 };
-    let stored = 0;
-    for (let index = 0; index < CONVERSATIONS; index++) {
-      const run = await conversation(harness, index);
-      firsts.push(run.first.ms);
-      lasts.push(run.last.ms);
-      early.push(...run.times.slice(0, 20));
-      late.push(...run.times.slice(-20));
-      replyFirsts.push(run.first.replyMs);
-      replyLasts.push(run.last.replyMs);
-      replyEarly.push(...run.replies.slice(0, 20));
-      replyLate.push(...run.replies.slice(-20));
-      tokens = { first: run.first.promptTokens, last: run.last.promptTokens };
-      if (process.env.STAGES)
-        console.log(name, JSON.stringify(run.first.stages), JSON.stringify(run.last.stages));
-      stored = run.stored;
-    }
-    const ms = (value: number) => `${value.toFixed(2)} ms`;
-    const pair = (a: number, b: number) => `${ms(a)} → ${ms(b)} (${(b / a).toFixed(2)}×)`;
-    return [
-      name,
-      pair(median(replyFirsts), median(replyLasts)),
-      pair(median(replyEarly), median(replyLate)),
-      pair(median(firsts), median(lasts)),
-      pair(median(early), median(late)),
-      `${tokens.first} → ${tokens.last}`,
-      String(stored),
+  async function conversation(engine: ChatEngine, index: number): Promise<ConversationRun> {
+    let summaries = 0;
+    let errors = 0;
+    let promptTokens: number | null = null;
+    const offs = [
+      engine.on('summary', () => summaries++),
+      engine.on('error', () => errors++),
+      engine.on('metrics', (event) => {
+        if (event.phase === 'generate') promptTokens = event.detail?.promptTokens ?? null;
+      }),
     ];
-  }
-
-  const rows: string[][] = [];
-  const profile = CHAT_PROFILES.default;
-  rows.push(
-    await measure('in-memory, compaction + recall (default profile)', {
-      store: createMemorySessionStore(),
-      mode: 'memory',
-      profile,
-    }),
-  );
-  rows.push(
-    await measure('in-memory, full history (no compaction)', {
-      store: createMemorySessionStore(),
-      mode: 'full-history',
-      profile,
-    }),
-  );
-
-  try {
-    const { createSqliteStores } = await import('../src/adapters/sqlite/index.js');
-    const path = join(tmpdir(), `cortexis-bench-memory-${process.pid}.db`);
-    for (const synchronous of ['normal', 'full'] as const) {
-      const stores = await createSqliteStores({ path, synchronous });
-      try {
-        rows.push(
-          await measure(`SQLite (synchronous=${synchronous}), compaction + recall`, {
-            store: stores.sessionStore,
-            mode: 'memory',
-            profile,
-          }),
-        );
-      } finally {
-        stores.close();
-        for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+    const userId = `bench-${index}`;
+    const session = await engine.createSession({ userId });
+    const turns: TurnSample[] = [];
+    try {
+      for (const [number, message] of script(index).entries()) {
+        await idle();
+        promptTokens = null;
+        const started = performance.now();
+        const reply = await engine.chat({
+          sessionId: session.id,
+          userId,
+          message,
+          messageId: `m${number + 1}`,
+        });
+        const ms = performance.now() - started;
+        turns.push({
+          ms,
+          promptTokens,
+          guard: reply.guard,
+          retrievalMs: reply.timings.retrievalMs,
+          generationMs: reply.timings.generationMs,
+        });
       }
+    } finally {
+      for (const off of offs) off();
     }
-  } catch (error) {
-    console.log(`SQLite skipped: ${error instanceof Error ? error.message : String(error)}`);
+    const { total } = await engine.history({ sessionId: session.id, userId, limit: 1 });
+    return { turns, summaries, errors, stored: total };
   }
 
+  async function measure(setup: Setup): Promise<Row> {
+    const { config, close } = await setup.open();
+    try {
+      const engine = createChatEngine({ providerFromEnvironment: false, ...config });
+      const ingestStarted = performance.now();
+      await engine.ingest(docs);
+      const ingestMs = performance.now() - ingestStarted;
+      if (!probes) await pickProbes(engine);
+      const runStarted = performance.now();
+      await conversation(engine, CONVERSATIONS); // warm-up (its own probe)
+      const runs: ConversationRun[] = [];
+      for (let index = 0; index < CONVERSATIONS; index++) {
+        runs.push(await conversation(engine, index));
+      }
+      const runMs = performance.now() - runStarted;
+      const first = (run: ConversationRun) => run.turns[0]!;
+      const last = (run: ConversationRun) => run.turns[run.turns.length - 1]!;
+      const early = runs.flatMap((run) => run.turns.slice(0, WINDOW));
+      const late = runs.flatMap((run) => run.turns.slice(-WINDOW));
+      const tokens = (samples: readonly TurnSample[]) =>
+        median(
+          samples.flatMap((sample) => (sample.promptTokens === null ? [] : [sample.promptTokens])),
+        );
+      if (process.env.VERBOSE) {
+        for (const [index, run] of runs.entries()) {
+          console.log(
+            `${setup.name} #${index}: probe ${first(run).ms.toFixed(2)} → ${last(run).ms.toFixed(2)} ms, ` +
+              `guard ${first(run).guard}/${last(run).guard}, ` +
+              `tokens ${first(run).promptTokens} → ${last(run).promptTokens}, summaries ${run.summaries}`,
+          );
+        }
+        const split = (samples: readonly TurnSample[]) =>
+          [
+            `retrieval ${median(samples.map((turn) => turn.retrievalMs)).toFixed(2)}`,
+            `generation ${median(samples.map((turn) => turn.generationMs)).toFixed(2)}`,
+            `rest ${median(samples.map((turn) => turn.ms - turn.retrievalMs - turn.generationMs)).toFixed(2)}`,
+          ].join(', ');
+        console.log(
+          `${setup.name}: window medians, ms: early ${split(early)}; late ${split(late)}`,
+        );
+      }
+      return {
+        name: setup.name,
+        probe: [median(runs.map((run) => first(run).ms)), median(runs.map((run) => last(run).ms))],
+        window: [median(early.map((turn) => turn.ms)), median(late.map((turn) => turn.ms))],
+        tokensProbe: [tokens(runs.map(first)), tokens(runs.map(last))],
+        tokensWindow: [tokens(early), tokens(late)],
+        summaries: median(runs.map((run) => run.summaries)),
+        errors: runs.reduce((sum, run) => sum + run.errors, 0),
+        stored: median(runs.map((run) => run.stored)),
+        ingestMs,
+        runMs,
+      };
+    } finally {
+      close();
+    }
+  }
+
+  const sqlite = (synchronous: 'full' | 'normal'): Setup => {
+    const path = join(tmpdir(), `cortexis-bench-memory-${process.pid}-${synchronous}.db`);
+    const remove = () => {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+    };
+    return {
+      name: `SQLite file, synchronous ${synchronous}${synchronous === 'full' ? ' (default)' : ''}, compaction on`,
+      open: async () => {
+        const { createSqliteStores } = await import('../src/adapters/sqlite/index.js');
+        remove();
+        const stores = await createSqliteStores({ path, synchronous });
+        return {
+          config: { sessionStore: stores.sessionStore, learningSink: stores.learningSink },
+          close: () => {
+            stores.close();
+            remove();
+          },
+        };
+      },
+    };
+  };
+  const setups: Setup[] = [
+    {
+      name: 'in-memory, defaults (compaction on)',
+      open: async () => ({ config: {}, close: () => {} }),
+    },
+    {
+      name: 'in-memory, `compaction: { enabled: false }`',
+      open: async () => ({ config: { compaction: { enabled: false } }, close: () => {} }),
+    },
+    sqlite('full'),
+    sqlite('normal'),
+  ];
+
+  const started = performance.now();
+  const rows: Row[] = [];
+  for (const setup of setups) {
+    try {
+      const row = await measure(setup);
+      rows.push(row);
+      console.log(
+        `${setup.name}: ingest ${row.ingestMs.toFixed(0)} ms, ${CONVERSATIONS + 1} conversations ${(row.runMs / 1000).toFixed(1)} s`,
+      );
+    } catch (error) {
+      console.log(
+        `${setup.name}: skipped (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
+  }
+
+  const ms = (value: number) => `${value.toFixed(2)} ms`;
+  const pair = ([a, b]: readonly [number, number]) =>
+    `${ms(a)} → ${ms(b)} (${(b / a).toFixed(2)}×)`;
+  const verdict = (row: Row) => {
+    const ratio = row.window[1] / row.window[0];
+    return ratio <= 1.2 ? `yes (${ratio.toFixed(2)}×)` : `no (${ratio.toFixed(2)}×)`;
+  };
   console.log(
-    `\n${CONVERSATIONS} conversations of ${TURNS} turns each; the probe question at turn 1 and turn ${TURNS}; medians.`,
+    `\n${CONVERSATIONS} conversations of ${TURNS} turns per configuration (after one warm-up conversation); ` +
+      `the same probe at turn 1 and turn ${TURNS}; turns ${TURNS - WINDOW + 1}–${TURNS} repeat turns 1–${WINDOW}; medians. ` +
+      `Whole run ${((performance.now() - started) / 1000).toFixed(0)} s.`,
   );
+  console.log(`Machine: ${machine}. Command: \`npm run bench:memory\`.\n`);
   console.log(
-    '\n| store, memory | reply, probe turn 1 → 200 | reply, turns 1–20 → 181–200 | turn incl. compaction, probe 1 → 200 | turn incl. compaction, turns 1–20 → 181–200 | prompt tokens, turn 1 → 200 | messages stored |',
+    `| configuration | probe, turn 1 → ${TURNS} | window, turns 1–${WINDOW} → ${TURNS - WINDOW + 1}–${TURNS} | target: window ≤ 1.2× | prompt tokens, probe 1 → ${TURNS} | prompt tokens, window | \`summary\` events / conversation | messages stored | \`error\` events |`,
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- |');
-  for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const row of rows) {
+    console.log(
+      `| ${[
+        row.name,
+        pair(row.probe),
+        pair(row.window),
+        verdict(row),
+        `${row.tokensProbe[0]} → ${row.tokensProbe[1]}`,
+        `${row.tokensWindow[0]} → ${row.tokensWindow[1]}`,
+        String(row.summaries),
+        String(row.stored),
+        String(row.errors),
+      ].join(' | ')} |`,
+    );
+  }
 }
 
 await main();

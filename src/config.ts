@@ -10,7 +10,11 @@ import type { Reranker } from './ports/reranker.js';
 import type { Tokenizer } from './ports/tokenizer.js';
 import type { VectorStore } from './ports/vector-store.js';
 import { DEFAULT_CONFIDENCE_WEIGHTS } from './pipeline/score.js';
-import { DEFAULT_GUARD_ANSWER, DEFAULT_SYSTEM_PROMPT } from './pipeline/prompt.js';
+import {
+  DEFAULT_CHAT_INSTRUCTIONS,
+  DEFAULT_GUARD_ANSWER,
+  DEFAULT_SYSTEM_PROMPT,
+} from './pipeline/prompt.js';
 import {
   DEFAULT_FUSION_WEIGHTS,
   DEFAULT_RRF_K,
@@ -209,6 +213,8 @@ export const engineConfigSchema = z.strictObject({
       system: z._default(z.string().check(z.minLength(1)), DEFAULT_SYSTEM_PROMPT),
       /** The fixed answer of guard mode. */
       guard: z._default(z.string().check(z.minLength(1)), DEFAULT_GUARD_ANSWER),
+      /** Added to the system prompt when the conversation has earlier turns. */
+      chat: z._default(z.string().check(z.minLength(1)), DEFAULT_CHAT_INSTRUCTIONS),
       /** Opening of the fallback answer while the circuit breaker is open. */
       fallback: z._default(z.string().check(z.minLength(1)), DEFAULT_FALLBACK_TEMPLATE),
     }),
@@ -237,6 +243,16 @@ export const engineConfigSchema = z.strictObject({
       maxMessageLength: z._default(intRange(1), 16_000),
       /** Most characters of one document. */
       maxDocumentLength: z._default(intRange(1), 10_000_000),
+    }),
+    {},
+  ),
+  /** Notes about citations appended to answers. */
+  citations: z.prefault(
+    z.strictObject({
+      /** Append "(Removed invalid citation)" when a tag naming no retrieved source was removed. */
+      removalNote: z._default(z.boolean(), true),
+      /** Append a standard "Sources: S1, S2" line (also per session). */
+      includeCitations: z._default(z.boolean(), false),
     }),
     {},
   ),

@@ -87,6 +87,8 @@ export interface ChatEngine {
   listSessions(params: { userId: string; limit?: number; cursor?: string }): Promise<SessionPage>;
   /** Ends a session (its learning trajectory is completed); further messages are refused. */
   endSession(params: { sessionId: string; userId: string }): Promise<SessionRecord>;
+  /** Archives a session: kept with its history, listed, but closed to new messages. */
+  archiveSession(params: { sessionId: string; userId: string }): Promise<SessionRecord>;
   /** Deletes a session and its messages. */
   deleteSession(params: { sessionId: string; userId: string }): Promise<void>;
   /** Runs one turn and returns the whole answer. */
@@ -324,6 +326,20 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
       });
     },
 
+    async archiveSession(params) {
+      const session = await ownedSession(params);
+      return lock.run(session.id, async () => {
+        const current = await ownedSession(params);
+        if (current.status === 'archived') {
+          throw new ConflictError(`session '${current.id}' is already archived`);
+        }
+        if (current.status === 'active') await endSession(current, 'ended');
+        const now = isoNow();
+        await base.sessionStore.updateSession(current.id, { status: 'archived', updatedAt: now });
+        return ownedSession(params);
+      });
+    },
+
     async deleteSession(params) {
       const session = await ownedSession(params);
       await lock.run(session.id, async () => {
@@ -383,18 +399,22 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
     async history(params) {
       const input = parseInput(historySchema, params, 'history parameters');
       const session = await loadOwnedSession(base.sessionStore, input.sessionId, input.userId);
+      // Messages are only ever appended, so a position from the start is a stable cursor.
+      const offset = input.cursor === undefined ? input.offset : Number(input.cursor.slice(1));
       const [messages, total] = await Promise.all([
-        base.sessionStore.listMessages(session.id, { limit: input.limit, offset: input.offset }),
+        base.sessionStore.listMessages(session.id, { limit: input.limit, offset }),
         base.sessionStore.countMessages(session.id),
       ]);
+      const next = offset + messages.length;
       return {
+        nextCursor: next < total ? `h${next}` : null,
         session,
         messages: input.includeSources
           ? messages
           : messages.map((message) => ({ ...message, sources: [] })),
         total,
         limit: input.limit,
-        offset: input.offset,
+        offset,
       };
     },
 

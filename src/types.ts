@@ -162,6 +162,8 @@ export interface HistoryParams {
   readonly offset?: number | undefined;
   /** Include sources of assistant messages (default true). */
   readonly includeSources?: boolean | undefined;
+  /** `nextCursor` of the previous page; continues after it (instead of `offset`). */
+  readonly cursor?: string | undefined;
 }
 
 /** A page of a session's history. */
@@ -176,6 +178,8 @@ export interface HistoryPage {
   readonly limit: number;
   /** Offset used. */
   readonly offset: number;
+  /** Cursor of the next page, or null on the last one. */
+  readonly nextCursor: string | null;
 }
 
 /** Options of `engine.search`. */

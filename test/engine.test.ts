@@ -81,15 +81,47 @@ describe('citations', () => {
     const events: unknown[] = [];
     engine.on('citations', (event) => events.push(event));
     const reply = await engine.chat({ message: 'What is the refund policy?', mode: 'query' });
-    expect(reply.text).toBe('Refunds take 14 days [source: S1]. Invented.');
+    // The spec's note tells the reader a citation was removed.
+    expect(reply.text).toBe(
+      'Refunds take 14 days [source: S1]. Invented. (Removed invalid citation)',
+    );
     expect(reply.citations.removed).toEqual(['S42']);
     expect(events).toHaveLength(1);
 
     const stream = engine.stream({ message: 'What is the refund policy?', mode: 'query' });
     let streamed = '';
     for await (const part of stream) if (part.type === 'text-delta') streamed += part.text;
-    expect(streamed).toBe('Refunds take 14 days [source: S1]. Invented.');
+    expect(streamed).toBe(
+      'Refunds take 14 days [source: S1]. Invented. (Removed invalid citation)',
+    );
+    expect(streamed).toBe((await stream.response).text);
     expect(streamed).not.toContain('S42');
+  });
+
+  it('appends a standard citation line when asked (engine or session), and no removal note when off', async () => {
+    const answer =
+      'Refunds take 14 days [source: S1]. Shipping is fast [source: S2]. Invented [source: S9].';
+    const engine = await engineWithDocs({
+      llm: createMockLLM({ responses: answer }),
+      citations: { removalNote: false },
+    });
+    const session = await engine.createSession({
+      userId: 'u1',
+      settings: { includeCitations: true },
+    });
+    const stream = engine.stream({
+      sessionId: session.id,
+      message: 'What is the refund policy and how fast is shipping?',
+    });
+    let streamed = '';
+    for await (const part of stream) if (part.type === 'text-delta') streamed += part.text;
+    const reply = await stream.response;
+    expect(reply.text).toBe(
+      'Refunds take 14 days [source: S1]. Shipping is fast [source: S2]. Invented.\n\nSources: S1, S2',
+    );
+    expect(streamed).toBe(reply.text);
+    // The judge checks the answer, not the appended line.
+    expect(reply.grounding!.claims.map((claim) => claim.text)).not.toContain('Sources: S1, S2');
   });
 
   it('sends history as role messages and the sources in a fenced system prompt', async () => {
@@ -106,6 +138,8 @@ describe('citations', () => {
       { role: 'user', content: 'How long does shipping take?' },
     ]);
     expect(request.system).toContain('<source id="S1"');
+    expect(request.system).toContain('This is an ongoing conversation');
+    expect(llm.calls[0]!.request.system).not.toContain('This is an ongoing conversation');
     expect(request.system).toMatch(/Rotterdam/);
     expect(request.sources?.[0]?.label).toBe('S1');
   });

@@ -108,3 +108,46 @@ describe('session lifecycle', () => {
     );
   });
 });
+
+describe('history pages and archiving', () => {
+  it('pages with a cursor that stays correct while messages are appended', async () => {
+    const engine = createChatEngine();
+    await engine.ingest(handbook);
+    const session = await engine.createSession({ userId: 'u1' });
+    for (const message of ['What is the refund policy?', 'How long does shipping take?']) {
+      await engine.chat({ sessionId: session.id, message });
+    }
+    const first = await engine.history({ sessionId: session.id, userId: 'u1', limit: 3 });
+    expect(first.messages).toHaveLength(3);
+    expect(first.nextCursor).not.toBeNull();
+    await engine.chat({ sessionId: session.id, message: 'Where is the warehouse?' });
+    const second = await engine.history({
+      sessionId: session.id,
+      userId: 'u1',
+      limit: 3,
+      cursor: first.nextCursor!,
+    });
+    const all = await engine.history({ sessionId: session.id, userId: 'u1', limit: 100 });
+    expect([...first.messages, ...second.messages].map((message) => message.id)).toEqual(
+      all.messages.slice(0, 6).map((message) => message.id),
+    );
+    await expect(
+      engine.history({ sessionId: session.id, userId: 'u1', cursor: 'garbage' }),
+    ).rejects.toMatchObject({ code: 'validation_error' });
+  });
+
+  it('archives a session: kept and listed, closed to new messages', async () => {
+    const engine = createChatEngine();
+    const session = await engine.createSession({ userId: 'u1' });
+    const archived = await engine.archiveSession({ sessionId: session.id, userId: 'u1' });
+    expect(archived.status).toBe('archived');
+    const listed = await engine.listSessions({ userId: 'u1' });
+    expect(listed.sessions[0]).toMatchObject({ id: session.id, status: 'archived' });
+    await expect(engine.chat({ sessionId: session.id, message: 'hello?' })).rejects.toBeInstanceOf(
+      ConflictError,
+    );
+    await expect(
+      engine.archiveSession({ sessionId: session.id, userId: 'other' }),
+    ).rejects.toBeInstanceOf(NotFoundError);
+  });
+});

@@ -11,6 +11,7 @@ import type { LearningSink } from '../ports/learning-sink.js';
 import type { SessionStore } from '../ports/session-store.js';
 import type { ChatStream } from '../stream.js';
 import { createHashingEmbedder } from '../adapters/hashing/embedder.js';
+import { createMemoryGraphStore } from '../adapters/memory/graph-store.js';
 import { createMemoryKeywordIndex } from '../adapters/memory/keyword-index.js';
 import { createMemoryVectorStore } from '../adapters/memory/vector-store.js';
 import { providerFromEnv } from '../adapters/provider-factory.js';
@@ -92,6 +93,7 @@ async function prepare(
   const provider = providerFromEnv(options.env);
   const vectors = createMemoryVectorStore();
   const keywords = createMemoryKeywordIndex();
+  const graph = createMemoryGraphStore();
   const embedder = createHashingEmbedder();
   const dir = options.env['CORTEXIS_CACHE_DIR'] || defaultSnapshotDir(paths);
   const sessions = options.persist ? await openSessionDatabase(dir, io) : undefined;
@@ -99,6 +101,7 @@ async function prepare(
     embedder,
     vectorStore: vectors,
     keywordIndex: keywords,
+    graphStore: graph,
     ...(provider ? { llm: provider.llm } : {}),
     ...(sessions
       ? { sessionStore: sessions.sessionStore, learningSink: sessions.learningSink }
@@ -119,7 +122,7 @@ async function prepare(
   const loaded = options.noCache ? null : await loadSnapshot(dir, fingerprint).catch(() => null);
   if (loaded) {
     try {
-      restoreStores({ vectors, keywords }, loaded);
+      restoreStores({ vectors, keywords, graph }, loaded);
       io.stderr.write(`Loaded the index of ${files.length} unchanged files from ${dir}\n\n`);
       return engine;
     } catch {
@@ -135,7 +138,7 @@ async function prepare(
   io.stderr.write(
     `\nIndexed ${result.documents} documents (${result.chunks} chunks) in ${Math.round(result.durationMs)} ms\n\n`,
   );
-  await saveSnapshot(dir, { vectors, keywords }, fingerprint).catch((error: unknown) => {
+  await saveSnapshot(dir, { vectors, keywords, graph }, fingerprint).catch((error: unknown) => {
     io.stderr.write(
       `(could not cache the index: ${error instanceof Error ? error.message : String(error)})\n`,
     );

@@ -177,12 +177,14 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
         const limit = integerParam(url, 'limit');
         const offset = integerParam(url, 'offset');
         const includeSources = booleanParam(url, 'includeSources');
+        const cursor = url.searchParams.get('cursor') ?? undefined;
         const page = await engine.history({
           sessionId,
           userId,
           ...(limit === undefined ? {} : { limit }),
           ...(offset === undefined ? {} : { offset }),
           ...(includeSources === undefined ? {} : { includeSources }),
+          ...(cursor === undefined ? {} : { cursor }),
         });
         return json(200, page);
       }

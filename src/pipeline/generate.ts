@@ -4,8 +4,10 @@ import { createCitationFilter, type CitationReport } from './cite.js';
 
 /** What generation produced. */
 export interface GenerateOutcome {
-  /** The answer with validated citations (the partial answer when `error` is set). */
+  /** The answer with validated citations and notes (the partial answer when `error` is set). */
   readonly text: string;
+  /** The model's answer alone, without the appended citation notes (what the judge checks). */
+  readonly answer: string;
   /** Citation validation of the text. */
   readonly citations: CitationReport;
   /** The model's certainty, when it gave one. */
@@ -14,6 +16,24 @@ export interface GenerateOutcome {
   readonly usage: LLMUsage | undefined;
   /** Set when generation failed; `text` then holds what had been produced. */
   readonly error: CortexisError | undefined;
+}
+
+/** Notes appended to an answer about its citations (chat workflow spec). */
+export interface CitationNotes {
+  /** Append "(Removed invalid citation)" when a tag was removed. */
+  readonly removalNote?: boolean | undefined;
+  /** Append a standard line listing the cited sources: "Sources: S1, S2". */
+  readonly includeCitations?: boolean | undefined;
+}
+
+/** Removal note, then the standard citation line, as configured ('' when none applies). */
+export function citationNotes(report: CitationReport, notes: CitationNotes): string {
+  let suffix = '';
+  if (notes.removalNote && report.removed.length > 0) suffix += ' (Removed invalid citation)';
+  if (notes.includeCitations && report.validIds.length > 0) {
+    suffix += `\n\nSources: ${report.validIds.join(', ')}`;
+  }
+  return suffix;
 }
 
 /** Any thrown value as a cortexis error: aborts as `AbortError`, the rest as `ProviderError`. */
@@ -44,6 +64,7 @@ export async function generateAnswer(
   request: LLMRequest,
   validLabels: readonly string[],
   onDelta?: (text: string) => void,
+  notes: CitationNotes = {},
 ): Promise<GenerateOutcome> {
   const filter = createCitationFilter(validLabels);
   let text = '';
@@ -73,10 +94,14 @@ export async function generateAnswer(
       usage = result.usage;
     }
     emit(filter.flush());
-    return { text, citations: filter.report(), certainty, usage, error: undefined };
+    const citations = filter.report();
+    const answer = text;
+    emit(citationNotes(citations, notes));
+    return { text, answer, citations, certainty, usage, error: undefined };
   } catch (error) {
     return {
       text,
+      answer: text,
       citations: filter.report(),
       certainty: undefined,
       usage,

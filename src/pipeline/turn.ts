@@ -383,7 +383,7 @@ export async function runTurn(
     }
 
     // remember: the summary and the uncovered recent turns, as the model will see them
-    const profile = resolveChatProfile(config.compaction);
+    const profile = resolveChatProfile(config.compaction, settings.chatProfile);
     const uncovered = session
       ? (
           await sessionStore.listMessages(session.id, {
@@ -403,7 +403,7 @@ export async function runTurn(
       ? await planRetrieval(runtime, request.message, {
           topK: request.topK,
           sessionTopK: settings.topK,
-          searchDepth: request.searchDepth,
+          searchDepth: request.searchDepth ?? settings.searchDepth,
           signal,
         })
       : undefined;
@@ -548,7 +548,14 @@ export async function runTurn(
     let outcome = await generateAnswer(
       llm,
       {
-        system: withMemory(buildSystemPrompt(template, promptSources), packed.memory),
+        system: withMemory(
+          buildSystemPrompt(
+            template,
+            promptSources,
+            packed.history.length > 0 ? config.prompt.chat : undefined,
+          ),
+          packed.memory,
+        ),
         messages: [...packed.history, { role: 'user', content: request.message }],
         sources: promptSources,
         maxTokens,
@@ -557,6 +564,10 @@ export async function runTurn(
       },
       sources.map((source) => source.id),
       streaming ? (text) => sink({ type: 'text-delta', text }) : undefined,
+      {
+        removalNote: config.citations.removalNote,
+        includeCitations: settings.includeCitations ?? config.citations.includeCitations,
+      },
     );
     // While the breaker is open the provider is not called: a fallback built from the sources.
     let breakerOpen = false;
@@ -570,6 +581,7 @@ export async function runTurn(
       if (streaming) sink({ type: 'text-delta', text: validated.text });
       outcome = {
         text: validated.text,
+        answer: validated.text,
         citations: validated.report,
         certainty: undefined,
         usage: undefined,
@@ -687,8 +699,9 @@ async function judgeTurn(
 ): Promise<JudgeResult> {
   const { config, events } = runtime;
   const started = performance.now();
+  const notes = turn.text.slice(turn.outcome?.answer.length ?? turn.text.length);
   const judged = await judgeAnswer({
-    answer: turn.text,
+    answer: turn.outcome?.answer ?? turn.text,
     sources: promptSources.map((source) => ({ id: source.label, text: source.text })),
     policy,
     threshold: config.judge.threshold,
@@ -704,7 +717,7 @@ async function judgeTurn(
     blocked: judged.blocked,
     durationMs: performance.now() - started,
   });
-  return judged;
+  return notes ? { ...judged, text: judged.text + notes } : judged;
 }
 
 async function createSessionRecord(runtime: EngineRuntime, userId: string): Promise<SessionRecord> {
@@ -869,7 +882,7 @@ async function compactSession(
   if (!config.compaction.enabled) return;
   const result = await compact(
     { sessionStore: runtime.sessionStore, llm: runtime.llm, tokenizer: runtime.tokenizer },
-    { session, profile: resolveChatProfile(config.compaction) },
+    { session, profile: resolveChatProfile(config.compaction, session.settings.chatProfile) },
   );
   if (result.status === 'summarized') {
     events.emit('summary', {

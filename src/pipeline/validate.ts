@@ -62,6 +62,9 @@ export const sessionSettingsSchema = z.strictObject({
   minSimilarity: z.optional(range(0, 1)),
   rag: z.optional(z.boolean()),
   judgePolicy: z.optional(z.enum(['annotate', 'remove', 'block'])),
+  includeCitations: z.optional(z.boolean()),
+  searchDepth: z.optional(z.enum(['shallow', 'medium', 'deep'])),
+  chatProfile: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
 });
 
 /** `engine.createSession(params)`. */
@@ -88,6 +91,8 @@ export const historySchema = z.strictObject({
   userId: id,
   limit: z._default(intRange(1, 1000), 50),
   offset: z._default(intRange(0), 0),
+  /** Continues after the page that returned it (`nextCursor`); replaces `offset`. */
+  cursor: z.optional(z.string().check(z.regex(/^h\d+$/, 'is not a history cursor'))),
   includeSources: z._default(z.boolean(), true),
 });
 

@@ -91,6 +91,12 @@ export interface SessionSettings {
   readonly minSimilarity?: number | undefined;
   /** Use retrieval at all (false: plain chat with history). */
   readonly rag?: boolean | undefined;
+  /** Append a standard "Sources: S1, S2" line to answers. */
+  readonly includeCitations?: boolean | undefined;
+  /** Route search depth for this session's turns. */
+  readonly searchDepth?: 'shallow' | 'medium' | 'deep' | undefined;
+  /** Chat profile (compaction thresholds) of this session. */
+  readonly chatProfile?: string | undefined;
   /** What the grounding judge does with unsupported claims in this session. */
   readonly judgePolicy?: 'annotate' | 'remove' | 'block' | undefined;
 }
@@ -113,8 +119,8 @@ export interface SessionRecord {
   readonly userId: string;
   /** Display title. */
   readonly title: string | null;
-  /** `active` until ended (quit word or `endSession`). */
-  readonly status: 'active' | 'ended';
+  /** `active` until ended (quit word or `endSession`) or archived (`archiveSession`). */
+  readonly status: 'active' | 'ended' | 'archived';
   /** ISO-8601 UTC. */
   readonly createdAt: string;
   /** ISO-8601 UTC of the last change. */

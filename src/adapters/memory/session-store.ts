@@ -29,7 +29,7 @@ interface StoredSession {
 
 const ROLES = new Set(['user', 'assistant', 'system', 'system-summary']);
 const STATUSES = new Set(['complete', 'incomplete', 'degraded']);
-const SESSION_STATUSES = new Set(['active', 'ended']);
+const SESSION_STATUSES = new Set(['active', 'ended', 'archived']);
 
 function invalid(path: string, message: string): ValidationError {
   return new ValidationError(`${path} ${message}`, [{ path, message }]);
@@ -112,7 +112,7 @@ function validateSession(session: SessionRecord): void {
   requireString(session.createdAt, 'session.createdAt');
   requireString(session.updatedAt, 'session.updatedAt');
   if (!SESSION_STATUSES.has(session.status)) {
-    throw invalid('session.status', "must be 'active' or 'ended'");
+    throw invalid('session.status', "must be 'active', 'ended' or 'archived'");
   }
   if (typeof session.stats !== 'object' || session.stats === null) {
     throw invalid('session.stats', 'must be an object');
@@ -183,7 +183,7 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
       if (typeof patch !== 'object' || patch === null) throw invalid('patch', 'must be an object');
       requireString(patch.updatedAt, 'patch.updatedAt');
       if (patch.status !== undefined && !SESSION_STATUSES.has(patch.status)) {
-        throw invalid('patch.status', "must be 'active' or 'ended'");
+        throw invalid('patch.status', "must be 'active', 'ended' or 'archived'");
       }
       const stored = sessions.get(id);
       if (!stored) return null;

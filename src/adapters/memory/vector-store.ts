@@ -847,7 +847,6 @@ function search(space: Space, unit: Float32Array, options: VectorQueryOptions): 
   return toMatches(space, heap);
 }
 
-
 function toMatches(space: Space, heap: TopK): VectorMatch[] {
   return heap.sorted().map(({ slot, score }) => ({
     id: space.ids[slot]!,

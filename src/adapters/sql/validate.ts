@@ -10,7 +10,7 @@ import type { ListMessagesOptions, SessionPatch } from '../../ports/session-stor
 
 const ROLES = new Set(['user', 'assistant', 'system', 'system-summary']);
 const STATUSES = new Set(['complete', 'incomplete', 'degraded']);
-const SESSION_STATUSES = new Set(['active', 'ended']);
+const SESSION_STATUSES = new Set(['active', 'ended', 'archived']);
 const SOURCE_TYPES = new Set(['vector', 'keyword', 'graph', 'hybrid']);
 const DIRECTIONS = new Set(['out', 'in', 'both']);
 
@@ -69,7 +69,7 @@ export function validateSession(session: SessionRecord): void {
   requireString(session.createdAt, 'session.createdAt');
   requireString(session.updatedAt, 'session.updatedAt');
   if (!SESSION_STATUSES.has(session.status)) {
-    throw invalid('session.status', "must be 'active' or 'ended'");
+    throw invalid('session.status', "must be 'active', 'ended' or 'archived'");
   }
   if (typeof session.stats !== 'object' || session.stats === null) {
     throw invalid('session.stats', 'must be an object');
@@ -86,7 +86,7 @@ export function validatePatch(patch: SessionPatch): void {
   if (typeof patch !== 'object' || patch === null) throw invalid('patch', 'must be an object');
   requireString(patch.updatedAt, 'patch.updatedAt');
   if (patch.status !== undefined && !SESSION_STATUSES.has(patch.status)) {
-    throw invalid('patch.status', "must be 'active' or 'ended'");
+    throw invalid('patch.status', "must be 'active', 'ended' or 'archived'");
   }
   if (patch.settings !== undefined) requireObject(patch.settings, 'patch.settings');
 }
