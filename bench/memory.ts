@@ -56,6 +56,8 @@ interface TurnSample {
   /** Prompt tokens of the `generate` metrics event; null when the turn did not generate. */
   readonly promptTokens: number | null;
   readonly guard: boolean;
+  /** Whether the turn ended with a compaction (a `summary` event). */
+  readonly compacted: boolean;
   /** Retrieval (rewrite, route excluded) and generation, ms, from the response. */
   readonly retrievalMs: number;
   readonly generationMs: number;
@@ -81,6 +83,9 @@ interface Row {
   readonly name: string;
   readonly probe: readonly [number, number];
   readonly window: readonly [number, number];
+  /** Late window: median of turns without, and with, a compaction. */
+  readonly lateSplit: readonly [number, number];
+  readonly compactedLate: number;
   readonly tokensProbe: readonly [number, number];
   readonly tokensWindow: readonly [number, number];
   readonly summaries: number;
@@ -159,6 +164,7 @@ async function main(): Promise<void> {
       for (const [number, message] of script(index).entries()) {
         await idle();
         promptTokens = null;
+        const summariesBefore = summaries;
         const started = performance.now();
         const reply = await engine.chat({
           sessionId: session.id,
@@ -171,6 +177,7 @@ async function main(): Promise<void> {
           ms,
           promptTokens,
           guard: reply.guard,
+          compacted: summaries > summariesBefore,
           retrievalMs: reply.timings.retrievalMs,
           generationMs: reply.timings.generationMs,
         });
@@ -227,6 +234,11 @@ async function main(): Promise<void> {
         name: setup.name,
         probe: [median(runs.map((run) => first(run).ms)), median(runs.map((run) => last(run).ms))],
         window: [median(early.map((turn) => turn.ms)), median(late.map((turn) => turn.ms))],
+        lateSplit: [
+          median(late.filter((turn) => !turn.compacted).map((turn) => turn.ms)),
+          median(late.filter((turn) => turn.compacted).map((turn) => turn.ms)),
+        ],
+        compactedLate: late.filter((turn) => turn.compacted).length / late.length,
         tokensProbe: [tokens(runs.map(first)), tokens(runs.map(last))],
         tokensWindow: [tokens(early), tokens(late)],
         summaries: median(runs.map((run) => run.summaries)),
@@ -304,9 +316,9 @@ async function main(): Promise<void> {
   );
   console.log(`Machine: ${machine}. Command: \`npm run bench:memory\`.\n`);
   console.log(
-    `| configuration | probe, turn 1 → ${TURNS} | window, turns 1–${WINDOW} → ${TURNS - WINDOW + 1}–${TURNS} | target: window ≤ 1.2× | prompt tokens, probe 1 → ${TURNS} | prompt tokens, window | \`summary\` events / conversation | messages stored | \`error\` events |`,
+    `| configuration | probe, turn 1 → ${TURNS} | window, turns 1–${WINDOW} → ${TURNS - WINDOW + 1}–${TURNS} | target: window ≤ 1.2× | late window: turns without / with compaction (share with) | prompt tokens, probe 1 → ${TURNS} | prompt tokens, window | \`summary\` events / conversation | messages stored | \`error\` events |`,
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const row of rows) {
     console.log(
       `| ${[
@@ -314,6 +326,9 @@ async function main(): Promise<void> {
         pair(row.probe),
         pair(row.window),
         verdict(row),
+        row.compactedLate === 0
+          ? `${ms(row.lateSplit[0])} / — (0 %)`
+          : `${ms(row.lateSplit[0])} / ${ms(row.lateSplit[1])} (${(row.compactedLate * 100).toFixed(0)} %)`,
         `${row.tokensProbe[0]} → ${row.tokensProbe[1]}`,
         `${row.tokensWindow[0]} → ${row.tokensWindow[1]}`,
         String(row.summaries),

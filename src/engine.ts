@@ -99,6 +99,11 @@ export interface ChatEngine {
   search(query: string, options?: SearchOptions): Promise<Source[]>;
   /** A page of a session's stored messages, oldest first. */
   history(params: HistoryParams): Promise<HistoryPage>;
+  /**
+   * Resolves when background work has finished: compaction after turns and the embedding of
+   * stored messages for recall. Call it before shutting down, or in tests.
+   */
+  flush(): Promise<void>;
   /** Adds an event listener; returns a function that removes it. */
   on<E extends EngineEventName>(event: E, listener: EngineListener<E>): () => void;
 }
@@ -180,6 +185,16 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
       : undefined,
   };
 
+  // Work after a turn (compaction) runs under the session's lock: after the turn, before the next.
+  const background = new Set<Promise<void>>();
+  const afterTurn = (sessionId: string, task: () => Promise<void>): void => {
+    const done = lock.run(sessionId, task).catch((error: unknown) => {
+      events.emit('error', { where: 'after-turn', error });
+    });
+    background.add(done);
+    void done.finally(() => background.delete(done));
+  };
+
   const endSession = async (session: SessionRecord, reason: 'quit' | 'ended'): Promise<void> => {
     const now = isoNow();
     await base.sessionStore.updateSession(session.id, {
@@ -240,6 +255,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
           resolved.recall,
         ),
         endSession,
+        afterTurn,
       };
     }));
 
@@ -416,6 +432,11 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
         limit: input.limit,
         offset,
       };
+    },
+
+    async flush() {
+      while (background.size > 0) await Promise.all([...background]);
+      if (turnRuntime) await (await turnRuntime).recall.pending();
     },
 
     on(event, listener) {

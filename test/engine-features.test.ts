@@ -142,6 +142,7 @@ describe('conversation memory', () => {
       'Where is the warehouse?',
     ];
     for (const message of questions) await engine.chat({ sessionId: session.id, message });
+    await engine.flush();
     expect(summaries.length).toBeGreaterThan(0);
     const all = await store.listMessages(session.id);
     const summary = all.find((message) => message.role === 'system-summary')!;

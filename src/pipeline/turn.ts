@@ -82,6 +82,8 @@ export interface EngineRuntime {
   readonly events: EngineEmitter;
   /** Ends a session (quit word); shared with `engine.endSession`. */
   readonly endSession: (session: SessionRecord, reason: 'quit' | 'ended') => Promise<void>;
+  /** Schedules work after the current turn of a session, before its next turn. */
+  readonly afterTurn: (sessionId: string, task: () => Promise<void>) => void;
 }
 
 /** Retrieval options from the config, for a turn or `engine.search`. */
@@ -822,7 +824,10 @@ async function finishTurn(
     await sideStep(runtime.events, 'learn', () =>
       recordLearningStep(runtime, session, userMessage?.content ?? '', message),
     );
-    await sideStep(runtime.events, 'compact', () => compactSession(runtime, session, turn.turnId));
+    // Off the reply path: runs after this turn, before the session's next one.
+    runtime.afterTurn(session.id, () =>
+      sideStep(runtime.events, 'compact', () => compactSession(runtime, session, turn.turnId)),
+    );
   }
   return finalResponse(runtime, sink, turn, status);
 }

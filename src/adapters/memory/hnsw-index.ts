@@ -54,7 +54,7 @@ export interface HnswIndex {
 export const DEFAULT_HNSW_PARAMETERS: Required<HnswParameters> = {
   m: 16,
   efConstruction: 100,
-  efSearch: 128,
+  efSearch: 64,
   seed: 100,
 };
 
