@@ -121,19 +121,40 @@ async function main(): Promise<void> {
     importMs = `${median(times).toFixed(1)} ms`;
   }
 
+  // Bundled as an app's bundler would (ESM, code splitting): the entry is what `import`
+  // loads; the chunks behind dynamic imports (the provider factory used when an environment
+  // variable names a provider) load only when used.
   const bundle = async (external: string[]) => {
     const result = await build({
-      entryPoints: [join(root, 'src/index.ts')],
+      entryPoints: { index: join(root, 'src/index.ts') },
       bundle: true,
       minify: true,
       format: 'esm',
       platform: 'browser',
+      splitting: true,
+      outdir: join(root, 'bench/results/bundle'),
       write: false,
       external,
       logLevel: 'silent',
     });
-    const code = result.outputFiles[0]!.contents;
-    return { min: code.length, gzip: gzipSync(code).length };
+    const js = result.outputFiles.filter((file) => file.path.endsWith('.js'));
+    const entry = js.filter((file) => /[\\/]index\.js$/.test(file.path));
+    const size = (files: typeof js) =>
+      files.reduce(
+        (sum, file) => ({
+          min: sum.min + file.contents.length,
+          gzip: sum.gzip + gzipSync(file.contents).length,
+        }),
+        { min: 0, gzip: 0 },
+      );
+    // Static imports of the entry are loaded with it: count every chunk but the lazy ones.
+    const lazyChunks = new Set<string>();
+    for (const file of js) {
+      const text = new TextDecoder().decode(file.contents);
+      for (const match of text.matchAll(/import\("\.\/([^"]+)"\)/g)) lazyChunks.add(match[1]!);
+    }
+    const eager = js.filter((file) => !lazyChunks.has(file.path.split(/[\\/]/).pop()!));
+    return { ...size(eager), entry: size(entry), lazy: size(js).gzip - size(eager).gzip };
   };
   // Loaded lazily, on first use: the tokenizer data and the HNSW WebAssembly build.
   const lazy = ['gpt-tokenizer', 'hnswlib-wasm'];
@@ -170,13 +191,13 @@ async function main(): Promise<void> {
     [
       'core entry min+gzip, own code',
       'esbuild bundle, deps external',
-      `${kb(own.min)} min, ${kb(own.gzip)} gzip`,
+      `${kb(own.min)} min, ${kb(own.gzip)} gzip (+ ${kb(own.lazy)} gzip loaded on demand)`,
       '≤ 60 KB',
     ],
     [
       'core entry min+gzip, with deps',
       'zod, eventemitter3 bundled; lazily loaded tokenizer data and hnswlib-wasm excluded',
-      `${kb(withDeps.min)} min, ${kb(withDeps.gzip)} gzip`,
+      `${kb(withDeps.min)} min, ${kb(withDeps.gzip)} gzip (+ ${kb(withDeps.lazy)} gzip loaded on demand)`,
       '≤ 60 KB',
     ],
   ];

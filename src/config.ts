@@ -170,11 +170,11 @@ export const engineConfigSchema = z.strictObject({
       /** Off: no graph is built and no route expands through it. */
       enabled: z._default(z.boolean(), true),
       /** Salient terms linked per chunk (`RELATES_TO`); 0 links none. */
-      maxTermsPerChunk: z._default(intRange(0, 50), 6),
+      maxTermsPerChunk: z._default(intRange(0, 50), 4),
       /** A term shared by more chunks than this relates none of them. */
       maxChunksPerTerm: z._default(intRange(1), 50),
       /** Characters of each chunk read for its terms. */
-      termCharacters: z._default(intRange(1), 600),
+      termCharacters: z._default(intRange(1), 300),
       /** Weight of score propagation over graph neighbours in the ranking. */
       rerankWeight: z._default(range(0, 1), 0.25),
     }),

@@ -55,7 +55,7 @@ export async function collectNeighborhoods(
       const reached = await graphStore.neighbors(options.namespace, chunkNodeId(chunkId), {
         depth: options.depth,
         edgeTypes: options.edgeTypes,
-        limit: options.limit ?? 100,
+        limit: options.limit ?? 50,
         signal: options.signal,
       });
       const links: GraphLink[] = [];

@@ -422,7 +422,7 @@ export const GRAPH_INHERITANCE = 0.5;
  * graph's term links add little that BM25 has not already counted.
  */
 export const DEFAULT_GRAPH_RERANK_WEIGHT = 0.25;
-const DEFAULT_GRAPH_SEEDS = 20;
+const DEFAULT_GRAPH_SEEDS = 10;
 const DEFAULT_RERANK_CANDIDATES = 20;
 const clampBoost = (value: number): number =>
   Number.isFinite(value) ? Math.min(2, Math.max(0.5, value)) : 1;
