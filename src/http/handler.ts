@@ -1,5 +1,7 @@
 import type { ChatEngine } from '../engine.js';
-import { CortexisError, ValidationError } from '../errors/index.js';
+import { createMemoryRateLimiter } from '../adapters/memory/rate-limiter.js';
+import { CortexisError, RateLimitError, ValidationError } from '../errors/index.js';
+import type { RateLimiter } from '../ports/rate-limiter.js';
 import { errorResponse } from './errors.js';
 
 /** The caller of a request, as `authenticate` returns it. */
@@ -18,6 +20,11 @@ export interface ChatHandlerSettings {
   readonly maxBodyBytes?: number | undefined;
   /** CORS: the allowed origin (`*` or one origin); omitted: no CORS headers. */
   readonly cors?: { readonly origin: string } | undefined;
+  /**
+   * Limits messages per user and conversation (429 with `Retry-After`). On by default — a
+   * public endpoint needs it: 60 per 5 minutes and flood detection. `false` turns it off.
+   */
+  readonly rateLimiter?: RateLimiter | false | undefined;
 }
 
 /** A web-standard request handler: works in Node (via `toNodeListener`), Bun, Deno, workers. */
@@ -123,6 +130,10 @@ const MESSAGE_FIELDS = new Set(['content', 'mode', 'temperature', 'topK']);
  */
 export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSettings): ChatHandler {
   const basePath = (settings.basePath ?? '').replace(/\/+$/, '');
+  const limiter =
+    settings.rateLimiter === false
+      ? undefined
+      : (settings.rateLimiter ?? createMemoryRateLimiter());
   const maxBodyBytes = settings.maxBodyBytes ?? 64 * 1024;
   const corsHeaders: Record<string, string> = settings.cors
     ? {
@@ -231,6 +242,16 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
           ...(body.topK === undefined ? {} : { topK: body.topK as number }),
           signal: request.signal,
         };
+        if (limiter) {
+          const key = `${userId}:${sessionId}`;
+          const decision = await limiter.hit(key, Date.now());
+          if (!decision.allowed) {
+            throw new RateLimitError(
+              decision.reason === 'flood' ? 'Messages are arriving too fast' : 'Too many messages',
+              decision.retryAfterMs,
+            );
+          }
+        }
         if ((request.headers.get('accept') ?? '').includes('text/event-stream')) {
           // Validate ownership before the stream starts, so a foreign id is a plain 404.
           await engine.getSession({ sessionId, userId });

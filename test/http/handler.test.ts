@@ -1,7 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChatEngine, createMemorySessionStore, type ChatEngine } from '../../src/index.js';
+import {
+  createChatEngine,
+  createMemoryRateLimiter,
+  createMemorySessionStore,
+  type ChatEngine,
+} from '../../src/index.js';
 import { createChatHandler, toNodeListener } from '../../src/http/index.js';
 import { createMockLLM } from '../../src/testing/index.js';
 import { handbook } from '../fixtures/handbook.js';
@@ -157,6 +162,45 @@ describe('HTTP handler', () => {
     expect(events[0]).toBe('route');
     expect(events.indexOf('sources')).toBeLessThan(events.indexOf('text-delta'));
     expect(events.at(-1)).toBe('done');
+  });
+});
+
+describe('HTTP rate limits', () => {
+  it('are on by default and answer 429 with Retry-After, storing nothing', async () => {
+    const store = createMemorySessionStore();
+    const limited = createChatEngine({ sessionStore: store });
+    await limited.ingest(handbook);
+    const handler = createChatHandler(limited, {
+      authenticate: () => ({ id: 'u' }),
+      rateLimiter: createMemoryRateLimiter({
+        limit: 2,
+        windowMs: 60_000,
+        flood: { enabled: false },
+      }),
+    });
+    const created = await handler(
+      new Request('http://x/conversations', { method: 'POST', body: '{}' }),
+    );
+    const { id } = (await created.json()) as { id: string };
+    const send = () =>
+      handler(
+        new Request(`http://x/conversations/${id}/messages`, {
+          method: 'POST',
+          body: JSON.stringify({ content: 'What is the refund policy?' }),
+        }),
+      );
+    expect((await send()).status).toBe(200);
+    expect((await send()).status).toBe(200);
+    const refused = await send();
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({ code: 'rate_limited' });
+    expect(await store.countMessages(id)).toBe(4);
+    const defaults = createChatHandler(limited, { authenticate: () => ({ id: 'v' }) });
+    const other = await defaults(
+      new Request('http://x/conversations', { method: 'POST', body: '{}' }),
+    );
+    expect(other.status).toBe(201);
   });
 });
 
