@@ -256,6 +256,16 @@ export const engineConfigSchema = z.strictObject({
     }),
     {},
   ),
+  /** Learning from feedback. */
+  learning: z.prefault(
+    z.strictObject({
+      /** A session's trajectory idle longer than this is ended as abandoned (ms). */
+      idleTimeoutMs: z._default(intRange(1000), 30 * 60_000),
+      /** Feedback adjusts a learned boost of the rated sources for similar questions. */
+      learnedBoost: z._default(z.boolean(), true),
+    }),
+    {},
+  ),
   /** Grounding: check each cited sentence against its sources. */
   judge: z.prefault(
     z.strictObject({

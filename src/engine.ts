@@ -1,5 +1,5 @@
 import { resolveConfig, type EngineConfig, type ResolvedConfig } from './config.js';
-import { ConflictError, NotFoundError } from './errors/index.js';
+import { ConflictError, NotFoundError, ValidationError } from './errors/index.js';
 import { EngineEmitter, type EngineEventName, type EngineListener } from './events.js';
 import { createHashingEmbedder } from './adapters/hashing/embedder.js';
 import { createExtractiveProvider } from './adapters/extractive/provider.js';
@@ -12,16 +12,17 @@ import { createGptTokenizer } from './adapters/tokenizer/gpt-tokenizer.js';
 import { deleteDocuments, ingestDocuments } from './ingest/ingest.js';
 import { createMemoryRateLimiter } from './adapters/memory/rate-limiter.js';
 import { createMemoryGraphStore } from './adapters/memory/graph-store.js';
-import { createGraphIndexer } from './ingest/graph.js';
+import { createGraphIndexer, documentNodeId } from './ingest/graph.js';
 import { createEmbeddingCache } from './pipeline/embedding-cache.js';
 import { createRecall } from './pipeline/recall.js';
 import { createRouter } from './pipeline/route.js';
+import { calculateFeedbackReward } from './learning/feedback.js';
+import { createLearnedBoost, feedbackSignals } from './learning/learned-boost.js';
 import {
   createResilientEmbedder,
   createResilientLLM,
   type ResilienceBreakerEvent,
 } from './resilience/resilient-llm.js';
-import { assessSessionQuality } from './pipeline/learn.js';
 import { retrieve } from './pipeline/retrieve.js';
 import { toSources } from './pipeline/sources.js';
 import {
@@ -31,11 +32,13 @@ import {
   retrievalOptions,
   retryEvent,
   runTurn,
+  sessionQuality,
   type EngineRuntime,
 } from './pipeline/turn.js';
 import {
   createSessionSchema,
   documentIdsSchema,
+  feedbackSchema,
   historySchema,
   ingestOptionsSchema,
   listSessionsSchema,
@@ -45,7 +48,7 @@ import {
   sessionRefSchema,
   type IngestProgress,
 } from './pipeline/validate.js';
-import type { SessionRecord, Source } from './ports/chat-records.js';
+import type { FeedbackRecord, SessionRecord, Source } from './ports/chat-records.js';
 import type { SessionPage } from './ports/session-store.js';
 import type { LLMProvider } from './ports/llm-provider.js';
 import type { Tokenizer } from './ports/tokenizer.js';
@@ -54,6 +57,7 @@ import type {
   ChatRequest,
   ChatResponse,
   CreateSessionParams,
+  FeedbackParams,
   HistoryPage,
   HistoryParams,
   IngestDocument,
@@ -99,6 +103,12 @@ export interface ChatEngine {
   search(query: string, options?: SearchOptions): Promise<Source[]>;
   /** A page of a session's stored messages, oldest first. */
   history(params: HistoryParams): Promise<HistoryPage>;
+  /**
+   * Records a user's feedback on an answer (only the session owner may give it): the reward
+   * replaces the turn's confidence in its learning step, and the rated sources get a learned
+   * boost for similar questions. Returns the stored feedback.
+   */
+  feedback(params: FeedbackParams): Promise<FeedbackRecord>;
   /**
    * Resolves when background work has finished: compaction after turns and the embedding of
    * stored messages for recall. Call it before shutting down, or in tests.
@@ -157,6 +167,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
     },
   );
   const embeddingCache = createEmbeddingCache();
+  const learnedBoost = resolved.learning.learnedBoost ? createLearnedBoost() : undefined;
   const graphStore = resolved.graph.enabled
     ? (resolved.graphStore ?? createMemoryGraphStore())
     : undefined;
@@ -178,6 +189,9 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
     graphStore,
     reranker: resolved.reranker,
     router: createRouter({ embedder, embeddingCache, ruleWeight: resolved.routing.ruleWeight }),
+    learnedBoost: learnedBoost
+      ? (chunkId: string, vector: Float32Array) => learnedBoost.boost(chunkId, vector)
+      : undefined,
     sessionStore: resolved.sessionStore ?? createMemorySessionStore(),
     learningSink: resolved.learningSink ?? createMemoryLearningSink(),
     rateLimiter: resolved.rateLimit.enabled
@@ -206,14 +220,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
     const trajectoryId = current?.trajectoryId ?? session.trajectoryId;
     if (trajectoryId !== null) {
       try {
-        const messages = await base.sessionStore.listMessages(session.id);
-        const quality = assessSessionQuality(
-          messages.map((message) => ({
-            role: message.role,
-            confidence: message.confidence?.overall ?? null,
-            sourceCount: message.sources.length,
-          })),
-        );
+        const quality = await sessionQuality(base, session.id);
         await base.learningSink.endTrajectory(trajectoryId, {
           status: 'completed',
           quality,
@@ -270,7 +277,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
     return key === undefined || request.mode === 'query' ? task() : lock.run(key, task);
   };
 
-  return {
+  const engine: ChatEngine = {
     config: resolved,
 
     async ingest(docs, options = {}) {
@@ -412,6 +419,95 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
       return sources;
     },
 
+    async feedback(params) {
+      const input = parseInput(feedbackSchema, params, 'feedback');
+      const message = await base.sessionStore.getMessage(input.messageId);
+      // Another user's message is as unknown as a missing one.
+      if (!message || message.userId !== input.userId || message.role !== 'assistant') {
+        throw new NotFoundError('message', input.messageId);
+      }
+      const labels = new Set(message.sources.map((source) => source.id));
+      for (const label of Object.keys(input.sourceHelpfulness ?? {})) {
+        if (!labels.has(label)) {
+          throw new ValidationError(
+            `Invalid feedback: sourceHelpfulness.${label}: the message has no source '${label}'`,
+            [
+              {
+                path: `sourceHelpfulness.${label}`,
+                message: `the message has no source '${label}'`,
+              },
+            ],
+          );
+        }
+      }
+      const record: FeedbackRecord = {
+        id: ulid(),
+        messageId: message.id,
+        sessionId: message.sessionId,
+        userId: input.userId,
+        rating: input.rating,
+        sourceHelpfulness: input.sourceHelpfulness ?? null,
+        comment: input.comment ?? null,
+        markedAsFactual: input.markedAsFactual ?? null,
+        correctedContent: input.correctedContent ?? null,
+        reward: calculateFeedbackReward(input),
+        createdAt: isoNow(),
+      };
+      await base.learningSink.recordFeedback(record);
+
+      // The rated sources rank higher (or lower) for questions like this one.
+      let boostedChunks = 0;
+      const question = message.replyTo ? await base.sessionStore.getMessage(message.replyTo) : null;
+      if (learnedBoost && question) {
+        const [vector] = await embedder.embed([question.content]);
+        const signals = feedbackSignals(message.sources, record.sourceHelpfulness, record.rating);
+        for (const { chunkId, signal } of signals) {
+          if (vector && signal !== 0) {
+            learnedBoost.record({ queryVector: vector, chunkId, signal });
+            boostedChunks++;
+          }
+        }
+      }
+      events.emit('feedback', {
+        messageId: message.id,
+        sessionId: message.sessionId,
+        rating: record.rating,
+        reward: record.reward,
+        boostedChunks,
+      });
+
+      if (input.ingestCorrection && record.correctedContent) {
+        const documentId = `correction:${message.id}`;
+        await engine.ingest([
+          {
+            id: documentId,
+            title: 'Correction',
+            text: record.correctedContent,
+            metadata: { correctionOf: message.id },
+          },
+        ]);
+        // In the graph the correction is DERIVED_FROM the message it corrects.
+        if (graphStore) {
+          await graphStore.upsertNodes(resolved.namespace, [
+            {
+              id: `message:${message.id}`,
+              type: 'message',
+              properties: { sessionId: message.sessionId },
+            },
+          ]);
+          await graphStore.upsertEdges(resolved.namespace, [
+            {
+              from: documentNodeId(documentId),
+              to: `message:${message.id}`,
+              type: 'DERIVED_FROM',
+              weight: 1,
+            },
+          ]);
+        }
+      }
+      return record;
+    },
+
     async history(params) {
       const input = parseInput(historySchema, params, 'history parameters');
       const session = await loadOwnedSession(base.sessionStore, input.sessionId, input.userId);
@@ -422,7 +518,14 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
         base.sessionStore.countMessages(session.id),
       ]);
       const next = offset + messages.length;
+      const onPage = new Set(messages.map((message) => message.id));
+      const feedback = input.includeFeedback
+        ? (await base.learningSink.listFeedback({ sessionId: session.id })).filter((record) =>
+            onPage.has(record.messageId),
+          )
+        : undefined;
       return {
+        ...(feedback ? { feedback } : {}),
         nextCursor: next < total ? `h${next}` : null,
         session,
         messages: input.includeSources
@@ -443,4 +546,5 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
       return events.on(event, listener);
     },
   };
+  return engine;
 }

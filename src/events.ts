@@ -130,6 +130,20 @@ export interface SummaryEvent {
   readonly summaryId: string;
 }
 
+/** A user rated an answer. */
+export interface FeedbackEvent {
+  /** The assistant message rated. */
+  readonly messageId: string;
+  /** Its session. */
+  readonly sessionId: string;
+  /** The rating. */
+  readonly rating: 'good' | 'neutral' | 'bad';
+  /** The reward it became, in [-1, 1]. */
+  readonly reward: number;
+  /** Sources whose learned boost changed. */
+  readonly boostedChunks: number;
+}
+
 /** A learning step was recorded. */
 export interface LearningEvent {
   /** Turn id. */
@@ -244,6 +258,7 @@ export interface EngineEvents {
   confidence: ConfidenceEvent;
   judge: JudgeEvent;
   summary: SummaryEvent;
+  feedback: FeedbackEvent;
   learning: LearningEvent;
   retry: RetryEvent;
   breaker: BreakerEvent;

@@ -4,6 +4,7 @@ import type { ClaimGrounding, Grounding } from './pipeline/judge.js';
 export type { ClaimGrounding, Grounding };
 import type {
   Confidence,
+  FeedbackRecord,
   MessageRecord,
   MessageStatus,
   SessionRecord,
@@ -164,6 +165,8 @@ export interface HistoryParams {
   readonly includeSources?: boolean | undefined;
   /** `nextCursor` of the previous page; continues after it (instead of `offset`). */
   readonly cursor?: string | undefined;
+  /** Include the feedback given on the page's messages (default false). */
+  readonly includeFeedback?: boolean | undefined;
 }
 
 /** A page of a session's history. */
@@ -180,6 +183,8 @@ export interface HistoryPage {
   readonly offset: number;
   /** Cursor of the next page, or null on the last one. */
   readonly nextCursor: string | null;
+  /** Feedback on the page's messages, when asked for (`includeFeedback`). */
+  readonly feedback?: FeedbackRecord[] | undefined;
 }
 
 /** Options of `engine.search`. */
@@ -192,4 +197,24 @@ export interface SearchOptions {
   readonly filter?: MetadataFilter | undefined;
   /** Cancels the search. */
   readonly signal?: AbortSignal | undefined;
+}
+
+/** Parameters of `engine.feedback`. */
+export interface FeedbackParams {
+  /** The assistant message rated. */
+  readonly messageId: string;
+  /** The caller; must own the message's session. */
+  readonly userId: string;
+  /** The rating. */
+  readonly rating: 'good' | 'neutral' | 'bad';
+  /** Helpfulness of each source by label (`S1`…), in [0, 1]. */
+  readonly sourceHelpfulness?: Readonly<Record<string, number>> | undefined;
+  /** Free text. */
+  readonly comment?: string | undefined;
+  /** Whether the answer was factual. */
+  readonly markedAsFactual?: boolean | undefined;
+  /** The user's correction of the answer. */
+  readonly correctedContent?: string | undefined;
+  /** Also ingest the correction as a document, linked to the message in the graph. */
+  readonly ingestCorrection?: boolean | undefined;
 }

@@ -2,6 +2,7 @@ import type { ChatEngine } from '../engine.js';
 import { createMemoryRateLimiter } from '../adapters/memory/rate-limiter.js';
 import { CortexisError, RateLimitError, ValidationError } from '../errors/index.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
+import type { FeedbackParams } from '../types.js';
 import { errorResponse } from './errors.js';
 
 /** The caller of a request, as `authenticate` returns it. */
@@ -119,6 +120,15 @@ function booleanParam(url: URL, name: string): boolean | undefined {
   }
   return raw === 'true';
 }
+
+/** Only the fields a client may send with feedback. */
+const FEEDBACK_FIELDS = new Set([
+  'rating',
+  'sourceHelpfulness',
+  'comment',
+  'markedAsFactual',
+  'correctedContent',
+]);
 
 /** Only the fields a client may send in a chat message. */
 const MESSAGE_FIELDS = new Set(['content', 'mode', 'temperature', 'topK']);
@@ -259,6 +269,30 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
         }
         return json(200, await engine.chat(chatRequest));
       }
+    }
+    if (
+      segments[0] === 'messages' &&
+      segments[1] !== undefined &&
+      segments[2] === 'feedback' &&
+      segments.length === 3 &&
+      method === 'POST'
+    ) {
+      const body = await readJson(request, maxBodyBytes);
+      // Corrections are not ingested from a public endpoint: that would let anyone write to
+      // the knowledge base.
+      const unknown = Object.keys(body).filter((key) => !FEEDBACK_FIELDS.has(key));
+      if (unknown.length > 0) {
+        throw new ValidationError(
+          `Invalid body: unknown fields ${unknown.join(', ')}`,
+          unknown.map((key) => ({ path: key, message: 'unknown field' })),
+        );
+      }
+      const feedback = await engine.feedback({
+        ...(body as Omit<FeedbackParams, 'messageId' | 'userId'>),
+        messageId: segments[1],
+        userId,
+      });
+      return json(201, { feedback });
     }
     return json(404, { code: 'not_found', message: 'No such route' });
   };

@@ -38,7 +38,7 @@ import {
 } from './route.js';
 import { isSmallTalk, smallTalkReply } from './small-talk.js';
 import { judgeAnswer, type Grounding, type JudgePolicy, type JudgeResult } from './judge.js';
-import { turnReward } from './learn.js';
+import { assessSessionQuality, turnReward } from './learn.js';
 import { EXTRACTIVE_PROVIDER } from '../adapters/extractive/provider.js';
 import { compact, resolveChatProfile, selectContext } from './compact.js';
 import { findPreviousTurn, replayResponse } from './idempotency.js';
@@ -909,6 +909,28 @@ function usesLLMRewrite(runtime: EngineRuntime): boolean {
   );
 }
 
+/** Session quality (seed 000 `assessSessionQuality`) from the stored messages and feedback. */
+export async function sessionQuality(
+  runtime: Pick<EngineRuntime, 'sessionStore' | 'learningSink'>,
+  sessionId: string,
+): Promise<number> {
+  const messages = await runtime.sessionStore.listMessages(sessionId);
+  const ratings = new Map(
+    (await runtime.learningSink.listFeedback({ sessionId })).map((feedback) => [
+      feedback.messageId,
+      feedback.rating,
+    ]),
+  );
+  return assessSessionQuality(
+    messages.map((message) => ({
+      role: message.role,
+      confidence: message.confidence?.overall ?? null,
+      rating: ratings.get(message.id) ?? null,
+      sourceCount: message.sources.length,
+    })),
+  );
+}
+
 /** Begins the session's trajectory at its first turn, then records this turn as a step. */
 async function recordLearningStep(
   runtime: EngineRuntime,
@@ -921,6 +943,20 @@ async function recordLearningStep(
   if (trajectoryId === null) {
     const current = await sessionStore.getSession(session.id);
     trajectoryId = current?.trajectoryId ?? null;
+  }
+  // A trajectory idle for longer than the timeout is over: it ends as abandoned and this
+  // turn begins a new one.
+  if (trajectoryId !== null) {
+    const last = (await learningSink.listSteps(trajectoryId)).at(-1);
+    const idleMs = last ? Date.now() - Date.parse(last.createdAt) : 0;
+    if (idleMs > runtime.config.learning.idleTimeoutMs) {
+      await learningSink.endTrajectory(trajectoryId, {
+        status: 'abandoned',
+        quality: await sessionQuality(runtime, session.id),
+        endedAt: isoNow(),
+      });
+      trajectoryId = null;
+    }
   }
   if (trajectoryId === null) {
     trajectoryId = await learningSink.beginTrajectory({

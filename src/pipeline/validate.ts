@@ -94,6 +94,7 @@ export const historySchema = z.strictObject({
   /** Continues after the page that returned it (`nextCursor`); replaces `offset`. */
   cursor: z.optional(z.string().check(z.regex(/^h\d+$/, 'is not a history cursor'))),
   includeSources: z._default(z.boolean(), true),
+  includeFeedback: z._default(z.boolean(), false),
 });
 
 const chatRequestSchemas = new Map<number, ReturnType<typeof buildChatRequestSchema>>();
@@ -177,6 +178,26 @@ export const ingestOptionsSchema = z.strictObject({
     }),
   ),
   signal: z.optional(signal),
+});
+
+/** `engine.feedback(params)`. */
+export const feedbackSchema = z.strictObject({
+  /** The assistant message rated. */
+  messageId: id,
+  /** The caller; must own the message's session. */
+  userId: id,
+  /** The rating. */
+  rating: z.enum(['good', 'neutral', 'bad']),
+  /** Helpfulness of each source by label (`S1`…), in [0, 1]. */
+  sourceHelpfulness: z.optional(z.record(z.string().check(z.minLength(1)), range(0, 1))),
+  /** Free text. */
+  comment: z.optional(z.string().check(z.maxLength(4000))),
+  /** Whether the answer was factual. */
+  markedAsFactual: z.optional(z.boolean()),
+  /** The user's correction of the answer. */
+  correctedContent: z.optional(z.string().check(z.minLength(1), z.maxLength(20_000))),
+  /** Also ingest the correction as a document (linked to the message in the graph). */
+  ingestCorrection: z.optional(z.boolean()),
 });
 
 /** Progress of an ingestion. */

@@ -236,3 +236,32 @@ export interface TrajectoryStep {
   /** ISO-8601 UTC. */
   readonly createdAt: string;
 }
+
+/** A user's rating of an answer. */
+export type FeedbackRating = 'good' | 'neutral' | 'bad';
+
+/** User feedback on an assistant message, as stored. */
+export interface FeedbackRecord {
+  /** Feedback id. */
+  readonly id: string;
+  /** The assistant message rated. */
+  readonly messageId: string;
+  /** Its session. */
+  readonly sessionId: string;
+  /** The user who gave it (the session owner). */
+  readonly userId: string;
+  /** The rating. */
+  readonly rating: FeedbackRating;
+  /** Helpfulness of each source by label (`S1`…), in [0, 1]; null when not given. */
+  readonly sourceHelpfulness: Readonly<Record<string, number>> | null;
+  /** Free text. */
+  readonly comment: string | null;
+  /** Whether the user judged the answer factual; null when not said. */
+  readonly markedAsFactual: boolean | null;
+  /** The user's correction of the answer. */
+  readonly correctedContent: string | null;
+  /** Reward in [-1, 1] computed from the feedback (seed 000 `calculateFeedbackReward`). */
+  readonly reward: number;
+  /** ISO-8601 UTC. */
+  readonly createdAt: string;
+}

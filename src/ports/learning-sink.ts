@@ -1,5 +1,5 @@
 import type { CallOptions } from './common.js';
-import type { TrajectoryRecord, TrajectoryStep } from './chat-records.js';
+import type { FeedbackRecord, TrajectoryRecord, TrajectoryStep } from './chat-records.js';
 
 /** What starting a trajectory needs. */
 export interface BeginTrajectory {
@@ -44,4 +44,20 @@ export interface LearningSink {
   getTrajectory(id: string, options?: CallOptions): Promise<TrajectoryRecord | null>;
   /** A trajectory's steps in order. */
   listSteps(trajectoryId: string, options?: CallOptions): Promise<TrajectoryStep[]>;
+  /**
+   * Stores feedback on a message and makes its reward the reward of the trajectory step of that
+   * message (adjusting the trajectory's `totalReward`). Feedback on a message already rated
+   * replaces the earlier one (same `messageId`: latest wins).
+   */
+  recordFeedback(feedback: FeedbackRecord, options?: CallOptions): Promise<void>;
+  /** Feedback of one message or of a whole session, oldest first. */
+  listFeedback(
+    query: { readonly messageId: string } | { readonly sessionId: string },
+    options?: CallOptions,
+  ): Promise<FeedbackRecord[]>;
+  /**
+   * Past trajectories like a query: ended ones whose initial query shares the most content
+   * terms with it, weighted by their quality, best first.
+   */
+  findPatterns(query: string, k: number, options?: CallOptions): Promise<TrajectoryRecord[]>;
 }

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FeedbackRecord } from '../ports/chat-records.js';
 import type { BeginTrajectory, LearningSink, RecordStep } from '../ports/learning-sink.js';
 import { ulid } from '../util/ids.js';
 import {
@@ -24,7 +25,11 @@ export interface LearningSinkSuiteOptions extends SuiteOptions<LearningSink> {
  * trajectories begin active and empty, steps are numbered 1, 2, … per trajectory,
  * `stepCount` and `totalReward` follow the steps, ending is idempotent, unknown
  * trajectories are rejected with `not_found`, rewards outside [-1, 1] with
- * `validation_error`, and aborted calls with `aborted`.
+ * `validation_error`, and aborted calls with `aborted`. Feedback gives the step of its
+ * message its reward (adjusting `totalReward`), the latest feedback per message wins,
+ * `listFeedback` reads by message or session oldest first, and `findPatterns` ranks ended
+ * trajectories by shared query terms × quality. The sink is used alone: no session or
+ * message rows exist for the ids it receives.
  */
 export function testLearningSink(options: LearningSinkSuiteOptions): void {
   const skip = options.skip ?? {};
@@ -56,6 +61,37 @@ export function testLearningSink(options: LearningSinkSuiteOptions): void {
       reward,
       createdAt: `2024-03-01T12:${String(minute).padStart(2, '0')}:00.000Z`,
     });
+
+    const feedbackOn = (
+      messageId: string,
+      overrides: Partial<FeedbackRecord> = {},
+      minute = 30,
+    ): FeedbackRecord => ({
+      id: ulid(),
+      messageId,
+      sessionId: begin.sessionId,
+      userId: begin.userId,
+      rating: 'bad',
+      sourceHelpfulness: null,
+      comment: null,
+      markedAsFactual: null,
+      correctedContent: null,
+      reward: -0.5,
+      createdAt: `2024-03-01T12:${String(minute).padStart(2, '0')}:00.000Z`,
+      ...overrides,
+    });
+
+    const ended = async (initialQuery: string, quality: number, active = false) => {
+      const id = await sink.beginTrajectory({ ...begin, sessionId: ulid(), initialQuery });
+      if (!active) {
+        await sink.endTrajectory(id, {
+          status: quality > 0.8 ? 'abandoned' : 'completed',
+          quality,
+          endedAt: '2024-03-01T13:00:00.000Z',
+        });
+      }
+      return (await sink.getTrajectory(id))!;
+    };
 
     it('declares its name and specification version', () => {
       expect(typeof sink.name).toBe('string');
@@ -180,11 +216,128 @@ export function testLearningSink(options: LearningSinkSuiteOptions): void {
       },
     );
 
+    it("gives the feedback's reward to its message's step and adjusts totalReward", async () => {
+      const id = await sink.beginTrajectory(begin);
+      const rated = await sink.recordStep(step(id, 0.5, 1));
+      const other = await sink.recordStep(step(id, 0.25, 2));
+      const feedback = feedbackOn(rated.messageId, {
+        rating: 'good',
+        sourceHelpfulness: { S1: 1, S2: 0.5 },
+        comment: 'Spot on.',
+        markedAsFactual: true,
+        reward: 0.925,
+      });
+      await sink.recordFeedback(feedback);
+
+      expect(await sink.listFeedback({ messageId: rated.messageId })).toEqual([feedback]);
+      expect(await sink.listSteps(id)).toEqual([{ ...rated, reward: 0.925 }, other]);
+      const trajectory = await sink.getTrajectory(id);
+      expect(trajectory?.stepCount).toBe(2);
+      expect(trajectory?.totalReward).toBeCloseTo(1.175, 10);
+    });
+
+    it('replaces earlier feedback on a message: the latest wins', async () => {
+      const id = await sink.beginTrajectory(begin);
+      const rated = await sink.recordStep(step(id, 0.5, 1));
+      await sink.recordStep(step(id, 0.25, 2));
+      await sink.recordFeedback(feedbackOn(rated.messageId, { rating: 'good', reward: 1 }, 30));
+      expect((await sink.getTrajectory(id))?.totalReward).toBeCloseTo(1.25, 10);
+
+      const second = feedbackOn(
+        rated.messageId,
+        {
+          rating: 'bad',
+          markedAsFactual: false,
+          correctedContent: 'Refunds take 30 days.',
+          reward: -0.5,
+        },
+        31,
+      );
+      await sink.recordFeedback(second);
+      expect(await sink.listFeedback({ messageId: rated.messageId })).toEqual([second]);
+      expect(await sink.listFeedback({ sessionId: begin.sessionId })).toEqual([second]);
+      expect((await sink.listSteps(id))[0]?.reward).toBe(-0.5);
+      expect((await sink.getTrajectory(id))?.totalReward).toBeCloseTo(-0.25, 10);
+    });
+
+    it('lists feedback by message and by session, oldest first', async () => {
+      // Messages without steps: feedback is stored all the same.
+      const [first, second, elsewhere] = [ulid(), ulid(), ulid()];
+      const a = feedbackOn(first, { rating: 'neutral', reward: 0.5 }, 10);
+      const b = feedbackOn(second, { comment: 'Wrong.', sourceHelpfulness: {} }, 11);
+      const c = feedbackOn(elsewhere, { sessionId: ulid() }, 12);
+      await sink.recordFeedback(a);
+      await sink.recordFeedback(c);
+      await sink.recordFeedback(b);
+
+      expect(await sink.listFeedback({ sessionId: begin.sessionId })).toEqual([a, b]);
+      expect(await sink.listFeedback({ sessionId: c.sessionId })).toEqual([c]);
+      expect(await sink.listFeedback({ messageId: second })).toEqual([b]);
+      expect(await sink.listFeedback({ messageId: ulid() })).toEqual([]);
+      expect(await sink.listFeedback({ sessionId: ulid() })).toEqual([]);
+    });
+
+    it('finds ended trajectories sharing query terms, ranked by share × quality', async () => {
+      // Terms no other test uses, so trajectories of other tests never match.
+      const [x, y] = [`x${ulid().toLowerCase()}`, `y${ulid().toLowerCase()}`];
+      const both = await ended(`The ${x} and ${y} policy`, 0.6); // 1 × 0.6
+      const half = await ended(`Only ${x}`, 1); // 0.5 × 1
+      const best = await ended(`${y}, ${x}?`, 0.9); // 1 × 0.9
+      await ended(`${x} ${y}`, 1, true); // active: ignored
+      await ended(`${x} ${y}`, 0); // quality 0: ignored
+      await ended('Something else entirely', 1);
+
+      expect(await sink.findPatterns(`What about ${x} ${y}?`, 10)).toEqual([best, both, half]);
+      expect(await sink.findPatterns(`${x} ${y}`, 2)).toEqual([best, both]);
+      expect(await sink.findPatterns(`z${ulid().toLowerCase()}`, 10)).toEqual([]);
+    });
+
+    it.skipIf(skip.validation)(
+      titled(
+        'rejects invalid feedback with a validation error and stores nothing',
+        skip.validation,
+      ),
+      async () => {
+        const id = await sink.beginTrajectory(begin);
+        const rated = await sink.recordStep(step(id, 0.5));
+        const bad: Array<[string, FeedbackRecord]> = [
+          ['reward 1.5', feedbackOn(rated.messageId, { reward: 1.5 })],
+          ['reward NaN', feedbackOn(rated.messageId, { reward: Number.NaN })],
+          [
+            "rating 'great'",
+            feedbackOn(rated.messageId, { rating: 'great' as FeedbackRecord['rating'] }),
+          ],
+          ['helpfulness 2', feedbackOn(rated.messageId, { sourceHelpfulness: { S1: 2 } })],
+          ['empty messageId', feedbackOn('')],
+          ['empty sessionId', feedbackOn(rated.messageId, { sessionId: '' })],
+        ];
+        for (const [name, feedback] of bad) {
+          await expectErrorCode(
+            () => sink.recordFeedback(feedback),
+            'validation_error',
+            `recordFeedback with ${name}`,
+          );
+        }
+        expect(await sink.listFeedback({ messageId: rated.messageId })).toEqual([]);
+        expect(await sink.listFeedback({ sessionId: begin.sessionId })).toEqual([]);
+        expect(await sink.listSteps(id)).toEqual([rated]);
+        expect((await sink.getTrajectory(id))?.totalReward).toBe(0.5);
+        for (const k of [0, -1, 1.5]) {
+          await expectErrorCode(
+            () => sink.findPatterns('refund policy', k),
+            'validation_error',
+            `findPatterns with k ${k}`,
+          );
+        }
+      },
+    );
+
     it.skipIf(skip.abort)(
       titled("rejects calls with an aborted signal with code 'aborted'", skip.abort),
       async () => {
         const signal = abortedSignal();
         const id = await sink.beginTrajectory(begin);
+        const messageId = ulid();
         const end = {
           status: 'completed',
           quality: 1,
@@ -196,9 +349,13 @@ export function testLearningSink(options: LearningSinkSuiteOptions): void {
           ['endTrajectory', () => sink.endTrajectory(id, end, { signal })],
           ['getTrajectory', () => sink.getTrajectory(id, { signal })],
           ['listSteps', () => sink.listSteps(id, { signal })],
+          ['recordFeedback', () => sink.recordFeedback(feedbackOn(messageId), { signal })],
+          ['listFeedback', () => sink.listFeedback({ messageId }, { signal })],
+          ['findPatterns', () => sink.findPatterns('refund policy', 3, { signal })],
         ];
         for (const [name, call] of calls) await expectErrorCode(call, 'aborted', name);
         expect(await sink.getTrajectory(id)).toMatchObject({ status: 'active', stepCount: 0 });
+        expect(await sink.listFeedback({ messageId })).toEqual([]);
       },
     );
   });

@@ -1,6 +1,7 @@
 import { NotFoundError, ValidationError, throwIfAborted } from '../../errors/index.js';
 import type { CallOptions } from '../../ports/common.js';
-import type { TrajectoryRecord, TrajectoryStep } from '../../ports/chat-records.js';
+import type { FeedbackRecord, TrajectoryRecord, TrajectoryStep } from '../../ports/chat-records.js';
+import { rankPatterns, validateFeedbackRecord } from '../../learning/feedback.js';
 import type {
   BeginTrajectory,
   EndTrajectory,
@@ -49,6 +50,8 @@ function requireInRange(value: unknown, path: string, min: number, max: number):
  */
 export function createMemoryLearningSink(settings: MemoryLearningSinkSettings = {}): LearningSink {
   const trajectories = new Map<string, StoredTrajectory>();
+  // Latest feedback per message, in insertion order.
+  const feedback = new Map<string, FeedbackRecord>();
 
   function find(id: string): StoredTrajectory {
     const stored = trajectories.get(id);
@@ -137,6 +140,49 @@ export function createMemoryLearningSink(settings: MemoryLearningSinkSettings = 
     async listSteps(trajectoryId: string, options?: CallOptions) {
       throwIfAborted(options?.signal);
       return [...(trajectories.get(trajectoryId)?.steps ?? [])];
+    },
+
+    async recordFeedback(record: FeedbackRecord, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      validateFeedbackRecord(record);
+      const copy = Object.freeze({
+        ...record,
+        sourceHelpfulness: record.sourceHelpfulness
+          ? Object.freeze({ ...record.sourceHelpfulness })
+          : null,
+      });
+      feedback.delete(record.messageId);
+      feedback.set(record.messageId, copy);
+      // The step of the rated message now carries the feedback's reward.
+      for (const stored of trajectories.values()) {
+        const index = stored.steps.findIndex((step) => step.messageId === record.messageId);
+        if (index < 0) continue;
+        const step = stored.steps[index]!;
+        stored.steps[index] = Object.freeze({ ...step, reward: record.reward });
+        stored.record = Object.freeze({
+          ...stored.record,
+          totalReward: stored.record.totalReward - step.reward + record.reward,
+        });
+      }
+    },
+
+    async listFeedback(query, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      return [...feedback.values()].filter((record) =>
+        'messageId' in query
+          ? record.messageId === query.messageId
+          : record.sessionId === query.sessionId,
+      );
+    },
+
+    async findPatterns(query: string, k: number, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      if (!Number.isInteger(k) || k < 1) throw invalid('k', 'must be a positive integer');
+      return rankPatterns(
+        query,
+        k,
+        [...trajectories.values()].map((stored) => stored.record),
+      );
     },
   };
 }

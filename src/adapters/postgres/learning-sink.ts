@@ -1,7 +1,11 @@
-/** `LearningSink` on Postgres: a step and its trajectory's totals change in one transaction. */
+/**
+ * `LearningSink` on Postgres: a step and its trajectory's totals change in one transaction;
+ * so do a feedback row, the reward of its message's step and that trajectory's total.
+ */
 import { NotFoundError, throwIfAborted } from '../../errors/index.js';
 import type { CallOptions } from '../../ports/common.js';
-import type { TrajectoryRecord, TrajectoryStep } from '../../ports/chat-records.js';
+import type { FeedbackRecord, TrajectoryRecord, TrajectoryStep } from '../../ports/chat-records.js';
+import { rankPatterns, validateFeedbackRecord } from '../../learning/feedback.js';
 import type {
   BeginTrajectory,
   EndTrajectory,
@@ -9,11 +13,20 @@ import type {
   RecordStep,
 } from '../../ports/learning-sink.js';
 import { ulid } from '../../util/ids.js';
-import { validateBegin, validateEnd, validateStep } from '../sql/learning.js';
 import {
+  validateBegin,
+  validateEnd,
+  validateFeedbackQuery,
+  validatePatternCount,
+  validateStep,
+} from '../sql/learning.js';
+import {
+  FEEDBACK_COLUMNS,
   STEP_COLUMNS,
   TRAJECTORY_COLUMNS,
+  feedbackValues,
   placeholders,
+  rowToFeedback,
   rowToStep,
   rowToTrajectory,
   stepValues,
@@ -27,6 +40,14 @@ export function createPostgresLearningSink(
   t: (name: string) => string,
   name = 'postgres',
 ): LearningSink {
+  const upsertFeedback = `INSERT INTO ${t('feedback')} (${FEEDBACK_COLUMNS.join(', ')})
+VALUES (${placeholders('postgres', FEEDBACK_COLUMNS.length)})
+ON CONFLICT (message_id) DO UPDATE SET ${FEEDBACK_COLUMNS.filter(
+    (column) => column !== 'message_id',
+  )
+    .map((column) => `${column} = excluded.${column}`)
+    .join(', ')}`;
+
   return {
     name,
     specificationVersion: 'v1',
@@ -111,6 +132,48 @@ export function createPostgresLearningSink(
         [trajectoryId],
       );
       return rows.map(rowToStep);
+    },
+
+    async recordFeedback(feedback: FeedbackRecord, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      validateFeedbackRecord(feedback);
+      await transaction(pool, async (client) => {
+        // Locking the rated message's steps first orders concurrent feedback on one message.
+        const { rows } = await client.query(
+          `SELECT id, trajectory_id, reward FROM ${t('trajectory_steps')} WHERE message_id = $1 ORDER BY id FOR UPDATE`,
+          [feedback.messageId],
+        );
+        await client.query(upsertFeedback, feedbackValues(feedback));
+        for (const row of rows) {
+          await client.query(`UPDATE ${t('trajectory_steps')} SET reward = $1 WHERE id = $2`, [
+            feedback.reward,
+            row['id'],
+          ]);
+          await client.query(
+            `UPDATE ${t('trajectories')} SET total_reward = total_reward + $1 WHERE id = $2`,
+            [feedback.reward - Number(row['reward']), row['trajectory_id']],
+          );
+        }
+      });
+    },
+
+    async listFeedback(query, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      const { column, value } = validateFeedbackQuery(query);
+      const { rows } = await pool.query(
+        `SELECT * FROM ${t('feedback')} WHERE ${column} = $1 ORDER BY created_at, id`,
+        [value],
+      );
+      return rows.map(rowToFeedback);
+    },
+
+    async findPatterns(query: string, k: number, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      validatePatternCount(k);
+      const { rows } = await pool.query(
+        `SELECT * FROM ${t('trajectories')} WHERE status <> 'active' AND final_quality > 0`,
+      );
+      return rankPatterns(query, k, rows.map(rowToTrajectory));
     },
   };
 }

@@ -35,3 +35,19 @@ export function validateEnd(end: EndTrajectory): void {
   requireInRange(end.quality, 'quality', 0, 1);
   requireString(end.endedAt, 'endedAt');
 }
+
+/** Checks `findPatterns`' `k`. */
+export function validatePatternCount(k: number): void {
+  if (!Number.isInteger(k) || k < 1) throw invalid('k', 'must be a positive integer');
+}
+
+/** Checks `listFeedback`'s query: exactly a message id or a session id. */
+export function validateFeedbackQuery(
+  query: { readonly messageId: string } | { readonly sessionId: string },
+): { column: 'message_id' | 'session_id'; value: string } {
+  if (typeof query !== 'object' || query === null) throw invalid('query', 'must be an object');
+  if ('messageId' in query) {
+    return { column: 'message_id', value: requireString(query.messageId, 'messageId') };
+  }
+  return { column: 'session_id', value: requireString(query.sessionId, 'sessionId') };
+}

@@ -7,6 +7,7 @@
 import { ValidationError } from '../../errors/index.js';
 import type {
   Confidence,
+  FeedbackRecord,
   MessageRecord,
   SessionRecord,
   Source,
@@ -105,6 +106,21 @@ export const STEP_COLUMNS = [
   'message_id',
   'query_text',
   'chunk_ids',
+  'reward',
+  'created_at',
+] as const;
+
+/** Columns of `feedback` written by `feedbackValues`, in order. */
+export const FEEDBACK_COLUMNS = [
+  'id',
+  'message_id',
+  'session_id',
+  'user_id',
+  'rating',
+  'source_helpfulness',
+  'comment',
+  'marked_as_factual',
+  'corrected_content',
   'reward',
   'created_at',
 ] as const;
@@ -359,6 +375,47 @@ export function rowToStep(row: Row): TrajectoryStep {
     messageId: String(row['message_id']),
     query: String(row['query_text']),
     chunkIds: fromJson<string[]>(row['chunk_ids']),
+    reward: number(row['reward']),
+    createdAt: String(row['created_at']),
+  };
+}
+
+/** Parameters for a `feedback` row. */
+export function feedbackValues(feedback: FeedbackRecord): unknown[] {
+  return [
+    feedback.id,
+    feedback.messageId,
+    feedback.sessionId,
+    feedback.userId,
+    feedback.rating,
+    feedback.sourceHelpfulness ? toJson(feedback.sourceHelpfulness) : null,
+    feedback.comment ?? null,
+    feedback.markedAsFactual === null || feedback.markedAsFactual === undefined
+      ? null
+      : Number(feedback.markedAsFactual),
+    feedback.correctedContent ?? null,
+    feedback.reward,
+    feedback.createdAt,
+  ];
+}
+
+/** The feedback of a `feedback` row. */
+export function rowToFeedback(row: Row): FeedbackRecord {
+  const factual = numberOrNull(row['marked_as_factual']);
+  const helpfulness = row['source_helpfulness'];
+  return {
+    id: String(row['id']),
+    messageId: String(row['message_id']),
+    sessionId: String(row['session_id']),
+    userId: String(row['user_id']),
+    rating: row['rating'] as FeedbackRecord['rating'],
+    sourceHelpfulness:
+      helpfulness === null || helpfulness === undefined
+        ? null
+        : fromJson<Record<string, number> | null>(helpfulness),
+    comment: textOrNull(row['comment']),
+    markedAsFactual: factual === null ? null : factual !== 0,
+    correctedContent: textOrNull(row['corrected_content']),
     reward: number(row['reward']),
     createdAt: String(row['created_at']),
   };

@@ -46,8 +46,9 @@ function types(dialect: Dialect) {
  * hold what the records nest (settings, metadata, confidence, covers); the seed's session
  * configuration columns (`model`, `system_prompt`, `temperature`, `max_tokens`,
  * `search_depth`) are generated from `settings`, so SQL readers see them and they never
- * disagree with the record. Trajectories and steps have no foreign key to sessions and
- * messages: a learning sink may be used with another session store.
+ * disagree with the record. Trajectories, steps and (from version 5) feedback have no
+ * foreign key to sessions and messages: a learning sink may be used with another session
+ * store, or alone.
  */
 export const migrations: readonly Migration[] = [
   {
@@ -223,7 +224,77 @@ export const migrations: readonly Migration[] = [
       ];
     },
   },
+  {
+    version: 5,
+    name: 'feedback rewards',
+    statements(dialect, t) {
+      const reward = feedbackRewardSql(dialect);
+      const shared = [
+        `CREATE UNIQUE INDEX idx_feedback_message_id ON ${t('feedback')} (message_id)`,
+        `CREATE INDEX idx_feedback_session_id ON ${t('feedback')} (session_id, created_at, id)`,
+        `CREATE INDEX idx_trajectory_steps_message_id ON ${t('trajectory_steps')} (message_id)`,
+      ];
+      if (dialect === 'postgres') {
+        return [
+          `ALTER TABLE ${t('feedback')} DROP CONSTRAINT feedback_message_id_fkey`,
+          `ALTER TABLE ${t('feedback')} ADD COLUMN session_id TEXT, ADD COLUMN reward DOUBLE PRECISION`,
+          `UPDATE ${t('feedback')} AS f SET session_id = m.session_id FROM ${t('messages')} AS m WHERE m.id = f.message_id`,
+          `UPDATE ${t('feedback')} SET session_id = '' WHERE session_id IS NULL`,
+          `UPDATE ${t('feedback')} SET reward = ${reward}`,
+          // Latest feedback per message wins.
+          `DELETE FROM ${t('feedback')} AS f USING ${t('feedback')} AS newer
+WHERE newer.message_id = f.message_id AND (newer.created_at, newer.id) > (f.created_at, f.id)`,
+          `ALTER TABLE ${t('feedback')} ALTER COLUMN session_id SET NOT NULL, ALTER COLUMN reward SET NOT NULL,
+ADD CONSTRAINT feedback_reward_range CHECK (reward BETWEEN -1 AND 1)`,
+          `DROP INDEX ${t('idx_feedback_message_id')}`,
+          ...shared,
+        ];
+      }
+      // SQLite cannot drop a foreign key: rebuild the table (dropping it drops its index).
+      return [
+        `CREATE TABLE ${t('feedback_v5')} (
+  id TEXT PRIMARY KEY,
+  message_id TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  rating TEXT NOT NULL CHECK (rating IN ('good', 'neutral', 'bad')),
+  source_helpfulness TEXT,
+  comment TEXT,
+  marked_as_factual INTEGER,
+  corrected_content TEXT,
+  reward REAL NOT NULL CHECK (reward BETWEEN -1 AND 1),
+  created_at TEXT NOT NULL
+)`,
+        `INSERT INTO ${t('feedback_v5')} (id, message_id, session_id, user_id, rating, source_helpfulness, comment, marked_as_factual, corrected_content, reward, created_at)
+SELECT f.id, f.message_id, COALESCE(m.session_id, ''), f.user_id, f.rating, f.source_helpfulness, f.comment, f.marked_as_factual, f.corrected_content, 0, f.created_at
+FROM ${t('feedback')} AS f LEFT JOIN ${t('messages')} AS m ON m.id = f.message_id
+WHERE NOT EXISTS (SELECT 1 FROM ${t('feedback')} AS newer WHERE newer.message_id = f.message_id
+  AND (newer.created_at > f.created_at OR (newer.created_at = f.created_at AND newer.id > f.id)))`,
+        `DROP TABLE ${t('feedback')}`,
+        `ALTER TABLE ${t('feedback_v5')} RENAME TO feedback`,
+        `UPDATE ${t('feedback')} SET reward = ${reward}`,
+        ...shared,
+      ];
+    },
+  },
 ];
+
+/**
+ * `calculateFeedbackReward` (src/learning/feedback.ts) as a SQL expression over a `feedback`
+ * row, to give rows written before version 5 their reward.
+ */
+function feedbackRewardSql(dialect: Dialect): string {
+  const postgres = dialect === 'postgres';
+  const min = postgres ? 'LEAST' : 'MIN';
+  const max = postgres ? 'GREATEST' : 'MAX';
+  const mean = postgres
+    ? `(CASE WHEN jsonb_typeof(source_helpfulness) = 'object' THEN (SELECT AVG(value::double precision) FROM jsonb_each_text(source_helpfulness)) END)`
+    : `(CASE WHEN json_valid(source_helpfulness) AND json_type(source_helpfulness) = 'object' THEN (SELECT AVG(value) FROM json_each(source_helpfulness)) END)`;
+  const base = `(CASE rating WHEN 'good' THEN 1.0 WHEN 'neutral' THEN 0.5 ELSE -0.5 END)`;
+  const blended = `(CASE WHEN ${mean} IS NULL THEN ${base} ELSE ${base} * 0.7 + (${mean} - 0.5) * 0.3 END)`;
+  const corrected = `(CASE WHEN marked_as_factual = 0 AND corrected_content <> '' THEN ${min}(${blended}, -0.3) ELSE ${blended} END)`;
+  return `${max}(-1.0, ${min}(1.0, ${corrected}))`;
+}
 
 /** The newest schema version. */
 export const LATEST_SCHEMA_VERSION: number = migrations[migrations.length - 1]!.version;

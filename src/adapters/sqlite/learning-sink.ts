@@ -1,7 +1,11 @@
-/** `LearningSink` on SQLite: a step and its trajectory's totals change in one transaction. */
+/**
+ * `LearningSink` on SQLite: a step and its trajectory's totals change in one transaction; so
+ * do a feedback row, the reward of its message's step and that trajectory's total.
+ */
 import { NotFoundError, throwIfAborted } from '../../errors/index.js';
 import type { CallOptions } from '../../ports/common.js';
-import type { TrajectoryRecord, TrajectoryStep } from '../../ports/chat-records.js';
+import type { FeedbackRecord, TrajectoryRecord, TrajectoryStep } from '../../ports/chat-records.js';
+import { rankPatterns, validateFeedbackRecord } from '../../learning/feedback.js';
 import type {
   BeginTrajectory,
   EndTrajectory,
@@ -10,16 +14,25 @@ import type {
 } from '../../ports/learning-sink.js';
 import { ulid } from '../../util/ids.js';
 import {
+  FEEDBACK_COLUMNS,
   STEP_COLUMNS,
   TRAJECTORY_COLUMNS,
+  feedbackValues,
   placeholders,
+  rowToFeedback,
   rowToStep,
   rowToTrajectory,
   stepValues,
   trajectoryValues,
   type Row,
 } from '../sql/records.js';
-import { validateBegin, validateEnd, validateStep } from '../sql/learning.js';
+import {
+  validateBegin,
+  validateEnd,
+  validateFeedbackQuery,
+  validatePatternCount,
+  validateStep,
+} from '../sql/learning.js';
 import type { SqliteDatabase } from './database.js';
 
 /** Builds the `LearningSink` of an open, migrated database. */
@@ -41,6 +54,30 @@ export function createSqliteLearningSink(database: SqliteDatabase, name = 'sqlit
     ),
     steps: database.prepare(
       'SELECT * FROM trajectory_steps WHERE trajectory_id = ? ORDER BY step_number',
+    ),
+    upsertFeedback: database.prepare(
+      `INSERT INTO feedback (${FEEDBACK_COLUMNS.join(', ')}) VALUES (${placeholders('sqlite', FEEDBACK_COLUMNS.length)})
+       ON CONFLICT (message_id) DO UPDATE SET ${FEEDBACK_COLUMNS.filter(
+         (column) => column !== 'message_id',
+       )
+         .map((column) => `${column} = excluded.${column}`)
+         .join(', ')}`,
+    ),
+    stepsOfMessage: database.prepare(
+      'SELECT id, trajectory_id, reward FROM trajectory_steps WHERE message_id = ?',
+    ),
+    setStepReward: database.prepare('UPDATE trajectory_steps SET reward = ? WHERE id = ?'),
+    adjustTotal: database.prepare(
+      'UPDATE trajectories SET total_reward = total_reward + ? WHERE id = ?',
+    ),
+    feedbackOfMessage: database.prepare(
+      'SELECT * FROM feedback WHERE message_id = ? ORDER BY created_at, id',
+    ),
+    feedbackOfSession: database.prepare(
+      'SELECT * FROM feedback WHERE session_id = ? ORDER BY created_at, id',
+    ),
+    ended: database.prepare(
+      "SELECT * FROM trajectories WHERE status <> 'active' AND final_quality > 0",
     ),
   };
 
@@ -65,6 +102,15 @@ export function createSqliteLearningSink(database: SqliteDatabase, name = 'sqlit
   const end = database.transaction((id: string, input: EndTrajectory) => {
     if (!statement.getTrajectory.get(id)) throw new NotFoundError('trajectory', id);
     statement.end.run(input.status, input.quality, input.endedAt, id);
+  });
+
+  const feedback = database.transaction((input: FeedbackRecord) => {
+    statement.upsertFeedback.run(...feedbackValues(input));
+    // The step of the rated message now carries the feedback's reward.
+    for (const row of statement.stepsOfMessage.all(input.messageId) as Row[]) {
+      statement.setStepReward.run(input.reward, row['id']);
+      statement.adjustTotal.run(input.reward - Number(row['reward']), row['trajectory_id']);
+    }
   });
 
   return {
@@ -112,6 +158,26 @@ export function createSqliteLearningSink(database: SqliteDatabase, name = 'sqlit
     async listSteps(trajectoryId: string, options?: CallOptions) {
       throwIfAborted(options?.signal);
       return (statement.steps.all(trajectoryId) as Row[]).map(rowToStep);
+    },
+
+    async recordFeedback(input: FeedbackRecord, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      validateFeedbackRecord(input);
+      feedback.immediate(input);
+    },
+
+    async listFeedback(query, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      const { column, value } = validateFeedbackQuery(query);
+      const select =
+        column === 'message_id' ? statement.feedbackOfMessage : statement.feedbackOfSession;
+      return (select.all(value) as Row[]).map(rowToFeedback);
+    },
+
+    async findPatterns(query: string, k: number, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      validatePatternCount(k);
+      return rankPatterns(query, k, (statement.ended.all() as Row[]).map(rowToTrajectory));
     },
   };
 }
