@@ -180,14 +180,19 @@ async function main(): Promise<void> {
   await engine.ingest(documents);
   const baselineTest = await searchAll(engine, test);
   const baselineTrain = await searchAll(engine, train);
-  const before = { test: ndcg10(toRun(baselineTest), testQrels), train: ndcg10(toRun(baselineTrain), trainQrels) };
+  const before = {
+    test: ndcg10(toRun(baselineTest), testQrels),
+    train: ndcg10(toRun(baselineTrain), trainQrels),
+  };
 
   const started = performance.now();
   const ratings = await simulate(engine, train, trainQrels);
   const chatMs = performance.now() - started;
   const good = ratings.filter((rating) => rating.rating === 'good').length;
 
-  const byText = await embedAll(ratings.map((rating) => ({ id: rating.query, text: rating.query })));
+  const byText = await embedAll(
+    ratings.map((rating) => ({ id: rating.query, text: rating.query })),
+  );
   const testVectors = await embedAll(test);
   const trainVectors = await embedAll(train);
 

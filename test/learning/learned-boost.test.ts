@@ -18,7 +18,8 @@ async function embed(text: string): Promise<Float32Array> {
   return vector!;
 }
 
-const QUESTION = 'Does vitamin D supplementation reduce the risk of bone fractures in older adults?';
+const QUESTION =
+  'Does vitamin D supplementation reduce the risk of bone fractures in older adults?';
 const PARAPHRASE = 'Does vitamin D supplementation lower bone fracture risk in elderly adults?';
 const UNRELATED = 'How do I reset the password of my wireless router at home?';
 

@@ -188,8 +188,12 @@ export function createPostgresSessionStore(
 
     async deleteSession(id: string, options?: CallOptions) {
       throwIfAborted(options?.signal);
-      const { rowCount } = await pool.query(`DELETE FROM ${t('sessions')} WHERE id = $1`, [id]);
-      return (rowCount ?? 0) > 0;
+      // A deleted session takes its feedback (comments, corrections) along.
+      return transaction(pool, async (client) => {
+        await client.query(`DELETE FROM ${t('feedback')} WHERE session_id = $1`, [id]);
+        const { rowCount } = await client.query(`DELETE FROM ${t('sessions')} WHERE id = $1`, [id]);
+        return (rowCount ?? 0) > 0;
+      });
     },
 
     async listSessions(options: ListSessionsOptions): Promise<SessionPage> {

@@ -53,6 +53,7 @@ export function createSqliteSessionStore(database: SqliteDatabase, name = 'sqlit
     ),
     getSession: database.prepare('SELECT * FROM sessions WHERE id = ?'),
     deleteSession: database.prepare('DELETE FROM sessions WHERE id = ?'),
+    deleteFeedback: database.prepare('DELETE FROM feedback WHERE session_id = ?'),
     listFirst: database.prepare(
       'SELECT * FROM sessions WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT ?',
     ),
@@ -182,6 +183,12 @@ export function createSqliteSessionStore(database: SqliteDatabase, name = 'sqlit
     statement.addStats.run(1, 0, 0, summary.createdAt, summary.createdAt, sessionId);
   });
 
+  // A deleted session takes its feedback (comments, corrections) along.
+  const remove = database.transaction((id: string): boolean => {
+    statement.deleteFeedback.run(id);
+    return statement.deleteSession.run(id).changes > 0;
+  });
+
   const update = database.transaction((id: string, patch: SessionPatch) => {
     const sets: string[] = [];
     const params: unknown[] = [];
@@ -232,7 +239,7 @@ export function createSqliteSessionStore(database: SqliteDatabase, name = 'sqlit
 
     async deleteSession(id: string, options?: CallOptions) {
       throwIfAborted(options?.signal);
-      return statement.deleteSession.run(id).changes > 0;
+      return remove(id);
     },
 
     async listSessions(options: ListSessionsOptions): Promise<SessionPage> {
