@@ -263,6 +263,11 @@ export const engineConfigSchema = z.strictObject({
       idleTimeoutMs: z._default(intRange(1000), 30 * 60_000),
       /** Feedback adjusts a learned boost of the rated sources for similar questions. */
       learnedBoost: z._default(z.boolean(), true),
+      /**
+       * Rebuild the boost from the learning sink's stored feedback when the engine starts
+       * (assumes the sink serves this namespace only).
+       */
+      replayFeedback: z._default(z.boolean(), true),
     }),
     {},
   ),

@@ -48,7 +48,7 @@ import {
   sessionRefSchema,
   type IngestProgress,
 } from './pipeline/validate.js';
-import type { FeedbackRecord, SessionRecord, Source } from './ports/chat-records.js';
+import type { FeedbackRecord, MessageRecord, SessionRecord, Source } from './ports/chat-records.js';
 import type { SessionPage } from './ports/session-store.js';
 import type { LLMProvider } from './ports/llm-provider.js';
 import type { Tokenizer } from './ports/tokenizer.js';
@@ -199,6 +199,35 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
       : undefined,
   };
 
+  /** Feeds one feedback record into the learned boost; returns how many chunks it touched. */
+  const learnFromFeedback = async (
+    record: FeedbackRecord,
+    message?: MessageRecord | null,
+  ): Promise<number> => {
+    if (!learnedBoost) return 0;
+    const rated = message ?? (await base.sessionStore.getMessage(record.messageId));
+    const question = rated?.replyTo ? await base.sessionStore.getMessage(rated.replyTo) : null;
+    if (!rated || !question) return 0;
+    const [vector] = await embedder.embed([question.content]);
+    if (!vector) return 0;
+    let touched = 0;
+    for (const { chunkId, signal } of feedbackSignals(
+      rated.sources,
+      record.sourceHelpfulness,
+      record.rating,
+    )) {
+      if (signal === 0) continue;
+      learnedBoost.record({
+        queryVector: vector,
+        chunkId,
+        signal,
+        at: Date.parse(record.createdAt),
+      });
+      touched++;
+    }
+    return touched;
+  };
+
   // Work after a turn (compaction) runs under the session's lock: after the turn, before the next.
   const background = new Set<Promise<void>>();
   const afterTurn = (sessionId: string, task: () => Promise<void>): void => {
@@ -208,6 +237,16 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
     background.add(done);
     void done.finally(() => background.delete(done));
   };
+
+  // Stored feedback (a SQLite or Postgres sink that outlives the process) rebuilds the boost.
+  if (learnedBoost && resolved.learning.replayFeedback) {
+    const replay = (async () => {
+      const records = await base.learningSink.listFeedback({ since: '1970-01-01T00:00:00.000Z' });
+      for (const record of records) await learnFromFeedback(record);
+    })().catch((error: unknown) => events.emit('error', { where: 'learn', error }));
+    background.add(replay);
+    void replay.finally(() => background.delete(replay));
+  }
 
   const endSession = async (session: SessionRecord, reason: 'quit' | 'ended'): Promise<void> => {
     const now = isoNow();
@@ -456,18 +495,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
       await base.learningSink.recordFeedback(record);
 
       // The rated sources rank higher (or lower) for questions like this one.
-      let boostedChunks = 0;
-      const question = message.replyTo ? await base.sessionStore.getMessage(message.replyTo) : null;
-      if (learnedBoost && question) {
-        const [vector] = await embedder.embed([question.content]);
-        const signals = feedbackSignals(message.sources, record.sourceHelpfulness, record.rating);
-        for (const { chunkId, signal } of signals) {
-          if (vector && signal !== 0) {
-            learnedBoost.record({ queryVector: vector, chunkId, signal });
-            boostedChunks++;
-          }
-        }
-      }
+      const boostedChunks = await learnFromFeedback(record, message);
       events.emit('feedback', {
         messageId: message.id,
         sessionId: message.sessionId,

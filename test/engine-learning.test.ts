@@ -174,3 +174,44 @@ describe('POST /messages/:id/feedback', () => {
     expect(await refused.json()).toMatchObject({ issues: [{ path: 'ingestCorrection' }] });
   });
 });
+
+describe('learned boost across restarts', () => {
+  it('is rebuilt from the feedback a SQLite sink stored', async () => {
+    const { mkdtemp } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { createSqliteStores } = await import('../src/adapters/sqlite/index.js');
+    const path = join(await mkdtemp(join(tmpdir(), 'cortexis-learning-')), 'chat.db');
+    const question = 'How long does shipping take and what does it cost?';
+
+    const first = await createSqliteStores({ path, synchronous: 'normal' });
+    const engineA = createChatEngine({
+      sessionStore: first.sessionStore,
+      learningSink: first.learningSink,
+    });
+    await engineA.ingest(handbook);
+    const session = await engineA.createSession({ userId: 'u1' });
+    const reply = await engineA.chat({ sessionId: session.id, message: question, topK: 5 });
+    const target = reply.sources.at(-1)!;
+    await engineA.feedback({
+      messageId: reply.messageId,
+      userId: 'u1',
+      rating: 'good',
+      sourceHelpfulness: { [target.id]: 1 },
+    });
+    first.close();
+
+    const second = await createSqliteStores({ path, synchronous: 'normal' });
+    const engineB = createChatEngine({
+      sessionStore: second.sessionStore,
+      learningSink: second.learningSink,
+    });
+    await engineB.ingest(handbook);
+    await engineB.flush();
+    const found = await engineB.search(question, { k: 5 });
+    expect(found.find((source) => source.chunkId === target.chunkId)?.learnedBoost).toBeGreaterThan(
+      1,
+    );
+    second.close();
+  });
+});

@@ -20,6 +20,9 @@ export interface FeedbackInput {
 
 const RATING_REWARD = { good: 1, neutral: 0.5, bad: -0.5 } as const;
 
+/** Most records one `listFeedback({ since })` call returns. */
+export const FEEDBACK_PAGE_LIMIT = 10_000;
+
 /**
  * Seed 000 `calculateFeedbackReward`: good 1, neutral 0.5, bad −0.5; with source
  * helpfulness, 0.7 × that + 0.3 × (mean helpfulness − 0.5); an answer marked not factual

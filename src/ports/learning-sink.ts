@@ -18,6 +18,15 @@ export interface BeginTrajectory {
 /** What recording a step needs; the sink numbers it. */
 export type RecordStep = Omit<TrajectoryStep, 'id' | 'stepNumber'>;
 
+/** Which feedback `listFeedback` returns. */
+export type FeedbackQuery =
+  | { readonly messageId: string }
+  | { readonly sessionId: string }
+  | {
+      /** ISO-8601 UTC: feedback created at or after it. */
+      readonly since: string;
+    };
+
 /** How a trajectory ends. */
 export interface EndTrajectory {
   /** `completed` (session ended) or `abandoned` (idle). */
@@ -50,11 +59,11 @@ export interface LearningSink {
    * replaces the earlier one (same `messageId`: latest wins).
    */
   recordFeedback(feedback: FeedbackRecord, options?: CallOptions): Promise<void>;
-  /** Feedback of one message or of a whole session, oldest first. */
-  listFeedback(
-    query: { readonly messageId: string } | { readonly sessionId: string },
-    options?: CallOptions,
-  ): Promise<FeedbackRecord[]>;
+  /**
+   * Feedback of one message, of a whole session, or all feedback created at or after `since`
+   * (at most `FEEDBACK_PAGE_LIMIT`, 10,000), oldest first.
+   */
+  listFeedback(query: FeedbackQuery, options?: CallOptions): Promise<FeedbackRecord[]>;
   /**
    * Past trajectories like a query: ended ones whose initial query shares the most content
    * terms with it, weighted by their quality, best first.

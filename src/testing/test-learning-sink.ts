@@ -277,6 +277,23 @@ export function testLearningSink(options: LearningSinkSuiteOptions): void {
       expect(await sink.listFeedback({ sessionId: ulid() })).toEqual([]);
     });
 
+    it('lists all feedback since a time, oldest first', async () => {
+      // Far in the future, so feedback of other tests (and other runs) is never included.
+      const future = (minute: number): FeedbackRecord => ({
+        ...feedbackOn(ulid(), { sessionId: ulid() }),
+        createdAt: `2999-01-01T00:${String(minute).padStart(2, '0')}:00.000Z`,
+      });
+      const [early, middle, late] = [future(1), future(2), future(3)];
+      await sink.recordFeedback(late);
+      await sink.recordFeedback(early);
+      await sink.recordFeedback(middle);
+      // A persistent store may hold such records from earlier runs: look at this test's only.
+      const mine = new Set([early.id, middle.id, late.id]);
+      const since = await sink.listFeedback({ since: middle.createdAt });
+      expect(since.filter((record) => mine.has(record.id))).toEqual([middle, late]);
+      expect(since.every((record) => record.createdAt >= middle.createdAt)).toBe(true);
+    });
+
     it('finds ended trajectories sharing query terms, ranked by share × quality', async () => {
       // Terms no other test uses, so trajectories of other tests never match.
       const [x, y] = [`x${ulid().toLowerCase()}`, `y${ulid().toLowerCase()}`];

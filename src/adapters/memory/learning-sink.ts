@@ -1,7 +1,11 @@
 import { NotFoundError, ValidationError, throwIfAborted } from '../../errors/index.js';
 import type { CallOptions } from '../../ports/common.js';
 import type { FeedbackRecord, TrajectoryRecord, TrajectoryStep } from '../../ports/chat-records.js';
-import { rankPatterns, validateFeedbackRecord } from '../../learning/feedback.js';
+import {
+  FEEDBACK_PAGE_LIMIT,
+  rankPatterns,
+  validateFeedbackRecord,
+} from '../../learning/feedback.js';
 import type {
   BeginTrajectory,
   EndTrajectory,
@@ -168,11 +172,16 @@ export function createMemoryLearningSink(settings: MemoryLearningSinkSettings = 
 
     async listFeedback(query, options?: CallOptions) {
       throwIfAborted(options?.signal);
-      return [...feedback.values()].filter((record) =>
+      const matches =
         'messageId' in query
-          ? record.messageId === query.messageId
-          : record.sessionId === query.sessionId,
-      );
+          ? (record: FeedbackRecord) => record.messageId === query.messageId
+          : 'since' in query
+            ? (record: FeedbackRecord) => record.createdAt >= query.since
+            : (record: FeedbackRecord) => record.sessionId === query.sessionId;
+      return [...feedback.values()]
+        .filter(matches)
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || (a.id < b.id ? -1 : 1))
+        .slice(0, FEEDBACK_PAGE_LIMIT);
     },
 
     async findPatterns(query: string, k: number, options?: CallOptions) {

@@ -1,3 +1,4 @@
+import { FEEDBACK_PAGE_LIMIT } from '../../learning/feedback.js';
 /**
  * `LearningSink` on Postgres: a step and its trajectory's totals change in one transaction;
  * so do a feedback row, the reward of its message's step and that trajectory's total.
@@ -161,7 +162,9 @@ ON CONFLICT (message_id) DO UPDATE SET ${FEEDBACK_COLUMNS.filter(
       throwIfAborted(options?.signal);
       const { column, value } = validateFeedbackQuery(query);
       const { rows } = await pool.query(
-        `SELECT * FROM ${t('feedback')} WHERE ${column} = $1 ORDER BY created_at, id`,
+        column === 'created_at'
+          ? `SELECT * FROM ${t('feedback')} WHERE created_at >= $1 ORDER BY created_at, id LIMIT ${FEEDBACK_PAGE_LIMIT}`
+          : `SELECT * FROM ${t('feedback')} WHERE ${column} = $1 ORDER BY created_at, id`,
         [value],
       );
       return rows.map(rowToFeedback);

@@ -1,3 +1,4 @@
+import type { FeedbackQuery } from '../../ports/learning-sink.js';
 /** Input checks of the `LearningSink` shared by the SQL stores (same rules as in memory). */
 import type { BeginTrajectory, EndTrajectory, RecordStep } from '../../ports/learning-sink.js';
 import { invalid, requireInRange, requireString } from './validate.js';
@@ -42,12 +43,14 @@ export function validatePatternCount(k: number): void {
 }
 
 /** Checks `listFeedback`'s query: exactly a message id or a session id. */
-export function validateFeedbackQuery(
-  query: { readonly messageId: string } | { readonly sessionId: string },
-): { column: 'message_id' | 'session_id'; value: string } {
+export function validateFeedbackQuery(query: FeedbackQuery): {
+  column: 'message_id' | 'session_id' | 'created_at';
+  value: string;
+} {
   if (typeof query !== 'object' || query === null) throw invalid('query', 'must be an object');
   if ('messageId' in query) {
     return { column: 'message_id', value: requireString(query.messageId, 'messageId') };
   }
+  if ('since' in query) return { column: 'created_at', value: requireString(query.since, 'since') };
   return { column: 'session_id', value: requireString(query.sessionId, 'sessionId') };
 }

@@ -1,3 +1,4 @@
+import { FEEDBACK_PAGE_LIMIT } from '../../learning/feedback.js';
 /**
  * `LearningSink` on SQLite: a step and its trajectory's totals change in one transaction; so
  * do a feedback row, the reward of its message's step and that trajectory's total.
@@ -75,6 +76,9 @@ export function createSqliteLearningSink(database: SqliteDatabase, name = 'sqlit
     ),
     feedbackOfSession: database.prepare(
       'SELECT * FROM feedback WHERE session_id = ? ORDER BY created_at, id',
+    ),
+    feedbackSince: database.prepare(
+      `SELECT * FROM feedback WHERE created_at >= ? ORDER BY created_at, id LIMIT ${FEEDBACK_PAGE_LIMIT}`,
     ),
     ended: database.prepare(
       "SELECT * FROM trajectories WHERE status <> 'active' AND final_quality > 0",
@@ -170,7 +174,11 @@ export function createSqliteLearningSink(database: SqliteDatabase, name = 'sqlit
       throwIfAborted(options?.signal);
       const { column, value } = validateFeedbackQuery(query);
       const select =
-        column === 'message_id' ? statement.feedbackOfMessage : statement.feedbackOfSession;
+        column === 'message_id'
+          ? statement.feedbackOfMessage
+          : column === 'created_at'
+            ? statement.feedbackSince
+            : statement.feedbackOfSession;
       return (select.all(value) as Row[]).map(rowToFeedback);
     },
 
