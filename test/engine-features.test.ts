@@ -36,6 +36,10 @@ describe('small talk', () => {
     expect(guard).not.toHaveBeenCalled();
     expect(retrieval).not.toHaveBeenCalled();
     expect(llm.calls).toHaveLength(0);
+    // Nothing to learn from: no trajectory is begun for small talk.
+    expect(
+      (await engine.getSession({ sessionId: session.id, userId: 'u1' })).trajectoryId,
+    ).toBeNull();
     const real = await engine.chat({
       sessionId: session.id,
       message: 'hi, what is the refund policy?',

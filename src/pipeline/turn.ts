@@ -381,6 +381,7 @@ export async function runTurn(
         retrievalMs: 0,
         generationMs: 0,
         outcome: undefined,
+        smallTalk: true,
       });
     }
 
@@ -689,6 +690,8 @@ interface TurnState {
   readonly grounding?: Grounding | null;
   /** Graph support of the sources in [0, 1], when graph rerank ran. */
   readonly graphSupport?: number | undefined;
+  /** A small-talk reply (no learning step). */
+  readonly smallTalk?: boolean | undefined;
 }
 
 /** Runs the grounding judge on a generated answer and reports it. */
@@ -821,9 +824,12 @@ async function finishTurn(
   const status = turn.degraded ? 'degraded' : 'complete';
   if (session) {
     const message = await storeAssistantMessage(runtime, session, turn, status);
-    await sideStep(runtime.events, 'learn', () =>
-      recordLearningStep(runtime, session, userMessage?.content ?? '', message),
-    );
+    // Small talk is no retrieval attempt to learn from.
+    if (!turn.smallTalk) {
+      await sideStep(runtime.events, 'learn', () =>
+        recordLearningStep(runtime, session, userMessage?.content ?? '', message),
+      );
+    }
     // Off the reply path: runs after this turn, before the session's next one.
     runtime.afterTurn(session.id, () =>
       sideStep(runtime.events, 'compact', () => compactSession(runtime, session, turn.turnId)),

@@ -1,4 +1,5 @@
 import {
+  ConfigError,
   ConflictError,
   NotFoundError,
   ValidationError,
@@ -19,10 +20,28 @@ import type {
 export interface MemorySessionStoreSettings {
   /** Adapter name reported in events and errors (default `memory`). */
   readonly name?: string;
+  /**
+   * Most sessions kept (default unlimited). Creating one more evicts the least recently used
+   * session with all its messages. A session is "used" when it is created, read
+   * (`getSession`, `listMessages`, `countMessages`, `findMessage`) or written. Set it well
+   * above the number of conversations active at once: an evicted session is gone
+   * (`getSession` gives null, `appendMessages` a `NotFoundError`).
+   */
+  readonly maxSessions?: number | undefined;
+  /**
+   * Sessions not used for longer than this, in ms, are evicted with their messages (default
+   * unlimited). Checked lazily on every call, oldest first, so eviction costs only the
+   * sessions it removes.
+   */
+  readonly idleTtlMs?: number | undefined;
+  /** Clock in ms for `idleTtlMs` (default `Date.now`); for tests. */
+  readonly now?: (() => number) | undefined;
 }
 
 interface StoredSession {
   record: SessionRecord;
+  /** When the session was last used, per the store's clock. */
+  usedAt: number;
   /** Message ids in insertion order. */
   readonly messageIds: string[];
 }
@@ -52,6 +71,23 @@ function requireCount(value: unknown, path: string, minimum: number): number {
 function requireDuration(value: unknown, path: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
     throw invalid(path, 'must be a finite number ≥ 0');
+  }
+  return value;
+}
+
+function settingError(path: string, message: string): ConfigError {
+  return new ConfigError(`memory session store: ${path} ${message}`, [{ path, message }]);
+}
+
+/** Checks an optional positive limit of the settings; undefined means unlimited. */
+function optionalLimit(value: unknown, path: string, integer: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  if (
+    typeof value !== 'number' ||
+    !(value > 0) ||
+    (integer ? !Number.isSafeInteger(value) : !Number.isFinite(value))
+  ) {
+    throw settingError(path, integer ? 'must be an integer ≥ 1' : 'must be a finite number > 0');
   }
   return value;
 }
@@ -155,10 +191,49 @@ function validateMessage(message: MessageRecord, index: number, session: Session
  * `createdAt`. `listMessages` and `countMessages` of an unknown session give `[]` and `0`.
  * The `listSessions` cursor is the position (createdAt, id) of the page's last session, so
  * sessions added between pages neither repeat nor hide older ones.
+ *
+ * Unbounded by default; `maxSessions` (LRU) and `idleTtlMs` (idle expiry) bound it, evicting
+ * whole sessions with their messages — see docs/reliability.md for the memory figures.
+ *
+ * @example
+ * const sessionStore = createMemorySessionStore({ maxSessions: 5_000, idleTtlMs: 3_600_000 });
  */
 export function createMemorySessionStore(settings: MemorySessionStoreSettings = {}): SessionStore {
+  const maxSessions = optionalLimit(settings.maxSessions, 'maxSessions', true);
+  const idleTtlMs = optionalLimit(settings.idleTtlMs, 'idleTtlMs', false);
+  const now = settings.now ?? Date.now;
+  // Insertion order is use order: `touch` moves a session to the end, so the least recently
+  // used session is always first.
   const sessions = new Map<string, StoredSession>();
   const messages = new Map<string, MessageRecord>();
+
+  function evict(id: string, stored: StoredSession): void {
+    for (const messageId of stored.messageIds) messages.delete(messageId);
+    sessions.delete(id);
+  }
+
+  /** Evicts idle sessions (oldest first); a no-op without `idleTtlMs`. */
+  function sweep(): void {
+    if (idleTtlMs === undefined) return;
+    const cutoff = now() - idleTtlMs;
+    for (const [id, stored] of sessions) {
+      if (stored.usedAt >= cutoff) break;
+      evict(id, stored);
+    }
+  }
+
+  /** The session, marked as just used; undefined when unknown or evicted. */
+  function use(id: string): StoredSession | undefined {
+    sweep();
+    const stored = sessions.get(id);
+    if (!stored) return undefined;
+    if (maxSessions !== undefined || idleTtlMs !== undefined) {
+      sessions.delete(id);
+      sessions.set(id, stored);
+      stored.usedAt = now();
+    }
+    return stored;
+  }
 
   return {
     name: settings.name ?? 'memory',
@@ -167,15 +242,23 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
     async createSession(session: SessionRecord, options?: CallOptions) {
       throwIfAborted(options?.signal);
       validateSession(session);
+      sweep();
       if (sessions.has(session.id)) {
         throw new ConflictError(`session '${session.id}' already exists`);
       }
-      sessions.set(session.id, { record: frozenCopy(session), messageIds: [] });
+      const record = frozenCopy(session);
+      if (maxSessions !== undefined) {
+        for (const [id, stored] of sessions) {
+          if (sessions.size < maxSessions) break;
+          evict(id, stored);
+        }
+      }
+      sessions.set(session.id, { record, usedAt: now(), messageIds: [] });
     },
 
     async getSession(id: string, options?: CallOptions) {
       throwIfAborted(options?.signal);
-      return sessions.get(id)?.record ?? null;
+      return use(id)?.record ?? null;
     },
 
     async updateSession(id: string, patch: SessionPatch, options?: CallOptions) {
@@ -185,7 +268,7 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
       if (patch.status !== undefined && !SESSION_STATUSES.has(patch.status)) {
         throw invalid('patch.status', "must be 'active', 'ended' or 'archived'");
       }
-      const stored = sessions.get(id);
+      const stored = use(id);
       if (!stored) return null;
       const current = stored.record;
       stored.record = frozenCopy<SessionRecord>({
@@ -202,10 +285,10 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
 
     async deleteSession(id: string, options?: CallOptions) {
       throwIfAborted(options?.signal);
+      sweep();
       const stored = sessions.get(id);
       if (!stored) return false;
-      for (const messageId of stored.messageIds) messages.delete(messageId);
-      sessions.delete(id);
+      evict(id, stored);
       return true;
     },
 
@@ -214,6 +297,7 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
       requireString(options?.userId, 'userId');
       const limit = requireCount(options.limit, 'limit', 1);
       const after = options.cursor === undefined ? null : decodeCursor(options.cursor);
+      sweep();
       const candidates = [...sessions.values()]
         .map((stored) => stored.record)
         .filter((session) => session.userId === options.userId)
@@ -234,7 +318,7 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
       options?: CallOptions,
     ) {
       throwIfAborted(options?.signal);
-      const stored = sessions.get(sessionId);
+      const stored = use(sessionId);
       if (!stored) throw new NotFoundError('session', sessionId);
       if (!Array.isArray(batch)) throw invalid('messages', 'must be an array');
       const seen = new Set<string>();
@@ -273,7 +357,7 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
 
     async appendSummary(sessionId: string, summary: MessageRecord, options?: CallOptions) {
       throwIfAborted(options?.signal);
-      const stored = sessions.get(sessionId);
+      const stored = use(sessionId);
       if (!stored) throw new NotFoundError('session', sessionId);
       validateMessage(summary, 0, stored.record);
       if (summary.role !== 'system-summary') {
@@ -305,7 +389,7 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
 
     async findMessage(sessionId: string, query: MessageQuery, options?: CallOptions) {
       throwIfAborted(options?.signal);
-      const ids = sessions.get(sessionId)?.messageIds ?? [];
+      const ids = use(sessionId)?.messageIds ?? [];
       for (let index = ids.length - 1; index >= 0; index--) {
         const message = messages.get(ids[index]!);
         if (!message) continue;
@@ -330,7 +414,7 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
       if (options.order !== undefined && options.order !== 'asc' && options.order !== 'desc') {
         throw invalid('order', "must be 'asc' or 'desc'");
       }
-      const ids = sessions.get(sessionId)?.messageIds ?? [];
+      const ids = use(sessionId)?.messageIds ?? [];
       const ordered = options.order === 'desc' ? [...ids].reverse() : ids;
       const all = ordered
         .map((id) => messages.get(id))
@@ -341,11 +425,12 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
 
     async countMessages(sessionId: string, options?: CallOptions) {
       throwIfAborted(options?.signal);
-      return sessions.get(sessionId)?.messageIds.length ?? 0;
+      return use(sessionId)?.messageIds.length ?? 0;
     },
 
     async getMessage(id: string, options?: CallOptions) {
       throwIfAborted(options?.signal);
+      sweep();
       return messages.get(id) ?? null;
     },
   };
