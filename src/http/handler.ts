@@ -98,6 +98,15 @@ async function readJson(request: Request, maxBytes: number): Promise<Record<stri
   return parsed as Record<string, unknown>;
 }
 
+/** Path segments, percent-decoded; null when a segment has a malformed escape (`%zz`). */
+function decodeSegments(path: string): string[] | null {
+  try {
+    return path.split('/').filter(Boolean).map(decodeURIComponent);
+  } catch {
+    return null;
+  }
+}
+
 function integerParam(url: URL, name: string): number | undefined {
   const raw = url.searchParams.get(name);
   if (raw === null) return undefined;
@@ -164,7 +173,8 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
     if (!url.pathname.startsWith(basePath))
       return json(404, { code: 'not_found', message: 'No such route' });
     const path = url.pathname.slice(basePath.length).replace(/\/+$/, '') || '/';
-    const segments = path.split('/').filter(Boolean).map(decodeURIComponent);
+    const segments = decodeSegments(path);
+    if (segments === null) return json(404, { code: 'not_found', message: 'No such route' });
     const method = request.method.toUpperCase();
 
     if (method === 'OPTIONS' && settings.cors) return new Response(null, { status: 204 });

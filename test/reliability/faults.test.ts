@@ -138,9 +138,15 @@ describe(`provider faults: ${TURNS} turns, concurrency ${CONCURRENCY}, ${SESSION
     let answered = 0;
     let degraded = 0;
     let typed = 0;
+    let invalidCitations = 0;
     const untyped: unknown[] = [];
     for (const result of results) {
       if (result.status === 'fulfilled') {
+        // Garbage tags (`[source: S99]`, `[source: S0]`) never reach the client.
+        for (const match of result.value.text.matchAll(/\[source:\s*S(\d+)\s*\]/gi)) {
+          const label = Number(match[1]);
+          if (label < 1 || label > result.value.sources.length) invalidCitations++;
+        }
         if (result.value.status === 'degraded') degraded++;
         else answered++;
       } else if (CortexisError.isInstance(result.reason)) typed++;
@@ -172,13 +178,16 @@ describe(`provider faults: ${TURNS} turns, concurrency ${CONCURRENCY}, ${SESSION
       degraded,
       typedErrors: typed,
       untypedErrors: untyped.length,
+      invalidCitations,
       streamErrorParts,
       unhandledRejections: unhandled.length,
       userMessagesLost: lost,
       userMessagesDuplicated: duplicated,
       modelCalls,
       faultRate: Number((injected / modelCalls).toFixed(3)),
-      ...Object.fromEntries(Object.entries(faults).map(([kind, count]) => [`fault.${kind}`, count])),
+      ...Object.fromEntries(
+        Object.entries(faults).map(([kind, count]) => [`fault.${kind}`, count]),
+      ),
       breakerOpened: breaker.filter((event) => event.state === 'open').length,
       breakerRecovered: recovered,
       elapsedMs,
@@ -186,13 +195,16 @@ describe(`provider faults: ${TURNS} turns, concurrency ${CONCURRENCY}, ${SESSION
 
     expect(answered + degraded + typed + untyped.length).toBe(TURNS);
     expect(untyped).toEqual([]);
+    expect(invalidCitations).toBe(0);
     expect(unhandled).toEqual([]);
     expect(lost).toBe(0);
     expect(duplicated).toBe(0);
     expect(opened).toBeGreaterThanOrEqual(0);
     expect(recovered).toBe(true);
-    // The schedule really injected faults, and most turns still got an answer.
+    // The schedule really injected faults, and nearly every turn still got an answer: from the
+    // model, or the fallback built from the sources while the breaker was open.
     expect(injected / modelCalls).toBeGreaterThan(0.2);
-    expect(answered).toBeGreaterThan(TURNS / 2);
+    expect(answered + degraded).toBeGreaterThan(TURNS * 0.9);
+    expect(answered).toBeGreaterThan(TURNS * 0.2);
   }, 60_000);
 });
