@@ -1,10 +1,4 @@
-import {
-  ConfigError,
-  ConflictError,
-  NotFoundError,
-  ValidationError,
-  throwIfAborted,
-} from '../../errors/index.js';
+import { ConfigError, ConflictError, NotFoundError, throwIfAborted } from '../../errors/index.js';
 import type { CallOptions } from '../../ports/common.js';
 import type { MessageRecord, SessionRecord, SessionStatsDelta } from '../../ports/chat-records.js';
 import type {
@@ -15,6 +9,15 @@ import type {
   SessionPatch,
   SessionStore,
 } from '../../ports/session-store.js';
+import {
+  invalid,
+  requireCount,
+  requireDuration,
+  requireString,
+  validateMessage,
+  validatePatch,
+  validateSession,
+} from '../shared/validate.js';
 
 /** Settings of {@link createMemorySessionStore}. */
 export interface MemorySessionStoreSettings {
@@ -44,35 +47,6 @@ interface StoredSession {
   usedAt: number;
   /** Message ids in insertion order. */
   readonly messageIds: string[];
-}
-
-const ROLES = new Set(['user', 'assistant', 'system', 'system-summary']);
-const STATUSES = new Set(['complete', 'incomplete', 'degraded']);
-const SESSION_STATUSES = new Set(['active', 'ended', 'archived']);
-
-function invalid(path: string, message: string): ValidationError {
-  return new ValidationError(`${path} ${message}`, [{ path, message }]);
-}
-
-function requireString(value: unknown, path: string): string {
-  if (typeof value !== 'string' || value.length === 0) {
-    throw invalid(path, 'must be a non-empty string');
-  }
-  return value;
-}
-
-function requireCount(value: unknown, path: string, minimum: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum) {
-    throw invalid(path, `must be an integer ≥ ${minimum}`);
-  }
-  return value;
-}
-
-function requireDuration(value: unknown, path: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw invalid(path, 'must be a finite number ≥ 0');
-  }
-  return value;
 }
 
 function settingError(path: string, message: string): ConfigError {
@@ -138,45 +112,6 @@ function decodeCursor(cursor: string): Pick<SessionRecord, 'createdAt' | 'id'> {
     // Reported below.
   }
   throw invalid('cursor', 'is not a cursor returned by listSessions');
-}
-
-function validateSession(session: SessionRecord): void {
-  if (typeof session !== 'object' || session === null)
-    throw invalid('session', 'must be an object');
-  requireString(session.id, 'session.id');
-  requireString(session.userId, 'session.userId');
-  requireString(session.createdAt, 'session.createdAt');
-  requireString(session.updatedAt, 'session.updatedAt');
-  if (!SESSION_STATUSES.has(session.status)) {
-    throw invalid('session.status', "must be 'active', 'ended' or 'archived'");
-  }
-  if (typeof session.stats !== 'object' || session.stats === null) {
-    throw invalid('session.stats', 'must be an object');
-  }
-  requireCount(session.stats.messageCount, 'session.stats.messageCount', 0);
-  requireDuration(session.stats.totalSearchMs, 'session.stats.totalSearchMs');
-  requireDuration(session.stats.totalGenerationMs, 'session.stats.totalGenerationMs');
-}
-
-function validateMessage(message: MessageRecord, index: number, session: SessionRecord): void {
-  const path = `messages.${index}`;
-  if (typeof message !== 'object' || message === null) throw invalid(path, 'must be an object');
-  requireString(message.id, `${path}.id`);
-  if (message.sessionId !== session.id) {
-    throw invalid(`${path}.sessionId`, `must be the session id '${session.id}'`);
-  }
-  if (message.userId !== session.userId) {
-    throw invalid(`${path}.userId`, `must be the session owner '${session.userId}'`);
-  }
-  if (!ROLES.has(message.role)) {
-    throw invalid(`${path}.role`, "must be 'user', 'assistant', 'system' or 'system-summary'");
-  }
-  if (typeof message.content !== 'string') throw invalid(`${path}.content`, 'must be a string');
-  if (!STATUSES.has(message.status)) {
-    throw invalid(`${path}.status`, "must be 'complete', 'incomplete' or 'degraded'");
-  }
-  requireString(message.createdAt, `${path}.createdAt`);
-  if (!Array.isArray(message.sources)) throw invalid(`${path}.sources`, 'must be an array');
 }
 
 /**
@@ -263,11 +198,7 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
 
     async updateSession(id: string, patch: SessionPatch, options?: CallOptions) {
       throwIfAborted(options?.signal);
-      if (typeof patch !== 'object' || patch === null) throw invalid('patch', 'must be an object');
-      requireString(patch.updatedAt, 'patch.updatedAt');
-      if (patch.status !== undefined && !SESSION_STATUSES.has(patch.status)) {
-        throw invalid('patch.status', "must be 'active', 'ended' or 'archived'");
-      }
+      validatePatch(patch);
       const stored = use(id);
       if (!stored) return null;
       const current = stored.record;
@@ -323,7 +254,7 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
       if (!Array.isArray(batch)) throw invalid('messages', 'must be an array');
       const seen = new Set<string>();
       batch.forEach((message, index) => {
-        validateMessage(message, index, stored.record);
+        validateMessage(message, `messages.${index}`, stored.record);
         if (messages.has(message.id) || seen.has(message.id)) {
           throw new ConflictError(`message '${message.id}' already exists`);
         }
@@ -359,7 +290,7 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
       throwIfAborted(options?.signal);
       const stored = use(sessionId);
       if (!stored) throw new NotFoundError('session', sessionId);
-      validateMessage(summary, 0, stored.record);
+      validateMessage(summary, 'summary', stored.record);
       if (summary.role !== 'system-summary') {
         throw invalid('summary.role', "must be 'system-summary'");
       }

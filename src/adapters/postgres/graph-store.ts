@@ -4,7 +4,7 @@ import type { CallOptions } from '../../ports/common.js';
 import type { GraphEdge, GraphNode, GraphStore, TraverseOptions } from '../../ports/graph-store.js';
 import { breadthFirst, validateEdges, validateIds, validateNodes } from '../sql/graph.js';
 import { placeholders, rowToNode, toJson } from '../sql/records.js';
-import { requireString, validateTraverseOptions } from '../sql/validate.js';
+import { requireString, validateTraverseOptions } from '../shared/validate.js';
 import { transaction, type PgPool } from './database.js';
 
 /** The last item per key (a multi-row upsert may not touch a row twice). */

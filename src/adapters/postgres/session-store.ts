@@ -39,7 +39,7 @@ import {
   validateSession,
   validateStats,
   validateSummary,
-} from '../sql/validate.js';
+} from '../shared/validate.js';
 import { isUniqueViolation, transaction, type PgPool, type PgQueryable } from './database.js';
 
 /** `INSERT INTO table (columns) VALUES (…), (…)` for rows of parameters. */

@@ -10,7 +10,7 @@ import type {
   GraphNode,
   TraverseOptions,
 } from '../../ports/graph-store.js';
-import { invalid, requireObject, requireString } from './validate.js';
+import { invalid, requireObject, requireString } from '../shared/validate.js';
 
 /** An edge from a frontier node to a stored neighbour. */
 export interface EdgeHit {

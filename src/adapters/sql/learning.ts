@@ -1,7 +1,7 @@
 import type { FeedbackQuery } from '../../ports/learning-sink.js';
 /** Input checks of the `LearningSink` shared by the SQL stores (same rules as in memory). */
 import type { BeginTrajectory, EndTrajectory, RecordStep } from '../../ports/learning-sink.js';
-import { invalid, requireInRange, requireString } from './validate.js';
+import { invalid, requireInRange, requireString } from '../shared/validate.js';
 
 const END_STATUSES = new Set(['completed', 'abandoned']);
 

@@ -4,7 +4,7 @@ import type { CallOptions } from '../../ports/common.js';
 import type { GraphEdge, GraphNode, GraphStore, TraverseOptions } from '../../ports/graph-store.js';
 import { breadthFirst, validateEdges, validateIds, validateNodes } from '../sql/graph.js';
 import { rowToNode, toJson, type Row } from '../sql/records.js';
-import { requireString, validateTraverseOptions } from '../sql/validate.js';
+import { requireString, validateTraverseOptions } from '../shared/validate.js';
 import type { SqliteDatabase } from './database.js';
 
 /** Builds the `GraphStore` of an open, migrated database. */

@@ -19,7 +19,7 @@ import type {
 import { matchesFilter, validateFilter } from '../memory/filter.js';
 import { bm25Idf, tokenizeForIndex } from '../memory/keyword-index.js';
 import { fromJson, toJson, type Row } from '../sql/records.js';
-import { invalid, requireString } from '../sql/validate.js';
+import { invalid, requireString } from '../shared/validate.js';
 import type { SqliteDatabase } from './database.js';
 import { compileFilter } from './filter-sql.js';
 

@@ -36,7 +36,7 @@ import {
   validateSession,
   validateStats,
   validateSummary,
-} from '../sql/validate.js';
+} from '../shared/validate.js';
 import type { SqliteDatabase } from './database.js';
 
 /** True for a primary-key or unique-constraint violation. */

@@ -1,6 +1,7 @@
 /**
- * Input checks shared by the SQL stores: the same rules as the in-memory adapters, so a
- * rejected call is a `ValidationError` naming the field and nothing is written.
+ * Input checks shared by the session, learning and graph stores (in-memory, SQLite, Postgres):
+ * one set of rules, so a rejected call is the same `ValidationError` naming the field
+ * everywhere and nothing is written.
  */
 import { ValidationError } from '../../errors/index.js';
 import type { MessageRecord, SessionRecord, SessionStatsDelta } from '../../ports/chat-records.js';
