@@ -361,7 +361,23 @@ describe('compact', () => {
   });
 
   it('names the covered answers’ document ids the summary leaves out', async () => {
-    const source = { documentId: 'refunds' } as unknown as Source;
+    const source: Source = {
+      id: 'S1',
+      chunkId: 'refunds#0',
+      documentId: 'refunds',
+      title: null,
+      uri: null,
+      snippet: 'Refunds take 14 days.',
+      score: 0.8,
+      vectorScore: null,
+      keywordScore: 0.8,
+      fusedScore: 1,
+      type: 'keyword',
+      graphBoost: 1,
+      learnedBoost: 1,
+      graphContext: null,
+      metadata: {},
+    };
     const history = [
       message('user', 'How do refunds work?'),
       message('assistant', 'Refunds take 14 days.', { sources: [source] }),

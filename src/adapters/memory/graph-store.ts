@@ -1,5 +1,5 @@
-import { ValidationError, throwIfAborted } from '../../errors/index.js';
-import type { CallOptions, Metadata } from '../../ports/common.js';
+import { throwIfAborted } from '../../errors/index.js';
+import type { CallOptions } from '../../ports/common.js';
 import type {
   GraphEdge,
   GraphNeighbor,
@@ -8,6 +8,12 @@ import type {
   TraverseOptions,
 } from '../../ports/graph-store.js';
 import { decodeSnapshot, encodeSnapshot, snapshotError } from './snapshot.js';
+import {
+  invalid,
+  requireObject,
+  requireString,
+  validateTraverseOptions,
+} from '../shared/validate.js';
 
 /** Settings of {@link createMemoryGraphStore}. */
 export interface MemoryGraphStoreSettings {
@@ -42,49 +48,9 @@ interface Reached {
   readonly weight: number;
 }
 
-const DIRECTIONS = new Set(['out', 'in', 'both']);
-
-function invalid(path: string, message: string): ValidationError {
-  return new ValidationError(`${path} ${message}`, [{ path, message }]);
-}
-
-function requireId(value: unknown, path: string): string {
-  if (typeof value !== 'string' || value.length === 0) {
-    throw invalid(path, 'must be a non-empty string');
-  }
-  return value;
-}
-
-function requireMetadata(value: unknown, path: string): Metadata {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalid(path, 'must be an object');
-  }
-  return value as Metadata;
-}
-
 /** Edges are identified by (from, to, type); JSON keeps the key unambiguous. */
 function edgeKey(edge: Pick<GraphEdge, 'from' | 'to' | 'type'>): string {
   return JSON.stringify([edge.from, edge.to, edge.type]);
-}
-
-function validateTraverseOptions(options: TraverseOptions): void {
-  if (typeof options !== 'object' || options === null) {
-    throw invalid('options', 'must be an object');
-  }
-  const { depth, edgeTypes, direction, limit } = options;
-  if (typeof depth !== 'number' || !Number.isInteger(depth) || depth < 1) {
-    throw invalid('depth', 'must be an integer ≥ 1');
-  }
-  if (edgeTypes !== undefined) {
-    if (!Array.isArray(edgeTypes)) throw invalid('edgeTypes', 'must be an array of strings');
-    edgeTypes.forEach((type, index) => requireId(type, `edgeTypes.${index}`));
-  }
-  if (direction !== undefined && !DIRECTIONS.has(direction)) {
-    throw invalid('direction', "must be 'out', 'in' or 'both'");
-  }
-  if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) {
-    throw invalid('limit', 'must be an integer ≥ 1');
-  }
 }
 
 /** Orders the paths of one BFS level: strongest first, then by id for a stable result. */
@@ -108,7 +74,7 @@ export function createMemoryGraphStore(settings: MemoryGraphStoreSettings = {}):
   function space(namespace: string, create: true): Namespace;
   function space(namespace: string, create: false): Namespace | undefined;
   function space(namespace: string, create: boolean): Namespace | undefined {
-    requireId(namespace, 'namespace');
+    requireString(namespace, 'namespace');
     let found = namespaces.get(namespace);
     if (!found && create) {
       found = { nodes: new Map(), outgoing: new Map(), incoming: new Map() };
@@ -141,9 +107,9 @@ export function createMemoryGraphStore(settings: MemoryGraphStoreSettings = {}):
       throwIfAborted(options?.signal);
       if (!Array.isArray(nodes)) throw invalid('nodes', 'must be an array');
       const copies = nodes.map((node, index) => {
-        const id = requireId(node?.id, `nodes.${index}.id`);
-        const type = requireId(node.type, `nodes.${index}.type`);
-        const properties = requireMetadata(node.properties, `nodes.${index}.properties`);
+        const id = requireString(node?.id, `nodes.${index}.id`);
+        const type = requireString(node.type, `nodes.${index}.type`);
+        const properties = requireObject(node.properties, `nodes.${index}.properties`);
         return Object.freeze({ id, type, properties: Object.freeze({ ...properties }) });
       });
       const target = space(namespace, true);
@@ -154,9 +120,9 @@ export function createMemoryGraphStore(settings: MemoryGraphStoreSettings = {}):
       throwIfAborted(options?.signal);
       if (!Array.isArray(edges)) throw invalid('edges', 'must be an array');
       const copies = edges.map((edge, index) => {
-        const from = requireId(edge?.from, `edges.${index}.from`);
-        const to = requireId(edge.to, `edges.${index}.to`);
-        const type = requireId(edge.type, `edges.${index}.type`);
+        const from = requireString(edge?.from, `edges.${index}.from`);
+        const to = requireString(edge.to, `edges.${index}.to`);
+        const type = requireString(edge.type, `edges.${index}.type`);
         const weight = edge.weight;
         if (typeof weight !== 'number' || !(weight > 0 && weight <= 1)) {
           throw invalid(`edges.${index}.weight`, 'must be a number in (0, 1]');
@@ -172,14 +138,14 @@ export function createMemoryGraphStore(settings: MemoryGraphStoreSettings = {}):
 
     async getNode(namespace: string, id: string, options?: CallOptions) {
       throwIfAborted(options?.signal);
-      requireId(id, 'id');
+      requireString(id, 'id');
       return space(namespace, false)?.nodes.get(id) ?? null;
     },
 
     async deleteNodes(namespace: string, ids: readonly string[], options?: CallOptions) {
       throwIfAborted(options?.signal);
       if (!Array.isArray(ids)) throw invalid('ids', 'must be an array');
-      ids.forEach((id, index) => requireId(id, `ids.${index}`));
+      ids.forEach((id, index) => requireString(id, `ids.${index}`));
       const target = space(namespace, false);
       if (!target) return 0;
       let removed = 0;
@@ -199,7 +165,7 @@ export function createMemoryGraphStore(settings: MemoryGraphStoreSettings = {}):
 
     async neighbors(namespace: string, nodeId: string, options: TraverseOptions) {
       throwIfAborted(options?.signal);
-      requireId(nodeId, 'nodeId');
+      requireString(nodeId, 'nodeId');
       validateTraverseOptions(options);
       const target = space(namespace, false);
       if (!target?.nodes.has(nodeId)) return [];
@@ -284,18 +250,18 @@ export function createMemoryGraphStore(settings: MemoryGraphStoreSettings = {}):
         const target: Namespace = { nodes: new Map(), outgoing: new Map(), incoming: new Map() };
         try {
           nodes.forEach((node: GraphNode, at) => {
-            const id = requireId(node?.id, `nodes.${at}.id`);
-            const type = requireId(node.type, `nodes.${at}.type`);
-            const properties = requireMetadata(node.properties, `nodes.${at}.properties`);
+            const id = requireString(node?.id, `nodes.${at}.id`);
+            const type = requireString(node.type, `nodes.${at}.type`);
+            const properties = requireObject(node.properties, `nodes.${at}.properties`);
             target.nodes.set(
               id,
               Object.freeze({ id, type, properties: Object.freeze({ ...properties }) }),
             );
           });
           edges.forEach((edge: GraphEdge, at) => {
-            const from = requireId(edge?.from, `edges.${at}.from`);
-            const to = requireId(edge.to, `edges.${at}.to`);
-            const type = requireId(edge.type, `edges.${at}.type`);
+            const from = requireString(edge?.from, `edges.${at}.from`);
+            const to = requireString(edge.to, `edges.${at}.to`);
+            const type = requireString(edge.type, `edges.${at}.type`);
             const weight = edge.weight;
             if (typeof weight !== 'number' || !(weight > 0 && weight <= 1)) {
               throw invalid(`edges.${at}.weight`, 'must be a number in (0, 1]');

@@ -1,4 +1,4 @@
-import { NotFoundError, ValidationError, throwIfAborted } from '../../errors/index.js';
+import { NotFoundError, throwIfAborted } from '../../errors/index.js';
 import type { CallOptions } from '../../ports/common.js';
 import type { FeedbackRecord, TrajectoryRecord, TrajectoryStep } from '../../ports/chat-records.js';
 import {
@@ -13,6 +13,7 @@ import type {
   RecordStep,
 } from '../../ports/learning-sink.js';
 import { ulid } from '../../util/ids.js';
+import { invalid, requireInRange, requireString } from '../shared/validate.js';
 
 /** Settings of {@link createMemoryLearningSink}. */
 export interface MemoryLearningSinkSettings {
@@ -26,24 +27,6 @@ interface StoredTrajectory {
 }
 
 const END_STATUSES = new Set(['completed', 'abandoned']);
-
-function invalid(path: string, message: string): ValidationError {
-  return new ValidationError(`${path} ${message}`, [{ path, message }]);
-}
-
-function requireString(value: unknown, path: string, allowEmpty = false): string {
-  if (typeof value !== 'string' || (!allowEmpty && value.length === 0)) {
-    throw invalid(path, allowEmpty ? 'must be a string' : 'must be a non-empty string');
-  }
-  return value;
-}
-
-function requireInRange(value: unknown, path: string, min: number, max: number): number {
-  if (typeof value !== 'number' || !(value >= min && value <= max)) {
-    throw invalid(path, `must be a number in [${min}, ${max}]`);
-  }
-  return value;
-}
 
 /**
  * An in-memory `LearningSink`. Steps are numbered 1, 2, … per trajectory and the
