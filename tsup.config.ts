@@ -13,6 +13,7 @@ export const entries = {
   ollama: 'src/adapters/ollama/index.ts',
   sqlite: 'src/adapters/sqlite/index.ts',
   postgres: 'src/adapters/postgres/index.ts',
+  redis: 'src/adapters/redis/index.ts',
 } as const;
 
 export default defineConfig([
@@ -25,7 +26,7 @@ export default defineConfig([
     target: 'es2022',
     splitting: true,
     treeshake: true,
-    external: ['vitest', 'better-sqlite3', 'pg'],
+    external: ['vitest', 'better-sqlite3', 'pg', 'redis'],
   },
   {
     entry: { cli: 'src/cli/main.ts' },

@@ -5,7 +5,7 @@ export default defineConfig({
   resolve: {
     // Tests and examples import the package by name, resolved to the sources.
     alias: [
-      ...['http', 'openai', 'anthropic', 'ollama', 'sqlite', 'postgres'].map((name) => ({
+      ...['http', 'openai', 'anthropic', 'ollama', 'sqlite', 'postgres', 'redis'].map((name) => ({
         find: new RegExp(`^cortexis/${name}$`),
         replacement: fileURLToPath(
           new URL(

@@ -102,8 +102,6 @@ const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,47}$/;
 const MAX_HNSW_DIMENSIONS = 2000;
 /** Records per INSERT statement. */
 const UPSERT_BATCH = 500;
-/** The largest finite float4. */
-const FLOAT4_MAX = 3.4028234663852886e38;
 
 type Row = Record<string, unknown>;
 type Session = <T>(work: (queryable: SqlQueryable) => Promise<T>) => Promise<T>;
@@ -222,7 +220,9 @@ export function filterToSql(filter: MetadataFilter | undefined, bind: Bind): str
       clauses.push(`${value} IS DISTINCT FROM ${json(condition.$ne)}`);
     }
     if (condition.$in !== undefined) {
-      clauses.push(`COALESCE(${value} IN (SELECT jsonb_array_elements(${json(condition.$in)})), FALSE)`);
+      clauses.push(
+        `COALESCE(${value} IN (SELECT jsonb_array_elements(${json(condition.$in)})), FALSE)`,
+      );
     }
     if (condition.$nin !== undefined) {
       clauses.push(
@@ -311,7 +311,10 @@ function checkSettings(settings: PgVectorStoreSettings): void {
     throw config('queryable', 'give exactly one of queryable, pool or connectionString');
   }
   const { connectionString } = settings;
-  if (connectionString !== undefined && (typeof connectionString !== 'string' || !connectionString)) {
+  if (
+    connectionString !== undefined &&
+    (typeof connectionString !== 'string' || !connectionString)
+  ) {
     throw config('connectionString', 'must be a non-empty string');
   }
 }
@@ -378,9 +381,7 @@ async function prepareTable(
  * });
  * ```
  */
-export async function createPgVectorStore(
-  settings: PgVectorStoreSettings,
-): Promise<PgVectorStore> {
+export async function createPgVectorStore(settings: PgVectorStoreSettings): Promise<PgVectorStore> {
   checkSettings(settings);
   const { dimensions, hnsw = {} } = settings;
   const schema = settings.schema ?? 'cortexis';
@@ -423,7 +424,11 @@ export async function createPgVectorStore(
       }
       const vector = toVectorText(record.vector, dimensions, `${path}.vector`);
       prepared.delete(record.id);
-      prepared.set(record.id, [record.id, vector, metadataJson(record.metadata, `${path}.metadata`)]);
+      prepared.set(record.id, [
+        record.id,
+        vector,
+        metadataJson(record.metadata, `${path}.metadata`),
+      ]);
     });
     if (prepared.size === 0) return;
     const rows = [...prepared.values()];

@@ -74,7 +74,11 @@ describe('pgvector store specifics', () => {
     ];
     await store.upsert(
       namespace,
-      metadata.map((value, index) => ({ id: `r${index}`, vector: [1, index, 0, 1], metadata: value })),
+      metadata.map((value, index) => ({
+        id: `r${index}`,
+        vector: [1, index, 0, 1],
+        metadata: value,
+      })),
     );
     const filters: MetadataFilter[] = [
       { lang: 'en' },
@@ -141,7 +145,9 @@ describe('pgvector store specifics', () => {
       })),
     );
     // Make the planner walk the HNSW index rather than scan the namespace and sort.
-    await db.exec('ANALYZE "cortexis"."indexed"; SET enable_seqscan = off; SET enable_bitmapscan = off');
+    await db.exec(
+      'ANALYZE "cortexis"."indexed"; SET enable_seqscan = off; SET enable_bitmapscan = off',
+    );
     try {
       const { rows } = await db.query<{ 'QUERY PLAN': string }>(
         `EXPLAIN SELECT id FROM "cortexis"."indexed" WHERE namespace = $1
@@ -160,6 +166,19 @@ describe('pgvector store specifics', () => {
       }
       const scores = matches.map((match) => match.score);
       expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+      // Without iterative scans the index yields its 40 nearest (all in the crowd), so the
+      // namespace and filter leave fewer than k: the setting is what makes k come back.
+      const single = await createPgVectorStore({
+        queryable,
+        dimensions: 8,
+        table: 'indexed',
+        hnsw: { iterativeScan: 'off' },
+      });
+      const starved = await single.query(namespace, [1, 0, 0, 0, 0, 0, 0, 0], {
+        k: 10,
+        filter: { keep: true },
+      });
+      expect(starved.length).toBeLessThan(10);
     } finally {
       await db.exec('RESET enable_seqscan; RESET enable_bitmapscan');
     }
@@ -179,10 +198,9 @@ describe('pgvector store specifics', () => {
       [good, { id: 'not-vector', vector: 'abc', metadata: {} }],
     ];
     for (const records of cases) {
-      expect(
-        await codeOf(store.upsert(namespace, records as never)),
-        JSON.stringify(records),
-      ).toBe('validation_error');
+      expect(await codeOf(store.upsert(namespace, records as never)), JSON.stringify(records)).toBe(
+        'validation_error',
+      );
     }
     expect(await store.count(namespace)).toBe(0);
     expect(await codeOf(store.query(namespace, [0, 0, 0, 0], { k: 1 }))).toBe('validation_error');
