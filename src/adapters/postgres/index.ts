@@ -152,3 +152,11 @@ export async function createPostgresStores(
     },
   };
 }
+export {
+  createPgVectorStore,
+  type PgVectorHnswSettings,
+  type PgVectorIterativeScan,
+  type PgVectorStore,
+  type PgVectorStoreSettings,
+  type SqlQueryable,
+} from './vector-store.js';
