@@ -15,7 +15,8 @@ import { createMemoryGraphStore } from './adapters/memory/graph-store.js';
 import { createGraphIndexer, documentNodeId } from './ingest/graph.js';
 import { createEmbeddingCache } from './pipeline/embedding-cache.js';
 import { createRecall } from './pipeline/recall.js';
-import { createRouter } from './pipeline/route.js';
+import { createRouter, planRetrieval, retrievalOptions } from './pipeline/route.js';
+import { sessionQuality } from './pipeline/learn.js';
 import { calculateFeedbackReward } from './learning/feedback.js';
 import { createLearnedBoost, feedbackSignals } from './learning/learned-boost.js';
 import {
@@ -27,12 +28,9 @@ import { retrieve } from './pipeline/retrieve.js';
 import { toSources } from './pipeline/sources.js';
 import {
   loadOwnedSession,
-  planRetrieval,
   providerRateLimitEvent,
-  retrievalOptions,
   retryEvent,
   runTurn,
-  sessionQuality,
   type EngineRuntime,
 } from './pipeline/turn.js';
 import {

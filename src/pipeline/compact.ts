@@ -1,3 +1,4 @@
+import type { EngineRuntime } from './turn.js';
 /**
  * The compact stage: chat profiles, the pure compaction plan, the summarising call and the
  * context view of a long conversation.
@@ -495,4 +496,28 @@ export async function compact(deps: CompactDeps, input: CompactInput): Promise<C
     summaryId: summary.id,
     replacedCount: covers.length,
   };
+}
+
+/** Summarises older turns when the history crosses the profile's threshold. */
+export async function compactSession(
+  runtime: Pick<EngineRuntime, 'config' | 'events' | 'sessionStore' | 'llm' | 'tokenizer'>,
+  session: SessionRecord,
+  turnId: string,
+): Promise<void> {
+  const { config, events } = runtime;
+  if (!config.compaction.enabled) return;
+  const result = await compact(
+    { sessionStore: runtime.sessionStore, llm: runtime.llm, tokenizer: runtime.tokenizer },
+    { session, profile: resolveChatProfile(config.compaction, session.settings.chatProfile) },
+  );
+  if (result.status === 'summarized') {
+    events.emit('summary', {
+      turnId,
+      sessionId: session.id,
+      replacedCount: result.replacedCount,
+      summaryId: result.summaryId,
+    });
+  } else if (result.status === 'dropped') {
+    events.emit('error', { where: 'compact', error: result.error });
+  }
 }

@@ -1,4 +1,6 @@
-import type { MessageRecord } from '../ports/chat-records.js';
+import type { MessageRecord, SessionRecord } from '../ports/chat-records.js';
+import { isoNow } from '../util/ids.js';
+import type { EngineRuntime } from './turn.js';
 
 /** A message as session quality sees it. */
 export interface QualityMessage {
@@ -35,4 +37,79 @@ export function assessSessionQuality(messages: readonly QualityMessage[]): numbe
 /** Reward of a turn before any feedback: its confidence (0 for a guard answer), in [-1, 1]. */
 export function turnReward(confidence: number, guard: boolean): number {
   return guard ? 0 : Math.max(-1, Math.min(1, confidence));
+}
+
+/** Session quality (seed 000 `assessSessionQuality`) from the stored messages and feedback. */
+export async function sessionQuality(
+  runtime: Pick<EngineRuntime, 'sessionStore' | 'learningSink'>,
+  sessionId: string,
+): Promise<number> {
+  const messages = await runtime.sessionStore.listMessages(sessionId);
+  const ratings = new Map(
+    (await runtime.learningSink.listFeedback({ sessionId })).map((feedback) => [
+      feedback.messageId,
+      feedback.rating,
+    ]),
+  );
+  return assessSessionQuality(
+    messages.map((message) => ({
+      role: message.role,
+      confidence: message.confidence?.overall ?? null,
+      rating: ratings.get(message.id) ?? null,
+      sourceCount: message.sources.length,
+    })),
+  );
+}
+
+/** Begins the session's trajectory at its first turn, then records this turn as a step. */
+export async function recordLearningStep(
+  runtime: Pick<EngineRuntime, 'learningSink' | 'sessionStore' | 'events' | 'config'>,
+  session: SessionRecord,
+  query: string,
+  message: MessageRecord,
+): Promise<void> {
+  const { learningSink, sessionStore, events } = runtime;
+  let trajectoryId = session.trajectoryId;
+  if (trajectoryId === null) {
+    const current = await sessionStore.getSession(session.id);
+    trajectoryId = current?.trajectoryId ?? null;
+  }
+  // A trajectory idle for longer than the timeout is over: it ends as abandoned and this
+  // turn begins a new one.
+  if (trajectoryId !== null) {
+    const last = (await learningSink.listSteps(trajectoryId)).at(-1);
+    const idleMs = last ? Date.now() - Date.parse(last.createdAt) : 0;
+    if (idleMs > runtime.config.learning.idleTimeoutMs) {
+      await learningSink.endTrajectory(trajectoryId, {
+        status: 'abandoned',
+        quality: await sessionQuality(runtime, session.id),
+        endedAt: isoNow(),
+      });
+      trajectoryId = null;
+    }
+  }
+  if (trajectoryId === null) {
+    trajectoryId = await learningSink.beginTrajectory({
+      sessionId: session.id,
+      userId: session.userId,
+      initialQuery: query,
+      route: 'retrieval',
+      startedAt: isoNow(),
+    });
+    await sessionStore.updateSession(session.id, { trajectoryId, updatedAt: isoNow() });
+  }
+  const step = await learningSink.recordStep({
+    trajectoryId,
+    messageId: message.id,
+    query,
+    chunkIds: message.sources.map((source) => source.chunkId),
+    reward: turnReward(message.confidence?.overall ?? 0, message.guard),
+    createdAt: isoNow(),
+  });
+  events.emit('learning', {
+    turnId: message.id,
+    trajectoryId,
+    stepNumber: step.stepNumber,
+    reward: step.reward,
+  });
 }

@@ -12,6 +12,9 @@ import { ValidationError } from '../errors/index.js';
 import { ALL_EDGE_TYPES } from '../ingest/graph.js';
 import type { EmbeddingProvider } from '../ports/embedding-provider.js';
 import type { EmbeddingCache } from './embedding-cache.js';
+import type { ResolvedConfig } from '../config.js';
+import type { MetadataFilter } from '../ports/common.js';
+import type { RetrievalOptions } from './retrieve.js';
 
 /** What a query asks for. */
 export type Intent = 'retrieval' | 'relational' | 'synthesis' | 'hybrid';
@@ -416,5 +419,88 @@ export function createRouter(settings: RouterSettings): Router {
         searchDepth,
       };
     },
+  };
+}
+
+/** Retrieval options from the config, for a turn or `engine.search`. */
+export function retrievalOptions(
+  runtime: { readonly config: ResolvedConfig; readonly embedder: EmbeddingProvider },
+  request: {
+    readonly k: number;
+    readonly maxK: number;
+    readonly strategy: RetrievalStrategy;
+    readonly filter?: MetadataFilter | undefined;
+    readonly signal?: AbortSignal | undefined;
+  },
+): RetrievalOptions {
+  const { retrieval, namespace, graph } = runtime.config;
+  const { strategy } = request;
+  return {
+    namespace,
+    k: request.k,
+    maxK: Math.max(request.k, request.maxK),
+    candidates: Math.max(retrieval.candidates, strategy.candidates, request.maxK),
+    threshold: Math.max(retrieval.threshold, strategy.threshold),
+    filter: request.filter,
+    weights: { ...retrieval.weights, graph: strategy.fusion.graph },
+    rrfK: retrieval.rrfK,
+    widenSpread: retrieval.widenSpread,
+    cosineRange: retrieval.cosineRange ?? runtime.embedder.similarityRange,
+    graph: graph.enabled ? strategy.graph : null,
+    graphRerank: graph.enabled && strategy.graphRerank,
+    graphRerankWeight: graph.rerankWeight,
+    rerank: strategy.rerank,
+    signal: request.signal,
+  };
+}
+
+/** The route of a question and how much to retrieve for it. */
+export interface RetrievalPlan {
+  /** The intent (or `retrieval` when routing is off). */
+  readonly route: string;
+  /** How clearly the intent won. */
+  readonly confidence: number;
+  /** The strategy of the route. */
+  readonly strategy: RetrievalStrategy;
+  /** Sources to return. */
+  readonly k: number;
+  /** Adaptive k's ceiling. */
+  readonly maxK: number;
+}
+
+/**
+ * Routes a question (intent → strategy, `searchDepth` override) and settles k: a request's
+ * `topK` is exact, else the session's, else the config's `topK` and `maxK` when routing is
+ * off, else the strategy's.
+ */
+export async function planRetrieval(
+  runtime: { readonly config: ResolvedConfig; readonly router: Router },
+  query: string,
+  request: {
+    readonly topK?: number | undefined;
+    readonly sessionTopK?: number | undefined;
+    readonly searchDepth?: SearchDepth | undefined;
+    readonly signal?: AbortSignal | undefined;
+  },
+): Promise<RetrievalPlan> {
+  const { config } = runtime;
+  const decision = config.routing.enabled
+    ? await runtime.router.route(query, {
+        searchDepth: request.searchDepth,
+        signal: request.signal,
+      })
+    : undefined;
+  const strategy =
+    decision?.strategy ??
+    applySearchDepth(runtime.router.strategies.retrieval, request.searchDepth ?? 'medium');
+  const fixed = request.topK ?? request.sessionTopK;
+  const k = fixed ?? (decision ? strategy.k : config.retrieval.topK);
+  const maxK = request.topK !== undefined ? k : decision ? strategy.maxK : config.retrieval.maxK;
+  return {
+    route: decision?.intent ?? 'retrieval',
+    confidence: decision?.confidence ?? 1,
+    strategy,
+    k,
+    maxK: Math.max(k, maxK),
   };
 }

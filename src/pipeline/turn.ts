@@ -14,7 +14,6 @@ import type {
   ResilientLLM,
 } from '../resilience/resilient-llm.js';
 import type { MessageRecord, SessionRecord, Source } from '../ports/chat-records.js';
-import type { MetadataFilter } from '../ports/common.js';
 import type { EmbeddingProvider } from '../ports/embedding-provider.js';
 import type { KeywordIndex } from '../ports/keyword-index.js';
 import type { LearningSink } from '../ports/learning-sink.js';
@@ -30,29 +29,19 @@ import { isoNow, ulid } from '../util/ids.js';
 import type { EmbeddingCache } from './embedding-cache.js';
 import { validateCitations } from './cite.js';
 import { generateAnswer, toCortexisError } from './generate.js';
-import {
-  applySearchDepth,
-  type RetrievalStrategy,
-  type Router,
-  type SearchDepth,
-} from './route.js';
+import { planRetrieval, retrievalOptions, type Router } from './route.js';
 import { isSmallTalk, smallTalkReply } from './small-talk.js';
 import { judgeAnswer, type Grounding, type JudgePolicy, type JudgeResult } from './judge.js';
-import { assessSessionQuality, turnReward } from './learn.js';
+import { recordLearningStep } from './learn.js';
 import { EXTRACTIVE_PROVIDER } from '../adapters/extractive/provider.js';
-import { compact, resolveChatProfile, selectContext } from './compact.js';
+import { compactSession, resolveChatProfile, selectContext } from './compact.js';
 import { findPreviousTurn, replayResponse } from './idempotency.js';
 import type { Recall } from './recall.js';
 import { rewriteQuery, type RewriteResult } from './rewrite.js';
 import { packContext, withMemory } from './pack.js';
 import { buildSystemPrompt } from './prompt.js';
 import { toModelHistory } from './remember.js';
-import {
-  retrieve,
-  type RetrievalOptions,
-  type RetrievalResult,
-  type RetrievedChunk,
-} from './retrieve.js';
+import { retrieve, type RetrievalResult, type RetrievedChunk } from './retrieve.js';
 import { scoreConfidence } from './score.js';
 import { toPromptSources, toSources } from './sources.js';
 import { chatRequestSchema, parseInput } from './validate.js';
@@ -84,89 +73,6 @@ export interface EngineRuntime {
   readonly endSession: (session: SessionRecord, reason: 'quit' | 'ended') => Promise<void>;
   /** Schedules work after the current turn of a session, before its next turn. */
   readonly afterTurn: (sessionId: string, task: () => Promise<void>) => void;
-}
-
-/** Retrieval options from the config, for a turn or `engine.search`. */
-export function retrievalOptions(
-  runtime: Pick<EngineRuntime, 'config' | 'embedder'>,
-  request: {
-    readonly k: number;
-    readonly maxK: number;
-    readonly strategy: RetrievalStrategy;
-    readonly filter?: MetadataFilter | undefined;
-    readonly signal?: AbortSignal | undefined;
-  },
-): RetrievalOptions {
-  const { retrieval, namespace, graph } = runtime.config;
-  const { strategy } = request;
-  return {
-    namespace,
-    k: request.k,
-    maxK: Math.max(request.k, request.maxK),
-    candidates: Math.max(retrieval.candidates, strategy.candidates, request.maxK),
-    threshold: Math.max(retrieval.threshold, strategy.threshold),
-    filter: request.filter,
-    weights: { ...retrieval.weights, graph: strategy.fusion.graph },
-    rrfK: retrieval.rrfK,
-    widenSpread: retrieval.widenSpread,
-    cosineRange: retrieval.cosineRange ?? runtime.embedder.similarityRange,
-    graph: graph.enabled ? strategy.graph : null,
-    graphRerank: graph.enabled && strategy.graphRerank,
-    graphRerankWeight: graph.rerankWeight,
-    rerank: strategy.rerank,
-    signal: request.signal,
-  };
-}
-
-/** The route of a question and how much to retrieve for it. */
-export interface RetrievalPlan {
-  /** The intent (or `retrieval` when routing is off). */
-  readonly route: string;
-  /** How clearly the intent won. */
-  readonly confidence: number;
-  /** The strategy of the route. */
-  readonly strategy: RetrievalStrategy;
-  /** Sources to return. */
-  readonly k: number;
-  /** Adaptive k's ceiling. */
-  readonly maxK: number;
-}
-
-/**
- * Routes a question (intent → strategy, `searchDepth` override) and settles k: a request's
- * `topK` is exact, else the session's, else the config's `topK` and `maxK` when routing is
- * off, else the strategy's.
- */
-export async function planRetrieval(
-  runtime: Pick<EngineRuntime, 'config' | 'router'>,
-  query: string,
-  request: {
-    readonly topK?: number | undefined;
-    readonly sessionTopK?: number | undefined;
-    readonly searchDepth?: SearchDepth | undefined;
-    readonly signal?: AbortSignal | undefined;
-  },
-): Promise<RetrievalPlan> {
-  const { config } = runtime;
-  const decision = config.routing.enabled
-    ? await runtime.router.route(query, {
-        searchDepth: request.searchDepth,
-        signal: request.signal,
-      })
-    : undefined;
-  const strategy =
-    decision?.strategy ??
-    applySearchDepth(runtime.router.strategies.retrieval, request.searchDepth ?? 'medium');
-  const fixed = request.topK ?? request.sessionTopK;
-  const k = fixed ?? (decision ? strategy.k : config.retrieval.topK);
-  const maxK = request.topK !== undefined ? k : decision ? strategy.maxK : config.retrieval.maxK;
-  return {
-    route: decision?.intent ?? 'retrieval',
-    confidence: decision?.confidence ?? 1,
-    strategy,
-    k,
-    maxK: Math.max(k, maxK),
-  };
 }
 
 /** The `retry` event of a resilience retry. */
@@ -883,109 +789,10 @@ function finalResponse(
   return response;
 }
 
-/** Summarises older turns when the history crosses the profile's threshold. */
-async function compactSession(
-  runtime: EngineRuntime,
-  session: SessionRecord,
-  turnId: string,
-): Promise<void> {
-  const { config, events } = runtime;
-  if (!config.compaction.enabled) return;
-  const result = await compact(
-    { sessionStore: runtime.sessionStore, llm: runtime.llm, tokenizer: runtime.tokenizer },
-    { session, profile: resolveChatProfile(config.compaction, session.settings.chatProfile) },
-  );
-  if (result.status === 'summarized') {
-    events.emit('summary', {
-      turnId,
-      sessionId: session.id,
-      replacedCount: result.replacedCount,
-      summaryId: result.summaryId,
-    });
-  } else if (result.status === 'dropped') {
-    events.emit('error', { where: 'compact', error: result.error });
-  }
-}
-
 /** Whether follow-ups are condensed by the model (a real one; the extractive model can't). */
 function usesLLMRewrite(runtime: EngineRuntime): boolean {
   const mode = runtime.config.rewrite.llm;
   return (
     mode === 'always' || (mode === 'auto' && runtime.llm.metadata.provider !== EXTRACTIVE_PROVIDER)
   );
-}
-
-/** Session quality (seed 000 `assessSessionQuality`) from the stored messages and feedback. */
-export async function sessionQuality(
-  runtime: Pick<EngineRuntime, 'sessionStore' | 'learningSink'>,
-  sessionId: string,
-): Promise<number> {
-  const messages = await runtime.sessionStore.listMessages(sessionId);
-  const ratings = new Map(
-    (await runtime.learningSink.listFeedback({ sessionId })).map((feedback) => [
-      feedback.messageId,
-      feedback.rating,
-    ]),
-  );
-  return assessSessionQuality(
-    messages.map((message) => ({
-      role: message.role,
-      confidence: message.confidence?.overall ?? null,
-      rating: ratings.get(message.id) ?? null,
-      sourceCount: message.sources.length,
-    })),
-  );
-}
-
-/** Begins the session's trajectory at its first turn, then records this turn as a step. */
-async function recordLearningStep(
-  runtime: EngineRuntime,
-  session: SessionRecord,
-  query: string,
-  message: MessageRecord,
-): Promise<void> {
-  const { learningSink, sessionStore, events } = runtime;
-  let trajectoryId = session.trajectoryId;
-  if (trajectoryId === null) {
-    const current = await sessionStore.getSession(session.id);
-    trajectoryId = current?.trajectoryId ?? null;
-  }
-  // A trajectory idle for longer than the timeout is over: it ends as abandoned and this
-  // turn begins a new one.
-  if (trajectoryId !== null) {
-    const last = (await learningSink.listSteps(trajectoryId)).at(-1);
-    const idleMs = last ? Date.now() - Date.parse(last.createdAt) : 0;
-    if (idleMs > runtime.config.learning.idleTimeoutMs) {
-      await learningSink.endTrajectory(trajectoryId, {
-        status: 'abandoned',
-        quality: await sessionQuality(runtime, session.id),
-        endedAt: isoNow(),
-      });
-      trajectoryId = null;
-    }
-  }
-  if (trajectoryId === null) {
-    trajectoryId = await learningSink.beginTrajectory({
-      sessionId: session.id,
-      userId: session.userId,
-      initialQuery: query,
-      route: 'retrieval',
-      startedAt: isoNow(),
-    });
-    await sessionStore.updateSession(session.id, { trajectoryId, updatedAt: isoNow() });
-  }
-  const step = await learningSink.recordStep({
-    trajectoryId,
-    messageId: message.id,
-    query,
-    chunkIds: message.sources.map((source) => source.chunkId),
-    reward: turnReward(message.confidence?.overall ?? 0, message.guard),
-    createdAt: isoNow(),
-  });
-  events.emit('learning', {
-    turnId: message.id,
-    trajectoryId,
-    stepNumber: step.stepNumber,
-    reward: step.reward,
-  });
 }
