@@ -4,6 +4,8 @@
  */
 import { ValidationError } from '../errors/index.js';
 import type { FeedbackRecord, TrajectoryRecord } from '../ports/chat-records.js';
+import type { BeginTrajectory } from '../ports/learning-sink.js';
+import { ulid } from '../util/ids.js';
 import { contentWords } from '../text/words.js';
 
 /** What a reward is computed from. */
@@ -93,4 +95,21 @@ export function rankPatterns(
     .sort((a, b) => b.score - a.score || (a.trajectory.id < b.trajectory.id ? -1 : 1))
     .slice(0, k)
     .map(({ trajectory }) => trajectory);
+}
+
+/** The record of a trajectory just begun: active, no steps, a new id. */
+export function newTrajectory(input: BeginTrajectory): TrajectoryRecord {
+  return {
+    id: ulid(),
+    sessionId: input.sessionId,
+    userId: input.userId,
+    initialQuery: input.initialQuery,
+    route: input.route,
+    status: 'active',
+    startedAt: input.startedAt,
+    endedAt: null,
+    stepCount: 0,
+    totalReward: 0,
+    finalQuality: null,
+  };
 }

@@ -75,10 +75,10 @@ export async function recordLearningStep(
     trajectoryId = current?.trajectoryId ?? null;
   }
   // A trajectory idle for longer than the timeout is over: it ends as abandoned and this
-  // turn begins a new one.
+  // turn begins a new one. `session` was loaded before this turn wrote anything, so its
+  // `updatedAt` is the session's last activity (no per-turn read of the steps).
   if (trajectoryId !== null) {
-    const last = (await learningSink.listSteps(trajectoryId)).at(-1);
-    const idleMs = last ? Date.now() - Date.parse(last.createdAt) : 0;
+    const idleMs = Date.now() - Date.parse(session.updatedAt);
     if (idleMs > runtime.config.learning.idleTimeoutMs) {
       await learningSink.endTrajectory(trajectoryId, {
         status: 'abandoned',

@@ -3,6 +3,7 @@ import type { CallOptions } from '../../ports/common.js';
 import type { FeedbackRecord, TrajectoryRecord, TrajectoryStep } from '../../ports/chat-records.js';
 import {
   FEEDBACK_PAGE_LIMIT,
+  newTrajectory,
   rankPatterns,
   validateFeedbackRecord,
 } from '../../learning/feedback.js';
@@ -53,19 +54,12 @@ export function createMemoryLearningSink(settings: MemoryLearningSinkSettings = 
     async beginTrajectory(input: BeginTrajectory, options?: CallOptions) {
       throwIfAborted(options?.signal);
       if (typeof input !== 'object' || input === null) throw invalid('input', 'must be an object');
-      const record: TrajectoryRecord = Object.freeze({
-        id: ulid(),
-        sessionId: requireString(input.sessionId, 'sessionId'),
-        userId: requireString(input.userId, 'userId'),
-        initialQuery: requireString(input.initialQuery, 'initialQuery', true),
-        route: requireString(input.route, 'route', true),
-        status: 'active',
-        startedAt: requireString(input.startedAt, 'startedAt'),
-        endedAt: null,
-        stepCount: 0,
-        totalReward: 0,
-        finalQuality: null,
-      });
+      requireString(input.sessionId, 'sessionId');
+      requireString(input.userId, 'userId');
+      requireString(input.initialQuery, 'initialQuery', true);
+      requireString(input.route, 'route', true);
+      requireString(input.startedAt, 'startedAt');
+      const record = Object.freeze(newTrajectory(input));
       trajectories.set(record.id, { record, steps: [] });
       return record.id;
     },

@@ -1,3 +1,4 @@
+import { newTrajectory } from '../../learning/feedback.js';
 import { FEEDBACK_PAGE_LIMIT } from '../../learning/feedback.js';
 /**
  * `LearningSink` on Postgres: a step and its trajectory's totals change in one transaction;
@@ -5,7 +6,7 @@ import { FEEDBACK_PAGE_LIMIT } from '../../learning/feedback.js';
  */
 import { NotFoundError, throwIfAborted } from '../../errors/index.js';
 import type { CallOptions } from '../../ports/common.js';
-import type { FeedbackRecord, TrajectoryRecord, TrajectoryStep } from '../../ports/chat-records.js';
+import type { FeedbackRecord, TrajectoryStep } from '../../ports/chat-records.js';
 import { rankPatterns, validateFeedbackRecord } from '../../learning/feedback.js';
 import type {
   BeginTrajectory,
@@ -56,19 +57,7 @@ ON CONFLICT (message_id) DO UPDATE SET ${FEEDBACK_COLUMNS.filter(
     async beginTrajectory(input: BeginTrajectory, options?: CallOptions) {
       throwIfAborted(options?.signal);
       validateBegin(input);
-      const trajectory: TrajectoryRecord = {
-        id: ulid(),
-        sessionId: input.sessionId,
-        userId: input.userId,
-        initialQuery: input.initialQuery,
-        route: input.route,
-        status: 'active',
-        startedAt: input.startedAt,
-        endedAt: null,
-        stepCount: 0,
-        totalReward: 0,
-        finalQuality: null,
-      };
+      const trajectory = newTrajectory(input);
       await pool.query(
         `INSERT INTO ${t('trajectories')} (${TRAJECTORY_COLUMNS.join(', ')}) VALUES (${placeholders('postgres', TRAJECTORY_COLUMNS.length)})`,
         trajectoryValues(trajectory),

@@ -1,3 +1,4 @@
+import { newTrajectory } from '../../learning/feedback.js';
 import { FEEDBACK_PAGE_LIMIT } from '../../learning/feedback.js';
 /**
  * `LearningSink` on SQLite: a step and its trajectory's totals change in one transaction; so
@@ -5,7 +6,7 @@ import { FEEDBACK_PAGE_LIMIT } from '../../learning/feedback.js';
  */
 import { NotFoundError, throwIfAborted } from '../../errors/index.js';
 import type { CallOptions } from '../../ports/common.js';
-import type { FeedbackRecord, TrajectoryRecord, TrajectoryStep } from '../../ports/chat-records.js';
+import type { FeedbackRecord, TrajectoryStep } from '../../ports/chat-records.js';
 import { rankPatterns, validateFeedbackRecord } from '../../learning/feedback.js';
 import type {
   BeginTrajectory,
@@ -124,19 +125,7 @@ export function createSqliteLearningSink(database: SqliteDatabase, name = 'sqlit
     async beginTrajectory(input: BeginTrajectory, options?: CallOptions) {
       throwIfAborted(options?.signal);
       validateBegin(input);
-      const trajectory: TrajectoryRecord = {
-        id: ulid(),
-        sessionId: input.sessionId,
-        userId: input.userId,
-        initialQuery: input.initialQuery,
-        route: input.route,
-        status: 'active',
-        startedAt: input.startedAt,
-        endedAt: null,
-        stepCount: 0,
-        totalReward: 0,
-        finalQuality: null,
-      };
+      const trajectory = newTrajectory(input);
       statement.insertTrajectory.run(...trajectoryValues(trajectory));
       return trajectory.id;
     },
