@@ -14,6 +14,7 @@ export const entries = {
   sqlite: 'src/adapters/sqlite/index.ts',
   postgres: 'src/adapters/postgres/index.ts',
   redis: 'src/adapters/redis/index.ts',
+  lancedb: 'src/adapters/lancedb/index.ts',
 } as const;
 
 export default defineConfig([
@@ -26,7 +27,7 @@ export default defineConfig([
     target: 'es2022',
     splitting: true,
     treeshake: true,
-    external: ['vitest', 'better-sqlite3', 'pg', 'redis'],
+    external: ['vitest', 'better-sqlite3', 'pg', 'redis', '@lancedb/lancedb', 'apache-arrow'],
   },
   {
     entry: { cli: 'src/cli/main.ts' },

@@ -268,6 +268,12 @@ export const engineConfigSchema = z.strictObject({
        * (assumes the sink serves this namespace only).
        */
       replayFeedback: z._default(z.boolean(), true),
+      /**
+       * With `replayFeedback`, the first turn or search this long after the last pull reads
+       * feedback recorded since (by other instances sharing the sink) in the background (ms;
+       * 0: only at start).
+       */
+      syncIntervalMs: z._default(intRange(0), 30_000),
     }),
     {},
   ),

@@ -64,6 +64,7 @@ import type {
 } from './types.js';
 import { isoNow, ulid } from './util/ids.js';
 import { KeyedLock } from './util/keyed-lock.js';
+import { createFeedbackSync } from './learning/feedback-sync.js';
 
 /** Options of `engine.ingest`. */
 export interface IngestOptions {
@@ -108,8 +109,9 @@ export interface ChatEngine {
    */
   feedback(params: FeedbackParams): Promise<FeedbackRecord>;
   /**
-   * Resolves when background work has finished: compaction after turns and the embedding of
-   * stored messages for recall. Call it before shutting down, or in tests.
+   * Resolves when background work has finished: compaction after turns, the embedding of
+   * stored messages for recall and a pull of feedback from the learning sink. Call it before
+   * shutting down, or in tests.
    */
   flush(): Promise<void>;
   /** Adds an event listener; returns a function that removes it. */
@@ -236,12 +238,22 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
     void done.finally(() => background.delete(done));
   };
 
-  // Stored feedback (a SQLite or Postgres sink that outlives the process) rebuilds the boost.
-  if (learnedBoost && resolved.learning.replayFeedback) {
-    const replay = (async () => {
-      const records = await base.learningSink.listFeedback({ since: '1970-01-01T00:00:00.000Z' });
-      for (const record of records) await learnFromFeedback(record);
-    })().catch((error: unknown) => events.emit('error', { where: 'learn', error }));
+  // Stored feedback (a SQLite or Postgres sink that outlives the process, or that other
+  // instances write to) builds the boost: everything at start, then what was recorded since,
+  // pulled in the background by the first turn or search after each `syncIntervalMs`.
+  const feedbackSync =
+    learnedBoost && resolved.learning.replayFeedback
+      ? createFeedbackSync({
+          sink: base.learningSink,
+          learn: (record) => learnFromFeedback(record),
+          intervalMs: resolved.learning.syncIntervalMs,
+          onError: (error) => events.emit('error', { where: 'learn', error }),
+        })
+      : undefined;
+  if (feedbackSync) {
+    const replay = feedbackSync
+      .pull()
+      .catch((error: unknown) => events.emit('error', { where: 'learn', error }));
     background.add(replay);
     void replay.finally(() => background.delete(replay));
   }
@@ -410,12 +422,14 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
     },
 
     async chat(request) {
+      feedbackSync?.pullIfDue();
       const rt = await runtime();
       return serialized(request, () => runTurn(rt, request, false, () => undefined));
     },
 
     stream(request) {
       return new ChatStream(async (sink) => {
+        feedbackSync?.pullIfDue();
         const rt = await runtime();
         return serialized(request, () => runTurn(rt, request, true, sink));
       });
@@ -424,6 +438,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
     async search(query, options = {}) {
       const input = parseInput(searchOptionsSchema, options, 'search options');
       const text = parseInput(queryTextSchema, query, 'search query');
+      feedbackSync?.pullIfDue();
       const started = performance.now();
       const plan = await planRetrieval(base, text, {
         topK: input.k,
@@ -490,6 +505,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
         reward: calculateFeedbackReward(input),
         createdAt: isoNow(),
       };
+      feedbackSync?.noteLearned(record);
       await base.learningSink.recordFeedback(record);
 
       // The rated sources rank higher (or lower) for questions like this one.
@@ -565,6 +581,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
 
     async flush() {
       while (background.size > 0) await Promise.all([...background]);
+      await feedbackSync?.settled();
       if (turnRuntime) await (await turnRuntime).recall.pending();
     },
 

@@ -140,7 +140,14 @@ const FEEDBACK_FIELDS = new Set([
 ]);
 
 /** Only the fields a client may send in a chat message. */
-const MESSAGE_FIELDS = new Set(['content', 'mode', 'temperature', 'topK']);
+const MESSAGE_FIELDS = new Set([
+  'content',
+  'mode',
+  'searchDepth',
+  'temperature',
+  'topK',
+  'messageId',
+]);
 
 /**
  * Serves an engine over HTTP: conversations, messages (JSON or Server-Sent Events when the
@@ -208,6 +215,7 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
         const limit = integerParam(url, 'limit');
         const offset = integerParam(url, 'offset');
         const includeSources = booleanParam(url, 'includeSources');
+        const includeFeedback = booleanParam(url, 'includeFeedback');
         const cursor = url.searchParams.get('cursor') ?? undefined;
         const page = await engine.history({
           sessionId,
@@ -215,6 +223,7 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
           ...(limit === undefined ? {} : { limit }),
           ...(offset === undefined ? {} : { offset }),
           ...(includeSources === undefined ? {} : { includeSources }),
+          ...(includeFeedback === undefined ? {} : { includeFeedback }),
           ...(cursor === undefined ? {} : { cursor }),
         });
         return json(200, page);
@@ -260,6 +269,10 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
           ...(body.mode === undefined ? {} : { mode: body.mode as 'chat' | 'query' }),
           ...(body.temperature === undefined ? {} : { temperature: body.temperature as number }),
           ...(body.topK === undefined ? {} : { topK: body.topK as number }),
+          ...(body.searchDepth === undefined
+            ? {}
+            : { searchDepth: body.searchDepth as 'shallow' | 'medium' | 'deep' }),
+          ...(body.messageId === undefined ? {} : { messageId: body.messageId as string }),
           signal: request.signal,
         };
         if (limiter) {

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -29,5 +29,39 @@ describe('examples run', () => {
   it('custom-vector-store answers through the custom store', async () => {
     const out = await example('custom-vector-store.ts');
     expect(out).toMatch(/one business day \[source: S1\]/);
+  });
+
+  it('http-server serves the web chat page and the API, then stops on SIGTERM', async () => {
+    // A server does not exit by itself: start it on a free port, read the URL it prints.
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'examples', 'http-server.ts')],
+      { cwd: root, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.setEncoding('utf8');
+        child.stdout.on('data', (chunk: string) => {
+          out += chunk;
+          const found = /http:\/\/\S+\//.exec(out);
+          if (found) resolve(found[0]);
+        });
+        child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
+      });
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('web chat demo');
+      const conversations = await fetch(new URL('/api/conversations', url), {
+        headers: { 'x-demo-user': 'demo' },
+      });
+      expect(await conversations.json()).toEqual({ sessions: [], nextCursor: null });
+    } finally {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        expect(await exited).toBe(0);
+      }
+    }
   });
 });

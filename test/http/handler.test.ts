@@ -148,6 +148,58 @@ describe('HTTP handler', () => {
     expect(await sessionStore.countMessages(id)).toBe(0);
   });
 
+  it('takes searchDepth and an idempotency messageId: a retried POST answers once', async () => {
+    const id = await conversation('dave');
+    const send = (body: object) =>
+      call(`/conversations/${id}/messages`, {
+        method: 'POST',
+        user: 'dave',
+        body: JSON.stringify(body),
+      });
+    const first = await send({
+      content: 'What is the refund policy?',
+      searchDepth: 'deep',
+      messageId: 'client-1',
+    });
+    expect(first.status).toBe(200);
+    const retried = await send({ content: 'What is the refund policy?', messageId: 'client-1' });
+    expect(retried.status).toBe(200);
+    const [a, b] = (await Promise.all([first.json(), retried.json()])) as { messageId: string }[];
+    expect(b!.messageId).toBe(a!.messageId);
+    expect(await sessionStore.countMessages(id)).toBe(2);
+    const wrongDepth = await send({ content: 'hi', searchDepth: 'bottomless' });
+    expect(wrongDepth.status).toBe(400);
+    expect(await wrongDepth.json()).toMatchObject({ issues: [{ path: 'searchDepth' }] });
+    expect(await sessionStore.countMessages(id)).toBe(2);
+  });
+
+  it('returns the feedback with the history when asked (includeFeedback)', async () => {
+    const id = await conversation('erin');
+    const answer = await call(`/conversations/${id}/messages`, {
+      method: 'POST',
+      user: 'erin',
+      body: JSON.stringify({ content: 'How long does shipping take?' }),
+    });
+    const { messageId } = (await answer.json()) as { messageId: string };
+    const rated = await call(`/messages/${messageId}/feedback`, {
+      method: 'POST',
+      user: 'erin',
+      body: JSON.stringify({ rating: 'good' }),
+    });
+    expect(rated.status).toBe(201);
+    const read = async (query: string) =>
+      (await (await call(`/conversations/${id}${query}`, { user: 'erin' })).json()) as {
+        feedback?: { messageId: string; rating: string }[];
+      };
+    expect((await read('')).feedback).toBeUndefined();
+    expect((await read('?includeFeedback=true')).feedback).toMatchObject([
+      { messageId, rating: 'good' },
+    ]);
+    const bad = await call(`/conversations/${id}?includeFeedback=yes`, { user: 'erin' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ issues: [{ path: 'includeFeedback' }] });
+  });
+
   it('streams Server-Sent Events that a fetch reader consumes', async () => {
     const id = await conversation('carol');
     const response = await call(`/conversations/${id}/messages`, {

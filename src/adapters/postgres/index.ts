@@ -1,9 +1,10 @@
 /**
- * `cortexis/postgres`: `SessionStore`, `LearningSink` and `GraphStore` on PostgreSQL, for
- * many app instances sharing one database, with node-postgres (`pg`, an optional peer
- * dependency imported on first use; pass `library` or `pool` to inject it). Pooled
- * connections, one transaction per turn write (locking the session row, so instances append
- * in one order), versioned migrations under an advisory lock, all tables in one `schema`.
+ * `cortexis/postgres`: `SessionStore`, `LearningSink`, `GraphStore` and `KeywordIndex` (BM25
+ * over an inverted index in tables) on PostgreSQL, for many app instances sharing one
+ * database, with node-postgres (`pg`, an optional peer dependency imported on first use;
+ * pass `library` or `pool` to inject it). Pooled connections, one transaction per turn write
+ * (locking the session row, so instances append in one order), versioned migrations under an
+ * advisory lock, all tables in one `schema`.
  *
  * @example
  * ```ts
@@ -14,6 +15,7 @@
  * const engine = createChatEngine({
  *   sessionStore: stores.sessionStore,
  *   learningSink: stores.learningSink,
+ *   keywordIndex: stores.keywordIndex,
  * });
  * // … on shutdown:
  * await stores.close();
@@ -22,16 +24,23 @@
  */
 import { ConfigError } from '../../errors/index.js';
 import type { GraphStore } from '../../ports/graph-store.js';
+import type { KeywordIndex } from '../../ports/keyword-index.js';
 import type { LearningSink } from '../../ports/learning-sink.js';
 import type { SessionStore } from '../../ports/session-store.js';
 import { LATEST_SCHEMA_VERSION } from '../sql/schema.js';
 import { migratePostgres, quoteSchema, type PgLibrary, type PgPool } from './database.js';
 import { createPostgresGraphStore } from './graph-store.js';
+import {
+  checkKeywordIndexSettings,
+  createPostgresKeywordIndex,
+  type PostgresKeywordIndexSettings,
+} from './keyword-index.js';
 import { createPostgresLearningSink } from './learning-sink.js';
 import { createPostgresSessionStore } from './session-store.js';
 
 export type { PgClient, PgLibrary, PgPool, PgQueryable, PgResult } from './database.js';
 export { migratePostgres } from './database.js';
+export type { PostgresKeywordIndexSettings } from './keyword-index.js';
 export { LATEST_SCHEMA_VERSION } from '../sql/schema.js';
 
 /** Settings of {@link createPostgresStores}. Give `connectionString` or `pool`. */
@@ -50,6 +59,8 @@ export interface PostgresStoresSettings {
   readonly migrate?: boolean | undefined;
   /** Adapter name reported in events and errors (default `postgres`). */
   readonly name?: string | undefined;
+  /** BM25 parameters and tokenizer of the keyword index (defaults: the in-memory index's). */
+  readonly keywordIndex?: PostgresKeywordIndexSettings | undefined;
 }
 
 /** The stores on one Postgres schema. */
@@ -60,6 +71,8 @@ export interface PostgresStores {
   readonly learningSink: LearningSink;
   /** Knowledge-graph nodes and edges. */
   readonly graphStore: GraphStore;
+  /** BM25 keyword index over chunks, shared by every instance on the schema. */
+  readonly keywordIndex: KeywordIndex;
   /** The pool the stores use. */
   readonly pool: PgPool;
   /** The schema holding the tables. */
@@ -101,6 +114,7 @@ export async function createPostgresStores(
       { path: 'schema', message: 'must match /^[A-Za-z_][A-Za-z0-9_]{0,62}$/' },
     ]);
   }
+  checkKeywordIndexSettings(settings.keywordIndex);
   if (!Number.isInteger(maxConnections) || maxConnections < 1) {
     throw new ConfigError('maxConnections must be an integer ≥ 1', [
       { path: 'maxConnections', message: 'must be an integer ≥ 1' },
@@ -144,6 +158,7 @@ export async function createPostgresStores(
     sessionStore: createPostgresSessionStore(pool, table, name),
     learningSink: createPostgresLearningSink(pool, table, name),
     graphStore: createPostgresGraphStore(pool, table, name),
+    keywordIndex: createPostgresKeywordIndex(pool, table, name, settings.keywordIndex),
     pool,
     schema,
     close() {

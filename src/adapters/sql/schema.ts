@@ -208,7 +208,7 @@ export const migrations: readonly Migration[] = [
     version: 4,
     name: 'keyword index',
     statements(dialect, t) {
-      // Postgres has no KeywordIndex adapter (yet): the version is recorded, nothing changes.
+      // Postgres gets its own keyword tables in version 6: here it records the version only.
       if (dialect === 'postgres') return [];
       return [
         `CREATE TABLE ${t('keyword_records')} (
@@ -274,6 +274,45 @@ WHERE NOT EXISTS (SELECT 1 FROM ${t('feedback')} AS newer WHERE newer.message_id
         `ALTER TABLE ${t('feedback_v5')} RENAME TO feedback`,
         `UPDATE ${t('feedback')} SET reward = ${reward}`,
         ...shared,
+      ];
+    },
+  },
+  {
+    version: 6,
+    name: 'postgres keyword index',
+    statements(dialect, t) {
+      // SQLite keeps its FTS5 tables of version 4: the version is recorded, nothing changes.
+      if (dialect === 'sqlite') return [];
+      return [
+        // One row per namespace: its number in the postings, and the BM25 statistics kept in
+        // step with every write (the row is also the namespace's write lock).
+        `CREATE TABLE ${t('keyword_namespaces')} (
+  namespace TEXT PRIMARY KEY,
+  space INTEGER GENERATED ALWAYS AS IDENTITY UNIQUE,
+  documents BIGINT NOT NULL DEFAULT 0,
+  total_length BIGINT NOT NULL DEFAULT 0
+)`,
+        // `length` is the number of index terms (the tokenizer of the in-memory BM25 index).
+        `CREATE TABLE ${t('keyword_records')} (
+  doc BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  namespace TEXT NOT NULL,
+  id TEXT NOT NULL,
+  text TEXT NOT NULL,
+  metadata JSONB NOT NULL DEFAULT '{}',
+  length INTEGER NOT NULL,
+  UNIQUE (namespace, id)
+)`,
+        // The inverted index: one row per record and distinct term; the primary key serves
+        // document frequencies and scoring by index-only scans.
+        `CREATE TABLE ${t('keyword_postings')} (
+  space INTEGER NOT NULL,
+  term TEXT NOT NULL,
+  doc BIGINT NOT NULL,
+  frequency INTEGER NOT NULL,
+  length INTEGER NOT NULL,
+  PRIMARY KEY (space, term, doc) INCLUDE (frequency, length)
+)`,
+        `CREATE INDEX idx_keyword_postings_doc ON ${t('keyword_postings')} (doc)`,
       ];
     },
   },
