@@ -9,14 +9,8 @@
  * the `terms` column (see `./filter.ts`), finished in JavaScript for range operators.
  */
 import type { Connection, Table } from '@lancedb/lancedb';
-import { ConfigError, ValidationError, throwIfAborted } from '../../errors/index.js';
-import type {
-  CallOptions,
-  DeleteTarget,
-  Metadata,
-  MetadataFilter,
-  MetadataValue,
-} from '../../ports/common.js';
+import { ConfigError, throwIfAborted } from '../../errors/index.js';
+import type { CallOptions, DeleteTarget, Metadata, MetadataFilter } from '../../ports/common.js';
 import type {
   VectorMatch,
   VectorQueryOptions,
@@ -24,6 +18,7 @@ import type {
   VectorStore,
 } from '../../ports/vector-store.js';
 import { compileFilter, validateFilter } from '../memory/filter.js';
+import { flatMetadata, invalid, toUnitVector } from '../shared/validate.js';
 import { filterToSql, metadataTerms, sqlString } from './filter.js';
 
 /** What the store uses of the `@lancedb/lancedb` module: `connect` and, for indexes, `Index`. */
@@ -122,70 +117,11 @@ function config(path: string, message: string): ConfigError {
   return new ConfigError(`${path} ${message}`, [{ path, message }]);
 }
 
-function invalid(path: string, message: string): ValidationError {
-  return new ValidationError(`${path} ${message}`, [{ path, message }]);
-}
-
 function checkText(value: unknown, path: string): asserts value is string {
   if (typeof value !== 'string' || value.length === 0) {
     throw invalid(path, 'must be a non-empty string');
   }
   if (LONE_SURROGATE.test(value)) throw invalid(path, 'must not contain lone surrogates');
-}
-
-function isVectorLike(value: unknown): value is Float32Array | readonly number[] {
-  return value instanceof Float32Array || Array.isArray(value);
-}
-
-/**
- * The vector scaled to unit length as float32. Throws a `ValidationError` naming `path` on
- * a wrong length, a non-finite component or a zero vector; scaling by the largest component
- * first keeps huge or tiny vectors from overflowing or underflowing.
- */
-export function toUnitVector(vector: unknown, dimensions: number, path: string): Float32Array {
-  if (!isVectorLike(vector)) throw invalid(path, 'must be a number array or Float32Array');
-  if (vector.length !== dimensions) {
-    throw invalid(path, `has ${vector.length} dimensions; the store has ${dimensions}`);
-  }
-  let largest = 0;
-  for (let index = 0; index < vector.length; index++) {
-    const value = vector[index];
-    if (typeof value !== 'number' || !Number.isFinite(value)) {
-      throw invalid(`${path}.${index}`, `must be a finite number (got ${String(value)})`);
-    }
-    largest = Math.max(largest, Math.abs(value));
-  }
-  if (largest === 0) throw invalid(path, 'is a zero vector; cosine similarity is undefined');
-  let sum = 0;
-  for (let index = 0; index < vector.length; index++) sum += (vector[index]! / largest) ** 2;
-  const norm = Math.sqrt(sum) * largest;
-  return Float32Array.from(vector, (value) => value / norm);
-}
-
-function isMetadataValue(value: unknown): value is MetadataValue {
-  return (
-    value === null ||
-    typeof value === 'string' ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value))
-  );
-}
-
-/** A flat copy of the metadata (`undefined` fields dropped); throws on anything JSON cannot keep. */
-function checkMetadata(metadata: unknown, path: string): Metadata {
-  if (metadata === undefined) return {};
-  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
-    throw invalid(path, 'must be an object');
-  }
-  const entries: Array<[string, MetadataValue]> = [];
-  for (const [field, value] of Object.entries(metadata)) {
-    if (value === undefined) continue;
-    if (!isMetadataValue(value)) {
-      throw invalid(`${path}.${field}`, 'must be a string, finite number, boolean or null');
-    }
-    entries.push([field, value]);
-  }
-  return Object.fromEntries(entries);
 }
 
 /** The primary key of a record: namespace and id as a JSON pair (unambiguous). */
@@ -451,7 +387,7 @@ export async function createLanceDbVectorStore(
       const path = `records.${index}`;
       checkText(record?.id, `${path}.id`);
       const vector = toUnitVector(record.vector, dimensions, `${path}.vector`);
-      const metadata = checkMetadata(record.metadata, `${path}.metadata`);
+      const metadata = flatMetadata(record.metadata, `${path}.metadata`);
       rows.delete(record.id);
       rows.set(record.id, {
         key: recordKey(namespace, record.id),

@@ -3,6 +3,7 @@
  * and matching. Pure functions, shared by the vector store and the keyword index.
  */
 import { ValidationError } from '../../errors/index.js';
+import { isMetadataValue } from '../shared/validate.js';
 import type {
   FieldCondition,
   Metadata,
@@ -28,15 +29,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const prototype = Object.getPrototypeOf(value) as unknown;
   return prototype === Object.prototype || prototype === null;
-}
-
-function isMetadataValue(value: unknown): value is MetadataValue {
-  return (
-    value === null ||
-    typeof value === 'string' ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value))
-  );
 }
 
 function isOrderable(value: unknown): value is number | string {

@@ -12,7 +12,7 @@
  * statistics always match the postings.
  */
 import { ConfigError, throwIfAborted } from '../../errors/index.js';
-import type { CallOptions, DeleteTarget, Metadata, MetadataValue } from '../../ports/common.js';
+import type { CallOptions, DeleteTarget, Metadata } from '../../ports/common.js';
 import type {
   KeywordIndex,
   KeywordMatch,
@@ -22,7 +22,7 @@ import type {
 import { validateFilter } from '../memory/filter.js';
 import { tokenizeForIndex } from '../memory/keyword-index.js';
 import type { Row } from '../sql/records.js';
-import { invalid, requireString } from '../shared/validate.js';
+import { flatMetadata, invalid, requireString } from '../shared/validate.js';
 import { transaction, type PgPool, type PgQueryable } from './database.js';
 import { binder, filterToSql } from './filter-sql.js';
 
@@ -58,33 +58,9 @@ interface Bm25 {
   readonly b: number;
 }
 
-function isMetadataValue(value: unknown): value is MetadataValue {
-  return (
-    value === null ||
-    typeof value === 'boolean' ||
-    (typeof value === 'string' && !value.includes('\u0000')) ||
-    (typeof value === 'number' && Number.isFinite(value))
-  );
-}
-
 /** Metadata as JSON; throws on a non-object or a value jsonb cannot keep. */
 function metadataJson(metadata: unknown, path: string): string {
-  if (metadata === undefined) return '{}';
-  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
-    throw invalid(path, 'must be an object');
-  }
-  const copy: Record<string, MetadataValue> = {};
-  for (const [field, value] of Object.entries(metadata)) {
-    if (value === undefined) continue;
-    if (field.includes('\u0000') || !isMetadataValue(value)) {
-      throw invalid(
-        `${path}.${field}`,
-        'must be a string without NUL, finite number, boolean or null',
-      );
-    }
-    copy[field] = value;
-  }
-  return JSON.stringify(copy);
+  return JSON.stringify(flatMetadata(metadata, path, true));
 }
 
 function withoutNul(value: string, path: string): string {

@@ -8,8 +8,8 @@
  * Works on anything with `query(sql, params) → { rows }`: a `pg.Pool`, a pooled client, or
  * PGlite with its pgvector extension.
  */
-import { ConfigError, ValidationError, throwIfAborted } from '../../errors/index.js';
-import type { CallOptions, DeleteTarget, Metadata, MetadataValue } from '../../ports/common.js';
+import { ConfigError, throwIfAborted } from '../../errors/index.js';
+import type { CallOptions, DeleteTarget, Metadata } from '../../ports/common.js';
 import type {
   VectorMatch,
   VectorQueryOptions,
@@ -17,6 +17,7 @@ import type {
   VectorStore,
 } from '../../ports/vector-store.js';
 import { validateFilter } from '../memory/filter.js';
+import { flatMetadata, invalid, toUnitVector } from '../shared/validate.js';
 import { transaction, type PgLibrary, type PgPool } from './database.js';
 import { binder, filterToSql } from './filter-sql.js';
 
@@ -105,10 +106,6 @@ function config(path: string, message: string): ConfigError {
   return new ConfigError(`${path} ${message}`, [{ path, message }]);
 }
 
-function invalid(path: string, message: string): ValidationError {
-  return new ValidationError(`${path} ${message}`, [{ path, message }]);
-}
-
 function checkInteger(value: unknown, path: string, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw config(path, `must be an integer from ${min} to ${max} (got ${String(value)})`);
@@ -122,60 +119,9 @@ function checkNamespace(namespace: unknown): asserts namespace is string {
   }
 }
 
-function isVectorLike(value: unknown): value is Float32Array | readonly number[] {
-  return value instanceof Float32Array || Array.isArray(value);
-}
-
-/**
- * The vector scaled to unit length, as pgvector text `[x,y,…]` (float4 components). Throws a
- * `ValidationError` on a wrong length, a non-finite component or a zero vector. Scaling by
- * the largest component first keeps huge or tiny vectors from overflowing or underflowing.
- */
+/** The vector scaled to unit length, as pgvector text `[x,y,…]` (float4 components). */
 export function toVectorText(vector: unknown, dimensions: number, path: string): string {
-  if (!isVectorLike(vector)) throw invalid(path, 'must be a number array or Float32Array');
-  if (vector.length !== dimensions) {
-    throw invalid(path, `has ${vector.length} dimensions; the store has ${dimensions}`);
-  }
-  let largest = 0;
-  for (let index = 0; index < vector.length; index++) {
-    const value = vector[index];
-    if (typeof value !== 'number' || !Number.isFinite(value)) {
-      throw invalid(`${path}.${index}`, `must be a finite number (got ${String(value)})`);
-    }
-    largest = Math.max(largest, Math.abs(value));
-  }
-  if (largest === 0) throw invalid(path, 'is a zero vector; cosine similarity is undefined');
-  let sum = 0;
-  for (let index = 0; index < vector.length; index++) sum += (vector[index]! / largest) ** 2;
-  const norm = Math.sqrt(sum) * largest;
-  const unit = Float32Array.from(vector, (value) => value / norm);
-  return `[${unit.join(',')}]`;
-}
-
-function isMetadataValue(value: unknown): value is MetadataValue {
-  return (
-    value === null ||
-    typeof value === 'string' ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value))
-  );
-}
-
-/** Metadata as JSON; throws on a non-object or a value JSON cannot keep (NaN, nested, …). */
-function metadataJson(metadata: unknown, path: string): Metadata {
-  if (metadata === undefined) return {};
-  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
-    throw invalid(path, 'must be an object');
-  }
-  const copy: Record<string, MetadataValue> = {};
-  for (const [field, value] of Object.entries(metadata)) {
-    if (value === undefined) continue;
-    if (!isMetadataValue(value)) {
-      throw invalid(`${path}.${field}`, 'must be a string, finite number, boolean or null');
-    }
-    copy[field] = value;
-  }
-  return copy;
+  return `[${toUnitVector(vector, dimensions, path).join(',')}]`;
 }
 
 function parseMetadata(value: unknown): Metadata {
@@ -363,7 +309,7 @@ export async function createPgVectorStore(settings: PgVectorStoreSettings): Prom
       prepared.set(record.id, [
         record.id,
         vector,
-        metadataJson(record.metadata, `${path}.metadata`),
+        flatMetadata(record.metadata, `${path}.metadata`, true),
       ]);
     });
     if (prepared.size === 0) return;

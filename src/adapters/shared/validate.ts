@@ -1,11 +1,11 @@
 /**
- * Input checks shared by the session, learning and graph stores (in-memory, SQLite, Postgres):
+ * Input checks shared by the stores (in-memory, SQLite, Postgres, LanceDB):
  * one set of rules, so a rejected call is the same `ValidationError` naming the field
  * everywhere and nothing is written.
  */
 import { ValidationError } from '../../errors/index.js';
 import type { MessageRecord, SessionRecord, SessionStatsDelta } from '../../ports/chat-records.js';
-import type { Metadata } from '../../ports/common.js';
+import type { Metadata, MetadataValue } from '../../ports/common.js';
 import type { TraverseOptions } from '../../ports/graph-store.js';
 import type { ListMessagesOptions, SessionPatch } from '../../ports/session-store.js';
 
@@ -214,4 +214,72 @@ export function validateTraverseOptions(options: TraverseOptions): void {
   if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) {
     throw invalid('limit', 'must be an integer ≥ 1');
   }
+}
+
+/** A metadata value: a string, a finite number, a boolean or null. */
+export function isMetadataValue(value: unknown): value is MetadataValue {
+  return (
+    value === null ||
+    typeof value === 'string' ||
+    typeof value === 'boolean' ||
+    (typeof value === 'number' && Number.isFinite(value))
+  );
+}
+
+/**
+ * A flat copy of record metadata (`undefined` fields dropped; `{}` when absent). Throws a
+ * `ValidationError` naming the field on anything else than a metadata value, and with
+ * `noNul` (PostgreSQL text and jsonb cannot hold U+0000) on a NUL in a field name or string.
+ */
+export function flatMetadata(metadata: unknown, path: string, noNul = false): Metadata {
+  if (metadata === undefined) return {};
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
+    throw invalid(path, 'must be an object');
+  }
+  const copy: Record<string, MetadataValue> = {};
+  for (const [field, value] of Object.entries(metadata)) {
+    if (value === undefined) continue;
+    const nul =
+      noNul &&
+      (field.includes('\u0000') || (typeof value === 'string' && value.includes('\u0000')));
+    if (nul || !isMetadataValue(value)) {
+      throw invalid(
+        `${path}.${field}`,
+        noNul
+          ? 'must be a string without NUL, finite number, boolean or null'
+          : 'must be a string, finite number, boolean or null',
+      );
+    }
+    copy[field] = value;
+  }
+  return copy;
+}
+
+/**
+ * The vector scaled to unit length as float32. Throws a `ValidationError` naming `path` on
+ * anything but a number array or `Float32Array` of `dimensions` finite components, not all
+ * zero. Scaling by the largest component first keeps huge or tiny vectors from overflowing
+ * or underflowing.
+ */
+export function toUnitVector(vector: unknown, dimensions: number, path: string): Float32Array {
+  if (!(vector instanceof Float32Array || Array.isArray(vector))) {
+    throw invalid(path, 'must be a number array or Float32Array');
+  }
+  if (vector.length !== dimensions) {
+    throw invalid(path, `has ${vector.length} dimensions; the store has ${dimensions}`);
+  }
+  let largest = 0;
+  for (let index = 0; index < vector.length; index++) {
+    const value: unknown = vector[index];
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      throw invalid(`${path}.${index}`, `must be a finite number (got ${String(value)})`);
+    }
+    largest = Math.max(largest, Math.abs(value));
+  }
+  if (largest === 0) throw invalid(path, 'is a zero vector; cosine similarity is undefined');
+  let sum = 0;
+  for (let index = 0; index < vector.length; index++)
+    sum += ((vector[index] as number) / largest) ** 2;
+  const norm = Math.sqrt(sum) * largest;
+  return Float32Array.from(vector as ArrayLike<number>, (value) => value / norm);
 }
