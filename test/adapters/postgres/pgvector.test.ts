@@ -193,6 +193,9 @@ describe('pgvector store specifics', () => {
       [good, { id: '', vector: [1, 0, 0, 0], metadata: {} }],
       [good, { id: 'nested', vector: [1, 0, 0, 0], metadata: { deep: { a: 1 } } }],
       [good, { id: 'nan-meta', vector: [1, 0, 0, 0], metadata: { n: Number.NaN } }],
+      // PostgreSQL cannot store U+0000 in text or jsonb.
+      [good, { id: 'nul-meta', vector: [1, 0, 0, 0], metadata: { s: 'a\u0000b' } }],
+      [good, { id: 'nul-field', vector: [1, 0, 0, 0], metadata: { 'a\u0000': 1 } }],
       [good, { id: 'not-vector', vector: 'abc', metadata: {} }],
     ];
     for (const records of cases) {
