@@ -3,22 +3,12 @@ import { createGptTokenizer } from '../../src/adapters/tokenizer/gpt-tokenizer.j
 import { ValidationError } from '../../src/errors/index.js';
 import { chunkText, type TextChunk } from '../../src/ingest/chunk.js';
 import type { Tokenizer } from '../../src/ports/tokenizer.js';
+import { seededRandom as random } from '../util/helpers.js';
 
 let tokenizer: Tokenizer;
 beforeAll(async () => {
   tokenizer = await createGptTokenizer();
 });
-
-/** A deterministic pseudo-random generator (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = Math.imul(state ^ (state >>> 15), 1 | state);
-    value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const VOCABULARY = (
   'refund policy customer order digital goods shipping days within issued support contact ' +

@@ -13,7 +13,8 @@ import type { BreakerEvent } from '../../src/events.js';
 import type { ChatResponse } from '../../src/types.js';
 import { createMockLLM, type MockLLMResponse } from '../../src/testing/mock-llm.js';
 import { handbook } from '../fixtures/handbook.js';
-import { recordFigures, runPool, seededRandom } from './figures.js';
+import { seededRandom } from '../util/helpers.js';
+import { recordFigures, runPool } from './figures.js';
 
 const TURNS = 1_000;
 const CONCURRENCY = 20;

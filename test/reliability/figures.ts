@@ -22,18 +22,6 @@ export function recordFigures(name: string, figures: Figures): void {
   }
 }
 
-/** A small deterministic PRNG (mulberry32): the same seed gives the same fault schedule. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Runs `tasks` with at most `concurrency` in flight; settles every one. */
 export async function runPool<T>(
   count: number,

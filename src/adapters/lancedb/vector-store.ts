@@ -18,7 +18,7 @@ import type {
   VectorStore,
 } from '../../ports/vector-store.js';
 import { compileFilter, validateFilter } from '../memory/filter.js';
-import { flatMetadata, invalid, toUnitVector } from '../shared/validate.js';
+import { flatMetadata, invalid, requirePositiveInteger, toUnitVector } from '../shared/validate.js';
 import { filterToSql, metadataTerms, sqlString } from './filter.js';
 
 /** What the store uses of the `@lancedb/lancedb` module: `connect` and, for indexes, `Index`. */
@@ -419,10 +419,8 @@ export async function createLanceDbVectorStore(
   ): Promise<VectorMatch[]> {
     throwIfAborted(options?.signal);
     checkText(namespace, 'namespace');
-    const { k, filter } = options ?? ({} as Partial<VectorQueryOptions>);
-    if (typeof k !== 'number' || !Number.isInteger(k) || k < 1) {
-      throw invalid('k', `must be a positive integer (got ${String(k)})`);
-    }
+    const { filter } = options ?? ({} as Partial<VectorQueryOptions>);
+    const k = requirePositiveInteger(options?.k, 'k');
     if (filter !== undefined) validateFilter(filter);
     const target = toUnitVector(vector, dimensions, 'vector');
     const sql = filterToSql(filter);

@@ -2,7 +2,7 @@
  * BM25 keyword index in memory: an inverted index (term → posting list of document number
  * and term frequency) per namespace, updated incrementally on add, replace and delete.
  */
-import { ValidationError, throwIfAborted } from '../../errors/index.js';
+import { throwIfAborted } from '../../errors/index.js';
 import type { CallOptions, DeleteTarget, Metadata } from '../../ports/common.js';
 import type {
   KeywordIndex,
@@ -11,6 +11,7 @@ import type {
   KeywordSearchOptions,
 } from '../../ports/keyword-index.js';
 import { stemmedTerms } from '../../text/stem.js';
+import { invalid, requirePositiveInteger, requireString } from '../shared/validate.js';
 import { compileFilter, matchesFilter, validateFilter } from './filter.js';
 import { decodeSnapshot, encodeSnapshot, snapshotError } from './snapshot.js';
 
@@ -84,16 +85,6 @@ function createSpace(): Space {
     scores: new Float64Array(0),
     matched: new Float64Array(0),
   };
-}
-
-function invalid(path: string, message: string): ValidationError {
-  return new ValidationError(`${path} ${message}`, [{ path, message }]);
-}
-
-function checkNamespace(namespace: unknown): asserts namespace is string {
-  if (typeof namespace !== 'string' || namespace.length === 0) {
-    throw invalid('namespace', 'must be a non-empty string');
-  }
 }
 
 function checkRecords(records: readonly KeywordRecord[]): void {
@@ -278,7 +269,7 @@ export function createMemoryKeywordIndex(
 
     async add(namespace: string, records: readonly KeywordRecord[], options?: CallOptions) {
       throwIfAborted(options?.signal);
-      checkNamespace(namespace);
+      requireString(namespace, 'namespace');
       checkRecords(records);
       let space = spaces.get(namespace);
       if (space === undefined) {
@@ -290,12 +281,9 @@ export function createMemoryKeywordIndex(
 
     async search(namespace: string, query: string, options: KeywordSearchOptions) {
       throwIfAborted(options?.signal);
-      checkNamespace(namespace);
+      requireString(namespace, 'namespace');
       if (typeof query !== 'string') throw invalid('query', 'must be a string');
-      const k: unknown = options?.k;
-      if (typeof k !== 'number' || !Number.isInteger(k) || k < 1) {
-        throw invalid('k', `must be a positive integer (got ${String(k)})`);
-      }
+      requirePositiveInteger(options?.k, 'k');
       if (options.filter !== undefined) validateFilter(options.filter);
       const space = spaces.get(namespace);
       const terms = queryTerms(tokenize(query));
@@ -305,7 +293,7 @@ export function createMemoryKeywordIndex(
 
     async delete(namespace: string, target: DeleteTarget, options?: CallOptions) {
       throwIfAborted(options?.signal);
-      checkNamespace(namespace);
+      requireString(namespace, 'namespace');
       const space = spaces.get(namespace);
       let ids: readonly string[];
       if (typeof target === 'object' && target !== null && 'ids' in target) {
@@ -330,7 +318,7 @@ export function createMemoryKeywordIndex(
 
     async count(namespace: string, options?: CallOptions) {
       throwIfAborted(options?.signal);
-      checkNamespace(namespace);
+      requireString(namespace, 'namespace');
       return spaces.get(namespace)?.count ?? 0;
     },
 

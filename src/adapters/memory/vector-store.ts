@@ -7,7 +7,7 @@
  * exactly and scan exactly the few vectors added since. Snapshots save the vectors, never the
  * graph.
  */
-import { ValidationError, throwIfAborted } from '../../errors/index.js';
+import { throwIfAborted } from '../../errors/index.js';
 import type { CallOptions, DeleteTarget, Metadata } from '../../ports/common.js';
 import type {
   VectorMatch,
@@ -15,6 +15,7 @@ import type {
   VectorRecord,
   VectorStore,
 } from '../../ports/vector-store.js';
+import { invalid, requirePositiveInteger, requireString } from '../shared/validate.js';
 import { compileFilter, matchesFilter, validateFilter } from './filter.js';
 import {
   createHnswIndex,
@@ -135,18 +136,6 @@ interface Prepared {
   readonly metadata: Metadata;
 }
 
-function checkNamespace(namespace: unknown): asserts namespace is string {
-  if (typeof namespace !== 'string' || namespace.length === 0) {
-    throw new ValidationError('namespace must be a non-empty string', [
-      { path: 'namespace', message: 'must be a non-empty string' },
-    ]);
-  }
-}
-
-function invalid(path: string, message: string): ValidationError {
-  return new ValidationError(`${path} ${message}`, [{ path, message }]);
-}
-
 /**
  * Copies a vector into a new unit-length `Float32Array`; throws on non-finite components
  * or a zero vector (cosine similarity is undefined for it).
@@ -168,12 +157,6 @@ export function normalizeVector(
   const unit = new Float32Array(vector.length);
   for (let index = 0; index < vector.length; index++) unit[index] = vector[index]! / norm;
   return unit;
-}
-
-function checkK(k: unknown): asserts k is number {
-  if (typeof k !== 'number' || !Number.isInteger(k) || k < 1) {
-    throw invalid('k', `must be a positive integer (got ${String(k)})`);
-  }
 }
 
 function isVectorLike(value: unknown): value is Float32Array | readonly number[] {
@@ -613,7 +596,7 @@ export function createMemoryVectorStore(
 
     async upsert(namespace: string, records: readonly VectorRecord[], options?: CallOptions) {
       throwIfAborted(options?.signal);
-      checkNamespace(namespace);
+      requireString(namespace, 'namespace');
       if (!Array.isArray(records)) throw invalid('records', 'must be an array');
       const existing = spaces.get(namespace);
       const prepared = prepare(records, existing && existing.size > 0 ? existing.dimensions : null);
@@ -635,8 +618,8 @@ export function createMemoryVectorStore(
       options: VectorQueryOptions,
     ) {
       throwIfAborted(options?.signal);
-      checkNamespace(namespace);
-      checkK(options?.k);
+      requireString(namespace, 'namespace');
+      requirePositiveInteger(options?.k, 'k');
       if (options.filter !== undefined) validateFilter(options.filter);
       if (!isVectorLike(vector) || vector.length === 0) {
         throw invalid('vector', 'must be a non-empty number array');
@@ -656,7 +639,7 @@ export function createMemoryVectorStore(
 
     async delete(namespace: string, target: DeleteTarget, options?: CallOptions) {
       throwIfAborted(options?.signal);
-      checkNamespace(namespace);
+      requireString(namespace, 'namespace');
       const ids = resolveTarget(spaces.get(namespace), target);
       const space = spaces.get(namespace);
       if (space === undefined) return 0;
@@ -669,7 +652,7 @@ export function createMemoryVectorStore(
 
     async count(namespace: string, options?: CallOptions) {
       throwIfAborted(options?.signal);
-      checkNamespace(namespace);
+      requireString(namespace, 'namespace');
       return spaces.get(namespace)?.size ?? 0;
     },
 
@@ -707,7 +690,7 @@ export function createMemoryVectorStore(
     },
 
     indexStats(namespace: string): VectorIndexStats {
-      checkNamespace(namespace);
+      requireString(namespace, 'namespace');
       const space = spaces.get(namespace);
       const ann = space?.ann;
       const count = space?.size ?? 0;

@@ -22,7 +22,12 @@ import type {
 import { validateFilter } from '../memory/filter.js';
 import { tokenizeForIndex } from '../memory/keyword-index.js';
 import type { Row } from '../sql/records.js';
-import { flatMetadata, invalid, requireString } from '../shared/validate.js';
+import {
+  flatMetadata,
+  invalid,
+  requirePositiveInteger,
+  requireString,
+} from '../shared/validate.js';
 import { transaction, type PgPool, type PgQueryable } from './database.js';
 import { binder, filterToSql } from './filter-sql.js';
 
@@ -284,10 +289,7 @@ export function createPostgresKeywordIndex(
       throwIfAborted(options?.signal);
       checkNamespace(namespace);
       if (typeof query !== 'string') throw invalid('query', 'must be a string');
-      const k: unknown = options?.k;
-      if (typeof k !== 'number' || !Number.isInteger(k) || k < 1) {
-        throw invalid('k', `must be a positive integer (got ${String(k)})`);
-      }
+      const k = requirePositiveInteger(options?.k, 'k');
       const { filter } = options;
       if (filter !== undefined) validateFilter(filter);
       const { terms } = analyse(query, tokenize);

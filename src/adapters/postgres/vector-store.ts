@@ -17,7 +17,13 @@ import type {
   VectorStore,
 } from '../../ports/vector-store.js';
 import { validateFilter } from '../memory/filter.js';
-import { flatMetadata, invalid, toUnitVector } from '../shared/validate.js';
+import {
+  flatMetadata,
+  invalid,
+  requirePositiveInteger,
+  requireString,
+  toUnitVector,
+} from '../shared/validate.js';
 import { transaction, type PgLibrary, type PgPool } from './database.js';
 import { binder, filterToSql } from './filter-sql.js';
 
@@ -111,12 +117,6 @@ function checkInteger(value: unknown, path: string, min: number, max: number): n
     throw config(path, `must be an integer from ${min} to ${max} (got ${String(value)})`);
   }
   return value;
-}
-
-function checkNamespace(namespace: unknown): asserts namespace is string {
-  if (typeof namespace !== 'string' || namespace.length === 0) {
-    throw invalid('namespace', 'must be a non-empty string');
-  }
 }
 
 /** The vector scaled to unit length, as pgvector text `[x,y,…]` (float4 components). */
@@ -295,7 +295,7 @@ export async function createPgVectorStore(settings: PgVectorStoreSettings): Prom
     options?: CallOptions,
   ): Promise<void> {
     throwIfAborted(options?.signal);
-    checkNamespace(namespace);
+    requireString(namespace, 'namespace');
     if (!Array.isArray(records)) throw invalid('records', 'must be an array');
     // Validate everything before writing; the last record of a repeated id wins.
     const prepared = new Map<string, [string, string, Metadata]>();
@@ -336,11 +336,9 @@ export async function createPgVectorStore(settings: PgVectorStoreSettings): Prom
     options: VectorQueryOptions,
   ): Promise<VectorMatch[]> {
     throwIfAborted(options?.signal);
-    checkNamespace(namespace);
-    const { k, filter } = options ?? ({} as Partial<VectorQueryOptions>);
-    if (typeof k !== 'number' || !Number.isInteger(k) || k < 1) {
-      throw invalid('k', `must be a positive integer (got ${String(k)})`);
-    }
+    requireString(namespace, 'namespace');
+    const { filter } = options ?? ({} as Partial<VectorQueryOptions>);
+    const k = requirePositiveInteger(options?.k, 'k');
     if (filter !== undefined) validateFilter(filter);
     const values: unknown[] = [];
     const bind = binder(values);
@@ -375,7 +373,7 @@ export async function createPgVectorStore(settings: PgVectorStoreSettings): Prom
     options?: CallOptions,
   ): Promise<number> {
     throwIfAborted(options?.signal);
-    checkNamespace(namespace);
+    requireString(namespace, 'namespace');
     const values: unknown[] = [];
     const bind = binder(values);
     let where: string;
@@ -404,7 +402,7 @@ export async function createPgVectorStore(settings: PgVectorStoreSettings): Prom
 
   async function count(namespace: string, options?: CallOptions): Promise<number> {
     throwIfAborted(options?.signal);
-    checkNamespace(namespace);
+    requireString(namespace, 'namespace');
     const [row] = await rowsOf(
       queryable,
       `SELECT count(*)::int AS count FROM ${table} WHERE namespace = $1::text`,

@@ -28,6 +28,14 @@ export function requireString(value: unknown, path: string, allowEmpty = false):
   return value;
 }
 
+/** A positive integer, such as the `k` of a search. */
+export function requirePositiveInteger(value: unknown, path: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw invalid(path, `must be a positive integer (got ${String(value)})`);
+  }
+  return value;
+}
+
 /** An integer ≥ `minimum`. */
 export function requireCount(value: unknown, path: string, minimum: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum) {

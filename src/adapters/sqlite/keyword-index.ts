@@ -19,7 +19,7 @@ import type {
 import { matchesFilter, validateFilter } from '../memory/filter.js';
 import { bm25Idf, tokenizeForIndex } from '../memory/keyword-index.js';
 import { fromJson, toJson, type Row } from '../sql/records.js';
-import { invalid, requireString } from '../shared/validate.js';
+import { invalid, requirePositiveInteger, requireString } from '../shared/validate.js';
 import type { SqliteDatabase } from './database.js';
 import { compileFilter } from './filter-sql.js';
 
@@ -147,10 +147,7 @@ export function createSqliteKeywordIndex(
       throwIfAborted(options?.signal);
       requireString(namespace, 'namespace');
       if (typeof query !== 'string') throw invalid('query', 'must be a string');
-      const k: unknown = options?.k;
-      if (typeof k !== 'number' || !Number.isInteger(k) || k < 1) {
-        throw invalid('k', `must be a positive integer (got ${String(k)})`);
-      }
+      const k = requirePositiveInteger(options?.k, 'k');
       if (options.filter !== undefined) validateFilter(options.filter);
       const terms = [...new Set(tokenizeForIndex(query))];
       if (terms.length === 0) return [];

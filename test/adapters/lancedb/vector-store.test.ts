@@ -9,6 +9,7 @@ import { matchesFilter } from '../../../src/adapters/memory/filter.js';
 import type { Metadata, MetadataFilter } from '../../../src/ports/common.js';
 import type { VectorRecord } from '../../../src/ports/vector-store.js';
 import { cosine, uniqueName } from '../../../src/testing/shared.js';
+import { codeOf, seededRandom as random } from '../../util/helpers.js';
 
 // One temporary directory for the file; tests stay apart through fresh namespaces and tables.
 const directory = mkdtempSync(join(tmpdir(), 'cortexis-lancedb-'));
@@ -31,26 +32,6 @@ afterAll(async () => {
 });
 
 testVectorStore({ title: 'LanceDB vector store', create: sharedStore });
-
-/** A deterministic pseudo-random generator (mulberry32), so tests are repeatable. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return (error as { code?: unknown }).code;
-  }
-  return 'resolved';
-}
 
 const METADATA: Metadata[] = [
   { lang: 'en', year: 2019, score: 0.5, flag: true, note: null },

@@ -8,6 +8,7 @@ import {
 import { AbortError, ValidationError } from '../../../src/errors/index.js';
 import type { VectorStore } from '../../../src/ports/vector-store.js';
 import { testVectorStore } from '../../../src/testing/test-vector-store.js';
+import { seededRandom as random } from '../../util/helpers.js';
 
 /** Waits for the graph after every write, so the conformance suite exercises the HNSW path. */
 function indexedAfterWrites(store: MemoryVectorStore): VectorStore {
@@ -41,18 +42,6 @@ testVectorStore({
   title: 'memory vector store (auto, default threshold)',
   create: () => createMemoryVectorStore(),
 });
-
-/** A deterministic pseudo-random generator (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomVectors(count: number, dimensions: number, seed: number): Float32Array[] {
   const next = random(seed);

@@ -10,6 +10,7 @@ import {
 import type { Metadata, MetadataFilter } from '../../../src/ports/common.js';
 import { testVectorStore } from '../../../src/testing/index.js';
 import { uniqueName } from '../../../src/testing/shared.js';
+import { codeOf, seededRandom as random } from '../../util/helpers.js';
 
 // One in-process PGlite (WASM Postgres with pgvector) for the whole file; tests stay apart
 // through fresh namespaces and tables.
@@ -28,26 +29,6 @@ afterAll(async () => {
 });
 
 testVectorStore({ title: 'pgvector store on PGlite', create: sharedStore });
-
-/** A deterministic pseudo-random generator (mulberry32), so tests are repeatable. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return (error as { code?: unknown }).code;
-  }
-  return 'resolved';
-}
 
 describe('pgvector store specifics', () => {
   it('creates the table with a vector(dimensions) column and an HNSW cosine index', async () => {

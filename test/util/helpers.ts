@@ -1,0 +1,23 @@
+/** Small helpers shared by tests. */
+
+/** A small deterministic PRNG (mulberry32): the same seed gives the same sequence in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The `code` of the error a promise rejects with, or `'resolved'` when it does not reject. */
+export async function codeOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return (error as { code?: unknown }).code;
+  }
+  return 'resolved';
+}
