@@ -1,7 +1,10 @@
 /**
  * Grounding-judge benchmark (`npm run bench:judge`): each SciFact claim is an answer sentence
- * citing its abstract (title + text). Reports, on the test split, the ROC AUC and the F1 at the
- * threshold chosen on train, for SUPPORT vs NOT_ENOUGH_INFO and with CONTRADICT counted as not
+ * citing its abstract (title + text). Reports, on the test split, the ROC AUC (of the checker's
+ * score, contradictions included) and the F1 at the threshold chosen on train, for SUPPORT vs
+ * NOT_ENOUGH_INFO and with CONTRADICT counted as not supported; a perturbation set (a number, a
+ * unit or a name changed, or the claim negated) built from the SciFact SUPPORT pairs and from
+ * the sentences that answer the docs questions, with the share the judge does not call
  * supported; feature ablations on train; and the time to judge a 5-sentence answer citing
  * 5 sources. `--fit` refits the score weights on train (logistic regression) and prints them.
  */
@@ -10,14 +13,25 @@ import { join } from 'node:path';
 import {
   DEFAULT_SUPPORT_THRESHOLD,
   DEFAULT_SUPPORT_WEIGHTS,
+  checkSupport,
   judgeAnswerOffline,
   prepareSource,
   supportFeatures,
   supportScore,
+  type PreparedSource,
   type SupportFeatures,
   type SupportWeights,
 } from '../src/pipeline/judge.js';
+import { splitSentences } from '../src/text/sentences.js';
+import {
+  PERTURBATION_KINDS,
+  namesOf,
+  perturb,
+  type PerturbationKind,
+} from './judge-perturbations.js';
 import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
+import { DOCS_QUESTIONS } from './trust-docs-questions.js';
+import { loadDocsPages } from './trust.js';
 
 type Label = 'SUPPORT' | 'CONTRADICT' | 'NOT_ENOUGH_INFO';
 
@@ -142,6 +156,96 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** A true cited claim and its source, to perturb. */
+interface TrueClaim {
+  readonly claim: string;
+  readonly source: PreparedSource;
+}
+
+/** The sentences of the docs pages that state the docs questions' facts, citing their page. */
+function docsClaims(): TrueClaim[] {
+  const pages = new Map(loadDocsPages().map((page) => [page.id, page.text]));
+  const claims: TrueClaim[] = [];
+  const prepared = new Map<string, PreparedSource>();
+  for (const item of DOCS_QUESTIONS) {
+    const text = pages.get(item.page);
+    if (!text) continue;
+    const sentence = splitSentences(text).find((span) =>
+      span.text.toLowerCase().includes(item.fact.toLowerCase()),
+    );
+    if (!sentence) continue;
+    // The sentence as an answer quotes it: one line, no list marker, no table pipes.
+    const claim = sentence.text
+      .replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '')
+      .replace(/\s*\|\s*/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
+    let source = prepared.get(item.page);
+    if (!source) {
+      source = prepareSource(text);
+      prepared.set(item.page, source);
+    }
+    claims.push({ claim, source });
+  }
+  return claims;
+}
+
+interface PerturbationReport {
+  readonly origin: string;
+  readonly kind: string;
+  readonly claims: number;
+  readonly 'not supported': string;
+  readonly contradicted: string;
+}
+
+/** Perturbs each true claim every way that applies and judges the result. */
+function perturbationReport(
+  origin: string,
+  claims: readonly TrueClaim[],
+  pool: readonly string[],
+  threshold: number,
+  weights: SupportWeights,
+): { rows: PerturbationReport[]; notSupported: number; total: number } {
+  const rows: PerturbationReport[] = [];
+  let notSupported = 0;
+  let total = 0;
+  const percent = (part: number, whole: number) =>
+    whole === 0 ? '—' : `${((100 * part) / whole).toFixed(1)} %`;
+  for (const kind of PERTURBATION_KINDS as readonly PerturbationKind[]) {
+    let count = 0;
+    let rejected = 0;
+    let contradicted = 0;
+    for (const { claim, source } of claims) {
+      const changed = perturb(kind, claim, source.text, pool);
+      if (changed === undefined || changed === claim) continue;
+      count++;
+      const check = checkSupport(changed, source, { threshold, weights });
+      if (check.verdict !== 'supported') rejected++;
+      if (check.verdict === 'contradicted') contradicted++;
+      if (process.argv.includes('--misses') && check.verdict === 'supported') {
+        console.log(`missed ${kind}: ${changed}`);
+      }
+    }
+    notSupported += rejected;
+    total += count;
+    rows.push({
+      origin,
+      kind,
+      claims: count,
+      'not supported': percent(rejected, count),
+      contradicted: percent(contradicted, count),
+    });
+  }
+  rows.push({
+    origin,
+    kind: 'all',
+    claims: total,
+    'not supported': percent(notSupported, total),
+    contradicted: '',
+  });
+  return { rows, notSupported, total };
+}
+
 function main(): void {
   const dir = sciFactDir();
   if (!hasSciFact(dir)) {
@@ -165,7 +269,22 @@ function main(): void {
   const isSupport = (list: Row[]) => list.map((row) => row.pair.label === 'SUPPORT');
 
   const trainSN = noContradict(train);
-  const fitOn = process.argv.includes('--fit-all') ? train : trainSN;
+  // `--fit-perturbed`: the perturbed train SUPPORT claims join the fit as negatives.
+  const pool = [...new Set(pairs.flatMap((pair) => namesOf(pair.claim)))].sort();
+  const perturbedTrain: Row[] = process.argv.includes('--fit-perturbed')
+    ? train
+        .filter((row) => row.pair.label === 'SUPPORT')
+        .flatMap((row) => {
+          const source = prepared.get(row.pair.docId)!;
+          return PERTURBATION_KINDS.flatMap((kind) => {
+            const changed = perturb(kind, row.pair.claim, source.text, pool);
+            if (changed === undefined || changed === row.pair.claim) return [];
+            const pair: Pair = { ...row.pair, claim: changed, label: 'NOT_ENOUGH_INFO' };
+            return [{ pair, features: supportFeatures(changed, source) }];
+          });
+        })
+    : [];
+  const fitOn = [...(process.argv.includes('--fit-all') ? train : trainSN), ...perturbedTrain];
   const weights = process.argv.includes('--fit')
     ? fit(fitOn, isSupport(fitOn), SCORED)
     : DEFAULT_SUPPORT_WEIGHTS;
@@ -177,13 +296,30 @@ function main(): void {
   }
   const score = (list: Row[], w: SupportWeights = weights) =>
     list.map((row) => supportScore(row.features, w));
+  // The checker's score: the support score, lowered for a claim the source contradicts.
+  const checked = new Map<Row, number>();
+  const checkerScore = (list: Row[]) =>
+    list.map((row) => {
+      let value = checked.get(row);
+      if (value === undefined) {
+        value = checkSupport(row.pair.claim, prepared.get(row.pair.docId)!, { weights }).score;
+        checked.set(row, value);
+      }
+      return value;
+    });
 
   // threshold on train (SUPPORT vs NEI), unless the default is asked for
   const trainThreshold = bestThreshold(score(trainSN), isSupport(trainSN));
-  const threshold = process.argv.includes('--fit') ? trainThreshold : DEFAULT_SUPPORT_THRESHOLD;
+  const thresholdAt = process.argv.indexOf('--threshold');
+  const threshold =
+    thresholdAt > 0
+      ? Number(process.argv[thresholdAt + 1])
+      : process.argv.includes('--fit')
+        ? trainThreshold
+        : DEFAULT_SUPPORT_THRESHOLD;
 
   const report = (name: string, list: Row[]) => {
-    const scores = score(list);
+    const scores = checkerScore(list);
     const positive = isSupport(list);
     const { precision, recall, f1 } = f1At(scores, positive, threshold);
     return {
@@ -202,6 +338,42 @@ function main(): void {
     report('test: SUPPORT vs NEI', noContradict(test)),
     report('test: SUPPORT vs NEI+CONTRADICT', test),
   ]);
+
+  // perturbations of true cited claims: SciFact test SUPPORT pairs (train with
+  // `--perturb-train`, to tune on) and the docs answers
+  const perturbSplit = process.argv.includes('--perturb-train') ? 'train' : 'test';
+  const supportRows = (perturbSplit === 'train' ? train : test).filter(
+    (row) => row.pair.label === 'SUPPORT',
+  );
+  const sciFactClaims = supportRows.map((row) => ({
+    claim: row.pair.claim,
+    source: prepared.get(row.pair.docId)!,
+  }));
+  const docs = docsClaims();
+  const sciFactPerturbed = perturbationReport(
+    `SciFact ${perturbSplit} SUPPORT`,
+    sciFactClaims,
+    pool,
+    threshold,
+    weights,
+  );
+  const docsPerturbed = perturbationReport('docs answers', docs, pool, threshold, weights);
+  const stillSupported = (claims: readonly TrueClaim[]) =>
+    claims.filter(
+      ({ claim, source }) =>
+        checkSupport(claim, source, { threshold, weights }).verdict === 'supported',
+    ).length;
+  const allPerturbed = sciFactPerturbed.total + docsPerturbed.total;
+  const allRejected = sciFactPerturbed.notSupported + docsPerturbed.notSupported;
+  console.log('\nperturbed cited claims (target: ≥ 95 % not supported)');
+  console.table([...sciFactPerturbed.rows, ...docsPerturbed.rows]);
+  const unperturbedSciFact = stillSupported(sciFactClaims);
+  const unperturbedDocs = stillSupported(docs);
+  const pct = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1)} %`;
+  console.log(
+    `perturbed not supported, all: ${allRejected}/${allPerturbed} = ${pct(allRejected, allPerturbed)}` +
+      `\nunperturbed still supported (target ≥ 90 % on SciFact test SUPPORT): SciFact ${perturbSplit} ${unperturbedSciFact}/${sciFactClaims.length} = ${pct(unperturbedSciFact, sciFactClaims.length)}, docs answers ${unperturbedDocs}/${docs.length} = ${pct(unperturbedDocs, docs.length)}`,
+  );
 
   // contradiction signal: how often the number mismatch fires, per label
   const mismatch = (label: Label) =>

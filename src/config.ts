@@ -9,7 +9,6 @@ import type { RateLimiter } from './ports/rate-limiter.js';
 import type { Reranker } from './ports/reranker.js';
 import type { Tokenizer } from './ports/tokenizer.js';
 import type { VectorStore } from './ports/vector-store.js';
-import { DEFAULT_CONFIDENCE_WEIGHTS } from './pipeline/score.js';
 import {
   DEFAULT_CHAT_INSTRUCTIONS,
   DEFAULT_GUARD_ANSWER,
@@ -19,7 +18,6 @@ import {
   DEFAULT_FUSION_WEIGHTS,
   DEFAULT_RRF_K,
   DEFAULT_WIDEN_SPREAD,
-  RECOMMENDED_MIN_SIMILARITY,
 } from './pipeline/retrieve.js';
 import * as z from 'zod/mini';
 import { compactionConfigSchema } from './pipeline/compact.js';
@@ -72,6 +70,7 @@ export const engineConfigSchema = z.strictObject({
     'beginTrajectory',
     'recordStep',
     'endTrajectory',
+    'deleteSession',
   ]),
   /** Tokenizer for chunking and the context budget (default: gpt-tokenizer cl100k_base). */
   tokenizer: port<Tokenizer>('Tokenizer', ['count', 'encode', 'decode']),
@@ -119,8 +118,11 @@ export const engineConfigSchema = z.strictObject({
         maxK: z._default(intRange(1, 50), 5),
         /** Candidates asked of each search before fusion. */
         candidates: z._default(intRange(1, 1000), 50),
-        /** Guard mode: below this best-source score the engine refuses to answer. */
-        minSimilarity: z._default(unit, RECOMMENDED_MIN_SIMILARITY),
+        /**
+         * Guard mode: below this best-source score the engine refuses to answer. Unset (the
+         * default): the index-adaptive guard of `src/pipeline/guard.ts` decides.
+         */
+        minSimilarity: z.optional(unit),
         /** Sources scoring below this are dropped. */
         threshold: z._default(unit, 0),
         /** Weights of the vector and keyword lists in reciprocal-rank fusion. */
@@ -220,10 +222,14 @@ export const engineConfigSchema = z.strictObject({
     }),
     {},
   ),
-  /** Confidence factor weights (seed 000 defaults). */
+  /** How `overall` is computed from the confidence factors. */
   confidence: z.prefault(
     z.strictObject({
-      weights: z._default(
+      /**
+       * Seed 000's weighted mean with these factor weights (e.g. `DEFAULT_CONFIDENCE_WEIGHTS`).
+       * Unset (the default): the model fitted on the trust benchmark (`DEFAULT_CONFIDENCE_MODEL`).
+       */
+      weights: z.optional(
         z.strictObject({
           sourceQuality: weight,
           sourceDiversity: weight,
@@ -231,7 +237,6 @@ export const engineConfigSchema = z.strictObject({
           graphContext: weight,
           llmCertainty: weight,
         }),
-        DEFAULT_CONFIDENCE_WEIGHTS,
       ),
     }),
     {},

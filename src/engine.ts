@@ -92,7 +92,10 @@ export interface ChatEngine {
   endSession(params: { sessionId: string; userId: string }): Promise<SessionRecord>;
   /** Archives a session: kept with its history, listed, but closed to new messages. */
   archiveSession(params: { sessionId: string; userId: string }): Promise<SessionRecord>;
-  /** Deletes a session and its messages. */
+  /**
+   * Deletes a session everywhere: its messages, its recall records (even those still being
+   * embedded) and its learning records (trajectories, steps, feedback).
+   */
   deleteSession(params: { sessionId: string; userId: string }): Promise<void>;
   /** Runs one turn and returns the whole answer. */
   chat(request: ChatRequest): Promise<ChatResponse>;
@@ -228,15 +231,21 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
     return touched;
   };
 
-  // Work after a turn (compaction) runs under the session's lock: after the turn, before the next.
+  // Background work (`flush` awaits it) runs under a session's lock when it touches one:
+  // after the turn still running on it, before the next. Failures become `error` events.
   const background = new Set<Promise<void>>();
-  const afterTurn = (sessionId: string, task: () => Promise<void>): void => {
-    const done = lock.run(sessionId, task).catch((error: unknown) => {
-      events.emit('error', { where: 'after-turn', error });
-    });
+  const inBackground = (where: string, task: () => Promise<unknown>, sessionId?: string): void => {
+    const run = sessionId === undefined ? task() : lock.run(sessionId, task);
+    const done = run.then(
+      () => undefined,
+      (error: unknown) => void events.emit('error', { where, error }),
+    );
     background.add(done);
     void done.finally(() => background.delete(done));
   };
+  // Work after a turn (compaction).
+  const afterTurn = (sessionId: string, task: () => Promise<void>): void =>
+    inBackground('after-turn', task, sessionId);
 
   // Stored feedback (a SQLite or Postgres sink that outlives the process, or that other
   // instances write to) builds the boost: everything at start, then what was recorded since,
@@ -250,13 +259,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
           onError: (error) => events.emit('error', { where: 'learn', error }),
         })
       : undefined;
-  if (feedbackSync) {
-    const replay = feedbackSync
-      .pull()
-      .catch((error: unknown) => events.emit('error', { where: 'learn', error }));
-    background.add(replay);
-    void replay.finally(() => background.delete(replay));
-  }
+  if (feedbackSync) inBackground('learn', () => feedbackSync.pull());
 
   const endSession = async (session: SessionRecord, reason: 'quit' | 'ended'): Promise<void> => {
     const now = isoNow();
@@ -314,6 +317,19 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
         afterTurn,
       };
     }));
+
+  // A session's records in the other stores (recall vectors, learning records) go with it.
+  const purgeSession = async (sessionId: string): Promise<void> => {
+    await (await runtime()).recall.forget(sessionId);
+    await base.learningSink.deleteSession(sessionId);
+  };
+  // Sessions a store evicts on its own (`maxSessions`, `idleTtlMs`) are purged the same way in
+  // the background, under the session's lock: after a turn still running on it.
+  base.sessionStore.onEvict?.((sessionIds) => {
+    for (const sessionId of sessionIds) {
+      inBackground('evict', () => purgeSession(sessionId), sessionId);
+    }
+  });
 
   const ownedSession = async (params: unknown): Promise<SessionRecord> => {
     const ref = parseInput(sessionRefSchema, params, 'session reference');
@@ -415,6 +431,8 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
     async deleteSession(params) {
       const session = await ownedSession(params);
       await lock.run(session.id, async () => {
+        // The other stores first: if one fails, the session is still there to delete again.
+        await purgeSession(session.id);
         if (!(await base.sessionStore.deleteSession(session.id))) {
           throw new NotFoundError('session', session.id);
         }

@@ -78,8 +78,12 @@ export interface GuardEvent {
   readonly reason: 'low-similarity' | 'no-sources' | 'judge';
   /** Best score found. */
   readonly topScore: number;
-  /** The threshold it missed. */
+  /** The threshold it missed: `minSimilarity` when set, else the adaptive guard's cut on `evidence`. */
   readonly minSimilarity: number;
+  /** What was compared with it: the adaptive guard's answer probability, or `topScore`. */
+  readonly evidence?: number | undefined;
+  /** Whether the index-adaptive guard decided (no `minSimilarity` set). */
+  readonly adaptive?: boolean | undefined;
 }
 
 /** Citation validation of an answer. */
@@ -192,14 +196,16 @@ export interface BreakerEvent {
 export interface RateLimitEvent {
   /** Turn id, or null outside a turn. */
   readonly turnId: string | null;
-  /** Who limited. */
-  readonly scope: 'engine' | 'provider';
-  /** The limited key (user + conversation, or the provider's breaker key). */
+  /** Who limited: the engine's limiter, the HTTP handler's, or the model provider. */
+  readonly scope: 'engine' | 'http' | 'provider';
+  /** The limited key (`rateLimitKey` of budget and user or IP, or the provider's breaker key). */
   readonly key: string;
   /** Too many in the window, messages too close together, or the provider's 429. */
   readonly reason: 'window' | 'flood' | 'provider';
   /** How long to wait, ms. */
   readonly retryAfterMs: number;
+  /** The client's IP (HTTP handler with `clientIp`), when known. */
+  readonly ip?: string | undefined;
 }
 
 /** A turn finished. */

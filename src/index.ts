@@ -44,6 +44,7 @@ export {
   type MemoryRateLimiter,
   type MemoryRateLimiterSettings,
 } from './adapters/memory/rate-limiter.js';
+export { rateLimitKey } from './util/rate-limit-key.js';
 export { createHashingEmbedder } from './adapters/hashing/embedder.js';
 export { createExtractiveProvider } from './adapters/extractive/provider.js';
 export { createGptTokenizer } from './adapters/tokenizer/gpt-tokenizer.js';

@@ -1,3 +1,5 @@
+import { CortexisError } from './errors/index.js';
+import { clientError, publicMessage } from './http/errors.js';
 import type { ChatResponse, ChatStreamPart } from './types.js';
 
 const encoder = new TextEncoder();
@@ -56,9 +58,34 @@ export class ChatStream implements AsyncIterable<ChatStreamPart> {
     for await (const part of this) if (part.type === 'text-delta') yield part.text;
   }
 
-  /** The parts as Server-Sent Events (`event: <type>`, `data: <json>`). */
+  /**
+   * The parts as Server-Sent Events (`event: <type>`, `data: <json>`), safe to send to a
+   * browser: an `error` frame carries the error's code, a client-safe message (never a
+   * provider's or database's own message), `retryable`, and `retryAfterMs` or `issues` where
+   * they apply — the same body the HTTP handler answers with. Iterate the stream for the raw
+   * error.
+   */
   toSSE(): ReadableStream<Uint8Array> {
     const iterator = this[Symbol.asyncIterator]();
+    const frameData = async (part: ChatStreamPart): Promise<object> => {
+      const { type: _type, ...data } = part;
+      if (part.type !== 'error') return data;
+      // The turn rejects with the error the part describes; it has the details (issues, wait).
+      const failure = await this.response.then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      const safe = CortexisError.isInstance(failure)
+        ? clientError(failure)
+        : {
+            code: part.error.code,
+            message: publicMessage(part.error.code, part.error.message),
+          };
+      return {
+        error: { ...safe, retryable: part.error.retryable },
+        partialMessageId: part.partialMessageId,
+      };
+    };
     return new ReadableStream<Uint8Array>({
       async pull(controller) {
         const next = await iterator.next();
@@ -66,8 +93,10 @@ export class ChatStream implements AsyncIterable<ChatStreamPart> {
           controller.close();
           return;
         }
-        const { type, ...data } = next.value;
-        controller.enqueue(encoder.encode(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`));
+        const data = await frameData(next.value);
+        controller.enqueue(
+          encoder.encode(`event: ${next.value.type}\ndata: ${JSON.stringify(data)}\n\n`),
+        );
       },
       async cancel() {
         await iterator.return?.();

@@ -156,6 +156,7 @@ describe('POST /messages/:id/feedback', () => {
       as(user)(
         new Request(`http://x/messages/${reply.messageId}/feedback`, {
           method: 'POST',
+          headers: { 'content-type': 'application/json' },
           body: JSON.stringify(body),
         }),
       );

@@ -62,6 +62,7 @@ describe('ChatStream', () => {
           error: {
             code: 'validation_error',
             message: expect.stringMatching(/message/),
+            issues: [{ path: 'message', message: expect.any(String) }],
             retryable: false,
           },
           partialMessageId: null,

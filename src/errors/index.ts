@@ -14,7 +14,8 @@ export type ErrorCode =
   | 'timeout'
   | 'aborted'
   | 'config_error'
-  | 'conflict';
+  | 'conflict'
+  | 'internal_error';
 
 /** Options shared by every error. */
 export interface CortexisErrorOptions {
@@ -203,6 +204,21 @@ export class ConfigError extends CortexisError {
 
   static override isInstance(error: unknown): error is ConfigError {
     return hasCode(error, 'config_error');
+  }
+}
+
+/**
+ * cortexis itself or one of its stores failed (not the caller, not the model): a database error
+ * during a turn, for example. The original error is the `cause`. Not retryable.
+ */
+export class InternalError extends CortexisError {
+  constructor(message: string, options?: CortexisErrorOptions) {
+    super('internal_error', message, false, options);
+    this.name = 'InternalError';
+  }
+
+  static override isInstance(error: unknown): error is InternalError {
+    return hasCode(error, 'internal_error');
   }
 }
 

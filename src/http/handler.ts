@@ -1,6 +1,8 @@
 import type { ChatEngine } from '../engine.js';
 import { createMemoryRateLimiter } from '../adapters/memory/rate-limiter.js';
+import { rateLimitKey } from '../util/rate-limit-key.js';
 import { CortexisError, RateLimitError, ValidationError } from '../errors/index.js';
+import type { RateLimitEvent } from '../events.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { FeedbackParams } from '../types.js';
 import { errorResponse } from './errors.js';
@@ -9,6 +11,11 @@ import { errorResponse } from './errors.js';
 export interface HttpUser {
   /** Stable user id; conversations belong to it. */
   readonly id: string;
+  /**
+   * True for a guest without an account (a shared or throwaway id): rate limits then count per
+   * client IP (`clientIp`) instead of per id, so a new guest id does not get a new budget.
+   */
+  readonly anonymous?: boolean | undefined;
 }
 
 /** Settings of {@link createChatHandler}. */
@@ -22,10 +29,22 @@ export interface ChatHandlerSettings {
   /** CORS: the allowed origin (`*` or one origin); omitted: no CORS headers. */
   readonly cors?: { readonly origin: string } | undefined;
   /**
-   * Limits messages per user and conversation (429 with `Retry-After`). On by default — a
-   * public endpoint needs it: 60 per 5 minutes and flood detection. `false` turns it off.
+   * Limits messages per user across all of their conversations, and conversation creation
+   * per user in a budget of its own (429 with `Retry-After`); anonymous users count per client
+   * IP. On by default — a public endpoint needs it: 60 per 5 minutes and flood detection, per
+   * budget. `false` turns it off.
    */
   readonly rateLimiter?: RateLimiter | false | undefined;
+  /**
+   * The client's IP address, for the rate limits of anonymous users and the `ip` of
+   * `onRateLimit` events (default: unknown, so every anonymous user shares one budget). Return
+   * what your platform vouches for (the socket's address, Cloudflare's `cf-connecting-ip`): a
+   * client can send any header, so read `x-forwarded-for` only behind a proxy of yours that
+   * overwrites it, and then its last entry (the one your proxy added).
+   */
+  readonly clientIp?: ((request: Request) => string | null | undefined) | undefined;
+  /** Called when the handler's limiter refuses a request (a throwing listener is ignored). */
+  readonly onRateLimit?: ((event: RateLimitEvent) => void) | undefined;
 }
 
 /** A web-standard request handler: works in Node (via `toNodeListener`), Bun, Deno, workers. */
@@ -55,7 +74,16 @@ class HttpError extends Error {
   }
 }
 
-/** Reads a JSON object body within the size limit; 413 when larger, 400 when not JSON. */
+/** Whether a `content-type` header names JSON (`application/json`, any parameters). */
+function isJsonContentType(header: string | null): boolean {
+  return (header ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
+/**
+ * Reads a JSON object body within the size limit; 413 when larger, 415 when a non-empty body
+ * is not declared `application/json` (a cross-site form can send `text/plain` with cookies,
+ * but not JSON), 400 when not JSON.
+ */
 async function readJson(request: Request, maxBytes: number): Promise<Record<string, unknown>> {
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > maxBytes)
@@ -82,6 +110,9 @@ async function readJson(request: Request, maxBytes: number): Promise<Record<stri
   }
   const text = new TextDecoder().decode(bytes).trim();
   if (text.length === 0) return {};
+  if (!isJsonContentType(request.headers.get('content-type'))) {
+    throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json');
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -170,6 +201,41 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
       }
     : {};
 
+  /**
+   * Counts one request of `budget` for the caller — per user, or per client IP for an anonymous
+   * user — and throws `RateLimitError` when refused.
+   */
+  const limit = async (request: Request, user: HttpUser, budget: 'message' | 'create') => {
+    if (!limiter) return;
+    const ip = settings.clientIp?.(request)?.trim() || undefined;
+    const key = user.anonymous
+      ? rateLimitKey(budget, 'ip', ip ?? 'unknown')
+      : rateLimitKey(budget, 'user', user.id);
+    const decision = await limiter.hit(key, Date.now(), { signal: request.signal });
+    if (decision.allowed) return;
+    const reason = decision.reason ?? 'window';
+    try {
+      settings.onRateLimit?.({
+        turnId: null,
+        scope: 'http',
+        key,
+        reason,
+        retryAfterMs: decision.retryAfterMs,
+        ...(ip === undefined ? {} : { ip }),
+      });
+    } catch {
+      // A listener never breaks a request.
+    }
+    throw new RateLimitError(
+      reason === 'flood'
+        ? 'Requests are arriving too fast'
+        : budget === 'create'
+          ? 'Too many new conversations'
+          : 'Too many messages',
+      decision.retryAfterMs,
+    );
+  };
+
   const withCors = (response: Response): Response => {
     for (const [name, value] of Object.entries(corsHeaders)) response.headers.set(name, value);
     return response;
@@ -177,7 +243,8 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
 
   const route = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
-    if (!url.pathname.startsWith(basePath))
+    // The base path ends at a segment boundary: `/api` serves `/api/…`, never `/apiconversations`.
+    if (basePath !== '' && url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`))
       return json(404, { code: 'not_found', message: 'No such route' });
     const path = url.pathname.slice(basePath.length).replace(/\/+$/, '') || '/';
     const segments = decodeSegments(path);
@@ -194,6 +261,7 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
     if (segments[0] === 'conversations') {
       if (segments.length === 1 && method === 'POST') {
         const body = await readJson(request, maxBodyBytes);
+        await limit(request, user, 'create');
         const session = await engine.createSession({
           userId,
           ...(typeof body.title === 'string' ? { title: body.title } : {}),
@@ -275,18 +343,11 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
           ...(body.messageId === undefined ? {} : { messageId: body.messageId as string }),
           signal: request.signal,
         };
-        if (limiter) {
-          const key = `${userId}:${sessionId}`;
-          const decision = await limiter.hit(key, Date.now());
-          if (!decision.allowed) {
-            throw new RateLimitError(
-              decision.reason === 'flood' ? 'Messages are arriving too fast' : 'Too many messages',
-              decision.retryAfterMs,
-            );
-          }
-        }
+        // One budget per user across conversations: a new or made-up id gains nothing.
+        await limit(request, user, 'message');
         if ((request.headers.get('accept') ?? '').includes('text/event-stream')) {
-          // Validate ownership before the stream starts, so a foreign id is a plain 404.
+          // Validate ownership before the stream starts, so a foreign id is a plain 404 (the
+          // engine checks it for JSON answers, `mode: 'query'` included).
           await engine.getSession({ sessionId, userId });
           return engine.stream(chatRequest).toResponse();
         }

@@ -25,5 +25,5 @@ export {
   type ChatHandlerSettings,
   type HttpUser,
 } from './handler.js';
-export { errorResponse, type ErrorBody } from './errors.js';
+export { clientError, errorResponse, type ErrorBody } from './errors.js';
 export { toNodeListener } from './node.js';

@@ -1,9 +1,23 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ChatHandler } from './handler.js';
 
+/** Resolves on the response's next `drain`, or when it closes (the client disconnected). */
+function drainOrClose(outgoing: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      outgoing.off('drain', done);
+      outgoing.off('close', done);
+      resolve();
+    };
+    outgoing.on('drain', done);
+    outgoing.on('close', done);
+  });
+}
+
 /**
  * Adapts a web-standard handler to `node:http`: `http.createServer(toNodeListener(handler))`.
- * When the client disconnects, the request's signal aborts, so a streamed turn stops and its
+ * When the client disconnects — also while a slow reader holds the response back — the
+ * request's signal aborts and the response body is cancelled, so a streamed turn stops and its
  * partial answer is kept.
  */
 export function toNodeListener(
@@ -60,10 +74,11 @@ export function toNodeListener(
         for (;;) {
           const { done, value } = await reader.read();
           if (done) break;
-          if (!outgoing.write(value))
-            await new Promise((resolve) => outgoing.once('drain', resolve));
+          // A slow reader: wait for it to catch up, or for it to go away (no drain then).
+          if (!outgoing.write(value) && !controller.signal.aborted) await drainOrClose(outgoing);
           if (controller.signal.aborted) {
-            await reader.cancel();
+            // The client left: cancel the body, so the turn behind it stops too.
+            await reader.cancel(controller.signal.reason).catch(() => undefined);
             break;
           }
         }

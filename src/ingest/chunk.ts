@@ -95,9 +95,17 @@ export function chunkText(text: string, options: ChunkOptions): TextChunk[] {
   const context = resolveOptions(text, options);
   const chunks: TextChunk[] = [];
   for (const section of parseSections(parseBlocks(text))) {
-    chunks.push(...chunkSection(section, context));
+    append(chunks, chunkSection(section, context));
   }
   return chunks;
+}
+
+/**
+ * Appends `items` to `target` one by one: `push(...items)` passes every item as an argument and
+ * overflows the call stack on a long list (a huge paragraph has millions of sentences).
+ */
+function append<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
 }
 
 function invalid(path: string, message: string): ValidationError {
@@ -243,9 +251,9 @@ function parseSections(blocks: readonly Block[]): Section[] {
 function sectionAtoms(section: Section, context: Context, tooLong?: Block): Atom[] {
   const atoms: Atom[] = [];
   for (const item of section.blocks) {
-    if (item.kind === 'paragraph') atoms.push(...proseAtoms(item, context, item === tooLong));
-    else if (item.kind === 'code') atoms.push(...codeAtoms(item, context, item === tooLong));
-    else atoms.push(...spanAtoms('heading', item.start, item.end, 1, context));
+    if (item.kind === 'paragraph') append(atoms, proseAtoms(item, context, item === tooLong));
+    else if (item.kind === 'code') append(atoms, codeAtoms(item, context, item === tooLong));
+    else append(atoms, spanAtoms('heading', item.start, item.end, 1, context));
   }
   return atoms;
 }
@@ -278,7 +286,7 @@ function proseAtoms(paragraph: Block, context: Context, tooLong: boolean): Atom[
   const atoms: Atom[] = [];
   for (const sentence of sentenceSpans(text, start, end)) {
     const join = atoms.length === 0 ? 1 : 0;
-    atoms.push(...spanAtoms('sentence', sentence.start, sentence.end, join, context));
+    append(atoms, spanAtoms('sentence', sentence.start, sentence.end, join, context));
   }
   return atoms;
 }
@@ -298,7 +306,7 @@ function codeAtoms(code: Block, context: Context, tooLong: boolean): Atom[] {
     const newline = text.indexOf('\n', position);
     const lineEnd = newline === -1 || newline > code.end ? code.end : newline;
     const [start, end] = trimSpan(text, position, lineEnd);
-    if (end > start) atoms.push(...spanAtoms('line', start, end, 1, context));
+    if (end > start) append(atoms, spanAtoms('line', start, end, 1, context));
     position = lineEnd + 1;
   }
   return atoms;

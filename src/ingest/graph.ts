@@ -405,6 +405,12 @@ export interface GraphIndexerSettings extends GraphBuildSettings {
   readonly state?: GraphState | undefined;
 }
 
+/** Options of `GraphIndexer.index`. */
+export interface GraphIndexOptions extends CallOptions {
+  /** Receives the id of every node the call writes, before it is written (for `restore`). */
+  readonly journal?: Set<string> | undefined;
+}
+
 /** Writes the knowledge graph of ingested documents to a graph store. */
 export interface GraphIndexer {
   /** The graph store written to. */
@@ -417,10 +423,41 @@ export interface GraphIndexer {
   index(
     namespace: string,
     group: readonly GraphDocument[],
-    options?: CallOptions,
+    options?: GraphIndexOptions,
   ): Promise<{ nodes: number; edges: number }>;
   /** Removes documents, their chunks and their edges; returns how many nodes were removed. */
   remove(namespace: string, documentIds: readonly string[], options?: CallOptions): Promise<number>;
+  /**
+   * What the graph holds of these documents now (their document and chunk nodes, the term
+   * nodes their chunks relate to, every edge touching them), to put back with `restore`.
+   */
+  snapshot(
+    namespace: string,
+    documentIds: readonly string[],
+    options?: CallOptions,
+  ): Promise<GraphSnapshot>;
+  /**
+   * Undoes a failed or unwanted `index` of `written`: removes what it wrote of these documents
+   * (and term nodes left without edges) and puts the snapshot back. Never aborted.
+   */
+  restore(
+    namespace: string,
+    snapshot: GraphSnapshot,
+    written: readonly GraphDocument[],
+    journal?: ReadonlySet<string>,
+  ): Promise<void>;
+}
+
+/** The graph of some documents at one moment (see `GraphIndexer.snapshot`). */
+export interface GraphSnapshot {
+  /** The documents, whether the graph held them or not. */
+  readonly documentIds: readonly string[];
+  /** Their nodes, and the term nodes their chunks relate to. */
+  readonly nodes: readonly GraphNode[];
+  /** Every edge into or out of their document and chunk nodes. */
+  readonly edges: readonly GraphEdge[];
+  /** Builder state of these documents (link targets by uri), to put back with the graph. */
+  readonly uris: readonly (readonly [string, string])[];
 }
 
 /** Chunk nodes of stored documents and the edges other documents point at them with. */
@@ -456,6 +493,45 @@ async function storedDocuments(
   return { nodeIds, incoming };
 }
 
+/**
+ * Every edge into and out of `nodeId`: one traversal per direction, and with `typed` one more
+ * per known edge type. A traversal reports each neighbour once, so only typed ones find a
+ * second edge of another type between the same two nodes (two documents that cite and derive
+ * from each other); a chunk's edges all lead to different nodes. The untyped traversal finds
+ * edges of types the graph builder does not write (feedback links, for example).
+ */
+async function edgesAround(
+  graphStore: GraphStore,
+  namespace: string,
+  nodeId: string,
+  typed: boolean,
+  options: CallOptions | undefined,
+): Promise<{ edges: GraphEdge[]; neighbors: GraphNode[] }> {
+  const edges: GraphEdge[] = [];
+  const neighbors: GraphNode[] = [];
+  const typeFilters = typed ? [undefined, ...ALL_EDGE_TYPES.map((type) => [type])] : [undefined];
+  for (const direction of ['out', 'in'] as const) {
+    for (const edgeTypes of typeFilters) {
+      const around = await graphStore.neighbors(namespace, nodeId, {
+        depth: 1,
+        direction,
+        ...(edgeTypes === undefined ? {} : { edgeTypes }),
+        signal: options?.signal,
+      });
+      for (const { node, edgeType, weight } of around) {
+        const [from, to] = direction === 'out' ? [nodeId, node.id] : [node.id, nodeId];
+        edges.push({ from, to, type: edgeType, weight });
+        neighbors.push(node);
+      }
+    }
+  }
+  return { edges, neighbors };
+}
+
+function edgeKey(edge: GraphEdge): string {
+  return JSON.stringify([edge.from, edge.to, edge.type]);
+}
+
 /** A graph indexer: `buildGraph` plus the writes, with its state kept between groups. */
 export function createGraphIndexer(settings: GraphIndexerSettings): GraphIndexer {
   const { graphStore } = settings;
@@ -467,6 +543,7 @@ export function createGraphIndexer(settings: GraphIndexerSettings): GraphIndexer
       const ids = group.map(({ doc }) => doc.id);
       const stored = await storedDocuments(graphStore, namespace, ids, options);
       const update = buildGraph(group, state, settings);
+      for (const node of update.nodes) options?.journal?.add(node.id);
       const stale = [...stored.nodeIds, ...update.removedNodeIds];
       if (stale.length > 0) await graphStore.deleteNodes(namespace, stale, options);
       await graphStore.upsertNodes(namespace, update.nodes, options);
@@ -484,6 +561,79 @@ export function createGraphIndexer(settings: GraphIndexerSettings): GraphIndexer
       forgetLinksFrom(state, ids);
       if (stored.nodeIds.length === 0) return 0;
       return graphStore.deleteNodes(namespace, stored.nodeIds, options);
+    },
+
+    async snapshot(namespace, documentIds, options) {
+      const nodes = new Map<string, GraphNode>();
+      const edges = new Map<string, GraphEdge>();
+      for (const documentId of documentIds) {
+        const documentNode = await graphStore.getNode(
+          namespace,
+          documentNodeId(documentId),
+          options,
+        );
+        if (documentNode === null) continue;
+        nodes.set(documentNode.id, documentNode);
+        const around = await edgesAround(graphStore, namespace, documentNode.id, true, options);
+        for (const edge of around.edges) edges.set(edgeKey(edge), edge);
+        const chunks = around.neighbors.filter(
+          (node) => node.type === 'chunk' && node.properties.documentId === documentId,
+        );
+        for (const chunk of chunks) {
+          nodes.set(chunk.id, chunk);
+          const chunkAround = await edgesAround(graphStore, namespace, chunk.id, false, options);
+          for (const edge of chunkAround.edges) edges.set(edgeKey(edge), edge);
+          for (const node of chunkAround.neighbors)
+            if (node.type === 'term') nodes.set(node.id, node);
+        }
+      }
+      const ids = new Set(documentIds);
+      const uris = [...state.uris].filter(([, owner]) => ids.has(owner));
+      return {
+        documentIds: [...documentIds],
+        nodes: [...nodes.values()],
+        edges: [...edges.values()],
+        uris,
+      };
+    },
+
+    async restore(namespace, snapshot, written, journal = new Set()) {
+      // What the write may have left: the documents' nodes now, and every node it wrote.
+      const current = await storedDocuments(graphStore, namespace, snapshot.documentIds, undefined);
+      const writtenIds = written.flatMap(({ doc, chunks }) => [
+        documentNodeId(doc.id),
+        ...chunks.map((chunk) => chunkNodeId(chunk.id)),
+      ]);
+      const terms = new Set([...journal].filter((id) => id.startsWith(termNodeId(''))));
+      for (const nodeId of new Set([...current.nodeIds, ...writtenIds])) {
+        const around = await graphStore.neighbors(namespace, nodeId, {
+          depth: 1,
+          direction: 'out',
+        });
+        for (const { node } of around) if (node.type === 'term') terms.add(node.id);
+      }
+      await graphStore.deleteNodes(namespace, [...new Set([...current.nodeIds, ...writtenIds])]);
+      await graphStore.upsertNodes(namespace, snapshot.nodes);
+      await graphStore.upsertEdges(namespace, snapshot.edges);
+      // Term nodes the write created and nothing else relates to.
+      const orphans: string[] = [];
+      for (const term of terms) {
+        const around = await graphStore.neighbors(namespace, term, { depth: 1, limit: 1 });
+        if (around.length === 0) orphans.push(term);
+      }
+      if (orphans.length > 0) await graphStore.deleteNodes(namespace, orphans);
+      // The builder forgets documents the graph did not hold, and takes back their old uris.
+      const held = new Set(
+        snapshot.nodes
+          .filter((node) => node.type === 'document')
+          .map((node) => node.properties.documentId),
+      );
+      const ids = new Set(snapshot.documentIds);
+      for (const [uri, owner] of state.uris) if (ids.has(owner)) state.uris.delete(uri);
+      for (const [uri, owner] of snapshot.uris) state.uris.set(uri, owner);
+      const forgotten = new Set(snapshot.documentIds.filter((id) => !held.has(id)));
+      for (const id of forgotten) state.documents.delete(id);
+      forgetLinksFrom(state, forgotten);
     },
   };
 }

@@ -1,14 +1,14 @@
-import { throwIfAborted, ValidationError } from '../errors/index.js';
+import { AbortError, throwIfAborted, ValidationError } from '../errors/index.js';
 import type { Metadata } from '../ports/common.js';
 import type { EmbeddingProvider } from '../ports/embedding-provider.js';
 import type { KeywordIndex } from '../ports/keyword-index.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
-import type { VectorStore } from '../ports/vector-store.js';
+import type { VectorMatch, VectorStore } from '../ports/vector-store.js';
 import { documentsSchema, parseInput, type IngestProgress } from '../pipeline/validate.js';
 import type { IngestDocument, IngestResult } from '../types.js';
 import { ulid } from '../util/ids.js';
 import { chunkText } from './chunk.js';
-import type { GraphIndexer } from './graph.js';
+import type { GraphDocument, GraphIndexer, GraphSnapshot } from './graph.js';
 
 /** What ingestion writes to. */
 export interface IngestDeps {
@@ -68,6 +68,12 @@ export function validateDocuments(docs: unknown, maxDocumentLength: number): Ing
   return batch;
 }
 
+/** Text embedded and keyword-indexed for a chunk: title and section, then the chunk. */
+function indexText(title: string | undefined, section: string | undefined, text: string): string {
+  const header = [title, section].filter((part) => part && part.length > 0).join('\n');
+  return header ? `${header}\n${text}` : text;
+}
+
 function prepareChunks(
   doc: IngestDocument,
   revision: string,
@@ -81,10 +87,9 @@ function prepareChunks(
   });
   return pieces.map((piece, index): PreparedChunk => {
     const section = piece.headingPath.join(' › ');
-    const header = [doc.title, section].filter((part) => part && part.length > 0).join('\n');
     return {
       id: chunkId(doc.id, index),
-      indexText: header ? `${header}\n${piece.text}` : piece.text,
+      indexText: indexText(doc.title, section, piece.text),
       metadata: {
         ...doc.metadata,
         documentId: doc.id,
@@ -108,16 +113,102 @@ async function embedAll(
   const vectors: Float32Array[] = [];
   for (let start = 0; start < texts.length; start += batchSize) {
     throwIfAborted(signal);
-    vectors.push(...(await embedder.embed(texts.slice(start, start + batchSize), { signal })));
+    // One by one: spreading a batch as arguments overflows the stack when it is large.
+    for (const vector of await embedder.embed(texts.slice(start, start + batchSize), { signal })) {
+      vectors.push(vector);
+    }
   }
   return vectors;
+}
+
+/** What a group of documents held before this call wrote it, to put back on failure. */
+interface GroupUndo {
+  readonly documentIds: string[];
+  /** Their chunks in the vector store (and, rebuilt from the same metadata, the keyword index). */
+  readonly chunks: VectorMatch[];
+  /** Their graph, when there is one. */
+  readonly graph: GraphSnapshot | undefined;
+  /** What the graph write was given. */
+  readonly written: GraphDocument[];
+  /** Every graph node the write wrote (or was about to). */
+  readonly journal: Set<string>;
+}
+
+/**
+ * Every chunk the vector store holds of these documents: a query filtered on them, as many
+ * results as the namespace has records (a filter this selective makes stores search exactly).
+ */
+async function storedChunks(
+  vectorStore: VectorStore,
+  namespace: string,
+  documentIds: readonly string[],
+  probe: Float32Array | undefined,
+  signal: AbortSignal | undefined,
+): Promise<VectorMatch[]> {
+  if (probe === undefined) return [];
+  const total = await vectorStore.count(namespace, { signal });
+  if (total === 0) return [];
+  return vectorStore.query(namespace, probe, {
+    k: total,
+    filter: { documentId: { $in: [...documentIds] } },
+    signal,
+  });
+}
+
+/**
+ * Puts a group back as it was before this call: removes the chunks of this call's revision from
+ * both stores, writes the previous chunks again (re-embedded from their stored text) and
+ * restores the graph. Not cancellable: it runs because something already failed.
+ */
+async function undoGroup(
+  deps: IngestDeps,
+  namespace: string,
+  revision: string,
+  undo: GroupUndo,
+): Promise<void> {
+  const mine = { filter: { documentId: { $in: undo.documentIds }, revision } };
+  await deps.vectorStore.delete(namespace, mine);
+  await deps.keywordIndex.delete(namespace, mine);
+  if (undo.chunks.length > 0) {
+    const texts = undo.chunks.map(({ metadata }) =>
+      indexText(
+        typeof metadata.title === 'string' ? metadata.title : undefined,
+        typeof metadata.section === 'string' ? metadata.section : undefined,
+        typeof metadata.text === 'string' ? metadata.text : '',
+      ),
+    );
+    const vectors = await embedAll(deps.embedder, texts, undefined);
+    await deps.vectorStore.upsert(
+      namespace,
+      undo.chunks.map((chunk, index) => ({
+        id: chunk.id,
+        vector: vectors[index]!,
+        metadata: chunk.metadata,
+      })),
+    );
+    await deps.keywordIndex.add(
+      namespace,
+      undo.chunks.map((chunk, index) => ({
+        id: chunk.id,
+        text: texts[index]!,
+        metadata: chunk.metadata,
+      })),
+    );
+  }
+  if (undo.graph) {
+    await deps.graphIndexer?.restore(namespace, undo.graph, undo.written, undo.journal);
+  }
 }
 
 /**
  * Chunks, embeds and indexes documents; idempotent per document id. A re-ingested document's
  * chunks are replaced in place (same ids, a new `revision`) and its surplus old chunks (an
  * older revision) removed afterwards, so it is never missing from the index meanwhile.
- * Aborting keeps the documents already done.
+ *
+ * All or nothing across the vector store, keyword index and graph: when a store fails, every
+ * document of the call is put back as it was (new ones removed, re-ingested ones restored to
+ * their previous chunks) before the error is thrown. Aborting keeps the groups of documents
+ * already done and puts back only the group in progress.
  */
 export async function ingestDocuments(
   deps: IngestDeps,
@@ -132,6 +223,7 @@ export async function ingestDocuments(
   const revision = ulid();
   let chunksDone = 0;
   let removedChunks = 0;
+  const done: GroupUndo[] = [];
   for (let start = 0; start < batch.length; start += DOCUMENTS_PER_GROUP) {
     throwIfAborted(signal);
     const group = batch.slice(start, start + DOCUMENTS_PER_GROUP);
@@ -146,33 +238,49 @@ export async function ingestDocuments(
       signal,
     );
     throwIfAborted(signal);
-    if (chunks.length > 0) {
-      await deps.vectorStore.upsert(
-        namespace,
-        chunks.map((chunk, index) => ({
-          id: chunk.id,
-          vector: vectors[index]!,
-          metadata: chunk.metadata,
-        })),
-      );
-      await deps.keywordIndex.add(
-        namespace,
-        chunks.map((chunk) => ({ id: chunk.id, text: chunk.indexText, metadata: chunk.metadata })),
-      );
-    }
-    await deps.graphIndexer?.index(
-      namespace,
-      perDocument.map((entry) => ({
-        doc: entry.doc,
-        chunks: entry.chunks.map((chunk) => ({ id: chunk.id, text: chunk.indexText })),
-      })),
-      { signal },
-    );
-    const stale = {
-      filter: { documentId: { $in: group.map((doc) => doc.id) }, revision: { $ne: revision } },
+    const documentIds = group.map((doc) => doc.id);
+    const written = perDocument.map((entry) => ({
+      doc: entry.doc,
+      chunks: entry.chunks.map((chunk) => ({ id: chunk.id, text: chunk.indexText })),
+    }));
+    // Read before the first write: what to put back if a write fails.
+    const undo: GroupUndo = {
+      documentIds,
+      chunks: await storedChunks(deps.vectorStore, namespace, documentIds, vectors[0], signal),
+      graph: await deps.graphIndexer?.snapshot(namespace, documentIds, { signal }),
+      written,
+      journal: new Set(),
     };
-    removedChunks += await deps.vectorStore.delete(namespace, stale);
-    await deps.keywordIndex.delete(namespace, stale);
+    try {
+      if (chunks.length > 0) {
+        await deps.vectorStore.upsert(
+          namespace,
+          chunks.map((chunk, index) => ({
+            id: chunk.id,
+            vector: vectors[index]!,
+            metadata: chunk.metadata,
+          })),
+        );
+        await deps.keywordIndex.add(
+          namespace,
+          chunks.map((chunk) => ({
+            id: chunk.id,
+            text: chunk.indexText,
+            metadata: chunk.metadata,
+          })),
+        );
+      }
+      await deps.graphIndexer?.index(namespace, written, { signal, journal: undo.journal });
+      const stale = { filter: { documentId: { $in: documentIds }, revision: { $ne: revision } } };
+      removedChunks += await deps.vectorStore.delete(namespace, stale);
+      await deps.keywordIndex.delete(namespace, stale);
+    } catch (error) {
+      // An abort keeps the groups already done; any other failure undoes the whole call.
+      const undoing = AbortError.isInstance(error) || signal?.aborted ? [undo] : [...done, undo];
+      await undoAll(deps, namespace, revision, undoing.reverse());
+      throw error;
+    }
+    done.push(undo);
     chunksDone += chunks.length;
     settings.onProgress?.({
       documentsDone: start + group.length,
@@ -186,6 +294,25 @@ export async function ingestDocuments(
     removedChunks,
     durationMs: performance.now() - started,
   };
+}
+
+/**
+ * Undoes groups, latest first. Best effort: when putting one back fails too (the store is
+ * down), the others are still tried and the caller throws the original error.
+ */
+async function undoAll(
+  deps: IngestDeps,
+  namespace: string,
+  revision: string,
+  groups: readonly GroupUndo[],
+): Promise<void> {
+  for (const group of groups) {
+    try {
+      await undoGroup(deps, namespace, revision, group);
+    } catch {
+      // The original failure is what the caller reports.
+    }
+  }
 }
 
 /** Removes documents' chunks from both stores; returns how many chunks were removed. */

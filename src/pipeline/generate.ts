@@ -1,4 +1,4 @@
-import { AbortError, CortexisError, ProviderError } from '../errors/index.js';
+import { AbortError, CortexisError, InternalError, ProviderError } from '../errors/index.js';
 import type { LLMProvider, LLMRequest, LLMUsage } from '../ports/llm-provider.js';
 import { createCitationFilter, type CitationReport } from './cite.js';
 
@@ -52,6 +52,20 @@ export function toCortexisError(
     retryable: false,
     cause: error,
   });
+}
+
+/**
+ * A failed turn's error: cortexis errors as they are, aborts as `AbortError`, anything else as
+ * an `InternalError`. Model failures arrive here already typed (`generateAnswer` converts
+ * them), so an untyped error is a store's or a bug: never reported as the model's.
+ */
+export function toTurnError(error: unknown, signal?: AbortSignal): CortexisError {
+  if (CortexisError.isInstance(error)) return error;
+  if (signal?.aborted || (error instanceof Error && error.name === 'AbortError')) {
+    return new AbortError('The turn was aborted', { cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new InternalError(`The turn failed: ${message}`, { cause: error });
 }
 
 /**

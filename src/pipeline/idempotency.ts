@@ -6,8 +6,13 @@
  * but never answered it (it failed or broke mid-stream), re-runs the turn for the stored user
  * message instead of storing it twice.
  *
- * Keys are scoped to a session (look-ups are per session), and turns on one session are
- * serialized, so a concurrent retry waits for the first attempt and then finds it.
+ * Keys are scoped to a session (look-ups are per session). Within one engine, turns on one
+ * session are serialized, so a concurrent retry waits for the first attempt and then finds
+ * it. Across engines on one store (the load-balanced setup) the store is the arbiter: it
+ * holds one user message per key and one whole answer per user message, and rejects the
+ * second with `ConflictError`. The request that loses the race for the user message waits
+ * for the winner's answer (`waitForAnswer`) and returns it; one that loses the race for the
+ * answer returns the stored one.
  *
  * @example
  * ```ts
@@ -21,6 +26,7 @@ import { ConflictError } from '../errors/index.js';
 import type { Confidence, MessageRecord } from '../ports/chat-records.js';
 import type { SessionStore } from '../ports/session-store.js';
 import type { ChatResponse } from '../types.js';
+import { sleep } from '../util/sleep.js';
 import { validateCitations } from './cite.js';
 import { scoreConfidence, type ConfidenceWeights } from './score.js';
 
@@ -90,6 +96,48 @@ export async function findPreviousTurn(
   return { status: 'unanswered', userMessage, partial: reply ?? null };
 }
 
+/** A turn that ran to the end. */
+export type AnsweredTurn = Extract<PreviousTurn, { status: 'answered' }>;
+
+/** How long a turn waits for another engine's answer when the model has no timeout (ms). */
+export const ANSWER_WAIT_MS = 60_000;
+
+/** How long and how often `waitForAnswer` looks. */
+export interface AnswerWaitOptions {
+  /** Most time to wait for the answer, in ms. */
+  readonly timeoutMs: number;
+  /** First pause between look-ups, in ms (doubles up to 1 s; default 25). */
+  readonly intervalMs?: number | undefined;
+}
+
+/**
+ * Waits for the answer to a user message another request stored under this key (the loser
+ * of a race between engines on one store): looks the turn up until it is answered, at most
+ * `timeoutMs`, then rejects with `ConflictError` ("a turn with this messageId is in
+ * progress") rather than answering twice. Rejects with `AbortError` when the query's signal
+ * fires, and with `ConflictError` when the key holds a different message.
+ */
+export async function waitForAnswer(
+  store: SessionStore,
+  query: PreviousTurnQuery,
+  options: AnswerWaitOptions,
+): Promise<AnsweredTurn> {
+  const deadline = Date.now() + options.timeoutMs;
+  let pause = options.intervalMs ?? 25;
+  for (;;) {
+    const previous = await findPreviousTurn(store, query);
+    if (previous.status === 'answered') return previous;
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      throw new ConflictError(
+        `a turn with this messageId ('${query.requestId}') is in progress in session '${query.sessionId}'; retry later`,
+      );
+    }
+    await sleep(Math.min(pause, left), query.signal);
+    pause = Math.min(pause * 2, 1000);
+  }
+}
+
 /** How a replayed response is completed where the stored message lacks a field. */
 export interface ReplayOptions {
   /** The model reported in the response (not stored with the message). */
@@ -103,10 +151,7 @@ export interface ReplayOptions {
  * is rebuilt or left neutral: citations are re-read from the stored (already validated) text,
  * so `removed` is empty; `usage` is null; `timings` are the stored ones.
  */
-export function replayResponse(
-  previous: Extract<PreviousTurn, { status: 'answered' }>,
-  options: ReplayOptions,
-): ChatResponse {
+export function replayResponse(previous: AnsweredTurn, options: ReplayOptions): ChatResponse {
   const { userMessage, reply } = previous;
   const sources = [...reply.sources];
   const citations = validateCitations(

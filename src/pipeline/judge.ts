@@ -21,6 +21,7 @@ import { stem } from '../text/stem.js';
 import type { LLMProvider } from '../ports/llm-provider.js';
 import { splitSentences } from '../text/sentences.js';
 import { STOP_WORDS } from '../text/words.js';
+import { findContradiction, type ContradictionKind } from './judge-contradiction.js';
 
 // ---------------------------------------------------------------------------------------------
 // Claims
@@ -276,13 +277,14 @@ export function prepareSource(text: string): PreparedSource {
   };
 }
 
-/** Verdict of the offline checker. */
 /**
- * Verdict of the offline checker. It never says `contradicted`: on SciFact a number that
- * differs from the source's marks a missing rather than a contradicting source 10 times in 11,
- * so the mismatch only lowers the score.
+ * Verdict of the offline checker. `contradicted` only on firm evidence (`judge-contradiction.ts`):
+ * the source states the claim's quantity with another number or unit in a sentence about the
+ * claim, has another name in place of the claim's, or states the claim with the opposite
+ * polarity. A number merely absent from the source
+ * (on SciFact, a missing rather than a contradicting source 10 times in 11) only lowers the score.
  */
-export type OfflineVerdict = 'supported' | 'not_enough_info';
+export type OfflineVerdict = 'supported' | 'contradicted' | 'not_enough_info';
 
 /** A span of a source text. */
 export interface EvidenceSpan {
@@ -298,11 +300,16 @@ export interface EvidenceSpan {
 export interface SupportCheck {
   /** Support in [0, 1]. */
   readonly score: number;
-  /** `supported` when `score ≥ threshold`, else `not_enough_info`. */
+  /** `contradicted` when the source states it otherwise; else `supported` when `score ≥ threshold`, else `not_enough_info`. */
   readonly verdict: OfflineVerdict;
-  /** The best-matching source sentence, or null when the source has none. */
+  /** The best-matching source sentence (for `contradicted`, the one that states otherwise), or null. */
   readonly evidence: EvidenceSpan | null;
+  /** What the source states otherwise, when `contradicted`. */
+  readonly contradiction?: ContradictionKind | undefined;
 }
+
+/** A contradicted claim's score is its support score times this (below any threshold ≥ 0.2). */
+export const CONTRADICTION_FACTOR = 0.2;
 
 /** The evidence features of a (claim, source) pair, each in [0, 1]. */
 export interface SupportFeatures {
@@ -559,8 +566,17 @@ export function checkSupport(
 ): SupportCheck {
   const prepared = typeof source === 'string' ? prepareSource(source) : source;
   const features = supportFeatures(claim, prepared);
-  const score = supportScore(features, options.weights);
+  const support = supportScore(features, options.weights);
   const threshold = options.threshold ?? DEFAULT_SUPPORT_THRESHOLD;
+  const contradiction = findContradiction(stripTags(claim), prepared.text, prepared.sentences);
+  if (contradiction) {
+    return {
+      score: Math.round(support * CONTRADICTION_FACTOR * 1000) / 1000,
+      verdict: 'contradicted',
+      evidence: contradiction.evidence,
+      contradiction: contradiction.kind,
+    };
+  }
   const sentence = prepared.sentences[features.bestSentence];
   const evidence = sentence
     ? {
@@ -569,8 +585,8 @@ export function checkSupport(
         text: prepared.text.slice(sentence.start, sentence.end),
       }
     : null;
-  const verdict: OfflineVerdict = score >= threshold ? 'supported' : 'not_enough_info';
-  return { score: Math.round(score * 1000) / 1000, verdict, evidence };
+  const verdict: OfflineVerdict = support >= threshold ? 'supported' : 'not_enough_info';
+  return { score: Math.round(support * 1000) / 1000, verdict, evidence };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -599,6 +615,12 @@ export interface ClaimGrounding {
   readonly evidence: ClaimEvidence | null;
   /** Who decided the verdict: the offline checker or the LLM judge. */
   readonly judgedBy: 'offline' | 'llm';
+  /**
+   * What the source states otherwise when the offline checker found the claim `contradicted`:
+   * `number` (another value for the same quantity), `unit` (the same value in another unit),
+   * `entity` (another name in its place) or `negation` (the opposite polarity); absent otherwise.
+   */
+  readonly contradiction?: ContradictionKind | undefined;
 }
 
 /** Per-claim grounding of an answer. */
@@ -716,6 +738,7 @@ function groundClaims(
         score: check.score,
         evidence: check.evidence ? { sourceId: best.id, ...check.evidence } : null,
         judgedBy: 'offline',
+        ...(check.contradiction ? { contradiction: check.contradiction } : {}),
       },
       best: best.source,
       bestId: best.id,
@@ -892,8 +915,10 @@ export async function judgeAnswer(input: JudgeInput): Promise<JudgeResult> {
       const verdict = await llmJudge(llm, grounding.text, best.text, input.signal);
       if (!verdict) return grounding;
       const span = locateEvidence(verdict.evidence, best);
+      // The model's verdict replaces the offline one, with its reason.
+      const { contradiction: _offline, ...rest } = grounding;
       return {
-        ...grounding,
+        ...rest,
         verdict: verdict.verdict,
         evidence: span ? { sourceId: bestId, ...span } : grounding.evidence,
         judgedBy: 'llm',

@@ -130,8 +130,14 @@ export interface Recall {
   index(messages: readonly MessageRecord[]): void;
   /** The most similar earlier messages of the same user, best first; `[]` on any failure. */
   recall(query: RecallQuery): Promise<RecalledMessage[]>;
-  /** Removes the recall records of a session (when it is deleted); never throws. */
-  forget(sessionId: string): Promise<void>;
+  /**
+   * Removes every recall record of a session (when it is deleted or evicted) and returns how
+   * many. Indexing of the session still in flight settles first, and messages of the session
+   * handed to `index` while it runs are dropped, so no record lands after it. Waits only for
+   * that session's indexing, never for other sessions'. Rejects when the store fails (nothing
+   * is hidden: the caller may retry).
+   */
+  forget(sessionId: string): Promise<number>;
   /** Resolves when every background task scheduled so far has settled (never rejects). */
   pending(): Promise<void>;
 }
@@ -164,6 +170,10 @@ export function createRecall(deps: RecallDeps, settings: Partial<RecallSettings>
   const resolved: RecallSettings = { ...DEFAULT_RECALL_SETTINGS, ...settings };
   const namespace = recallNamespace(deps.namespace);
   const tasks = new Set<Promise<void>>();
+  // Indexing in flight per session, and the sessions being forgotten (their messages are not
+  // indexed any more). Both lose a session's entry as soon as it has none left.
+  const sessionTasks = new Map<string, Set<Promise<void>>>();
+  const forgetting = new Map<string, number>();
   const cosineRange = deps.embedder.similarityRange ?? [0.1, 0.5];
 
   const report = (error: unknown, where: 'recall.index' | 'recall.query'): void => {
@@ -174,14 +184,29 @@ export function createRecall(deps: RecallDeps, settings: Partial<RecallSettings>
     }
   };
 
-  const track = (task: Promise<void>): void => {
+  const track = (task: Promise<void>, sessionIds: ReadonlySet<string>): void => {
     const settled = task.then(
       () => undefined,
       (error: unknown) => report(error, 'recall.index'),
     );
     tasks.add(settled);
-    void settled.finally(() => tasks.delete(settled));
+    for (const sessionId of sessionIds) {
+      let running = sessionTasks.get(sessionId);
+      if (!running) sessionTasks.set(sessionId, (running = new Set()));
+      running.add(settled);
+    }
+    void settled.finally(() => {
+      tasks.delete(settled);
+      for (const sessionId of sessionIds) {
+        const running = sessionTasks.get(sessionId);
+        running?.delete(settled);
+        if (running?.size === 0) sessionTasks.delete(sessionId);
+      }
+    });
   };
+
+  /** Whether a message may still be indexed: its session is not being forgotten. */
+  const keep = (message: MessageRecord): boolean => !forgetting.has(message.sessionId);
 
   const embedQuery = async (text: string, signal?: AbortSignal): Promise<Float32Array> => {
     const cached = deps.embeddingCache?.get(deps.embedder.id, text);
@@ -197,17 +222,22 @@ export function createRecall(deps: RecallDeps, settings: Partial<RecallSettings>
 
     index(messages) {
       if (!resolved.enabled) return;
-      const batch = messages.filter(isRecallable);
+      const batch = messages.filter((message) => isRecallable(message) && keep(message));
       if (batch.length === 0) return;
       // Start on a later macrotask, so the caller's turn runs on first and is never delayed.
       track(
         new Promise<void>((resolve) => setTimeout(resolve, 0)).then(async () => {
           const vectors = await deps.embedder.embed(batch.map((message) => message.content));
+          // A session forgotten while its messages were being embedded stays forgotten.
+          const records = batch
+            .map((message, index) => ({ message, vector: vectors[index]! }))
+            .filter(({ message }) => keep(message));
+          if (records.length === 0) return;
           await deps.vectorStore.upsert(
             namespace,
-            batch.map((message, index) => ({
+            records.map(({ message, vector }) => ({
               id: message.id,
-              vector: vectors[index]!,
+              vector,
               metadata: {
                 userId: message.userId,
                 sessionId: message.sessionId,
@@ -219,6 +249,7 @@ export function createRecall(deps: RecallDeps, settings: Partial<RecallSettings>
             })),
           );
         }),
+        new Set(batch.map((message) => message.sessionId)),
       );
     },
 
@@ -275,12 +306,19 @@ export function createRecall(deps: RecallDeps, settings: Partial<RecallSettings>
     },
 
     async forget(sessionId) {
+      forgetting.set(sessionId, (forgetting.get(sessionId) ?? 0) + 1);
       try {
-        // Let queued indexing land first, or it would re-add what is deleted.
-        while (tasks.size > 0) await Promise.all([...tasks]);
-        await deps.vectorStore.delete(namespace, { filter: { sessionId } });
-      } catch (error) {
-        report(error, 'recall.index');
+        // Indexing of this session already under way settles first (an upsert may be running);
+        // no new indexing of it starts while `forgetting` holds it.
+        for (let running = sessionTasks.get(sessionId); running;) {
+          await Promise.all([...running]);
+          running = sessionTasks.get(sessionId);
+        }
+        return await deps.vectorStore.delete(namespace, { filter: { sessionId } });
+      } finally {
+        const count = forgetting.get(sessionId)! - 1;
+        if (count === 0) forgetting.delete(sessionId);
+        else forgetting.set(sessionId, count);
       }
     },
 

@@ -191,8 +191,10 @@ export const DEFAULT_RRF_K = 3;
 export const DEFAULT_WIDEN_SPREAD = 0.05;
 
 /**
- * Recommended guard threshold on `topScore` for the default offline stack (hashing
- * embedder + BM25), measured on SciFact questions vs off-topic questions.
+ * A fixed guard threshold on `topScore` for the default offline stack (hashing embedder +
+ * BM25), measured on SciFact questions vs off-topic questions. Not the default any more: unset
+ * `minSimilarity` lets the index-adaptive guard (`src/pipeline/guard.ts`) decide, which also
+ * holds on small corpora (trust benchmark, `npm run bench:trust`).
  */
 export const RECOMMENDED_MIN_SIMILARITY = 0.35;
 

@@ -3,13 +3,61 @@ import type { Confidence, ConfidenceFactors, ConfidenceLevel } from '../ports/ch
 /** Weights of the five confidence factors. */
 export type ConfidenceWeights = Readonly<Record<keyof ConfidenceFactors, number>>;
 
-/** Seed 000's weights. */
+/**
+ * Seed 000's weights. Passing them (or any weights, e.g. `confidence.weights` in the config)
+ * selects seed 000's weighted mean instead of the fitted model.
+ */
 export const DEFAULT_CONFIDENCE_WEIGHTS: ConfidenceWeights = {
   sourceQuality: 0.3,
   sourceDiversity: 0.2,
   semanticCohesion: 0.15,
   graphContext: 0.2,
   llmCertainty: 0.15,
+};
+
+/** Where the levels start: `medium` from `medium`, `high` from `high`. */
+export interface ConfidenceLevels {
+  /** Lowest `overall` rated `medium`. */
+  readonly medium: number;
+  /** Lowest `overall` rated `high`. */
+  readonly high: number;
+}
+
+/** The design's bands: low < 0.4 ≤ medium < 0.7 ≤ high. */
+export const DEFAULT_CONFIDENCE_LEVELS: ConfidenceLevels = { medium: 0.4, high: 0.7 };
+
+/**
+ * A fitted mapping from the factors to `overall`: σ(bias + Σ weight·factor + topScore·score of
+ * the best source), a probability that the best source is relevant and the answer states what
+ * it says. Every weight is ≥ 0, so the score is monotone in each factor.
+ */
+export interface ConfidenceModel {
+  /** Intercept. */
+  readonly bias: number;
+  /** Weight of each factor (a factor without signal counts 0.5) and of the best source's score. */
+  readonly weights: Readonly<Record<keyof ConfidenceFactors | 'topScore', number>>;
+  /** Level bands of `overall`. */
+  readonly levels: ConfidenceLevels;
+}
+
+/**
+ * Fitted by `node --import tsx bench/fit-confidence.ts` (logistic regression with non-negative
+ * weights) on the tuning parts of the trust benchmark: SciFact train claims, the even docs
+ * questions, the 1/3/10-page docs corpora and the 8-page e-bike handbook, each corpus weighing
+ * the same, on the questions the adaptive guard answers. See docs/concepts.md, "Confidence".
+ */
+export const DEFAULT_CONFIDENCE_MODEL: ConfidenceModel = {
+  bias: -4.692,
+  weights: {
+    sourceQuality: 0,
+    sourceDiversity: 0,
+    semanticCohesion: 0,
+    graphContext: 0,
+    llmCertainty: 2.781,
+    topScore: 5.307,
+  },
+  // The design's bands, `high` raised to where its top sources are relevant ≥ 90 % (tuning).
+  levels: { medium: 0.4, high: 0.71 },
 };
 
 /** What the score is computed from. */
@@ -20,7 +68,15 @@ export interface ConfidenceInput {
   readonly graphSupport?: number | undefined;
   /** The model's certainty in [0, 1], or undefined when the provider gives none. */
   readonly llmCertainty?: number | undefined;
+  /**
+   * Share of the answer's cited claims the judge found supported, when it ran. Below 0.5 the
+   * level is at most `medium`, whatever the other factors say.
+   */
+  readonly supportedRatio?: number | undefined;
 }
+
+/** Below this share of supported claims an answer is never `high`. */
+export const MIN_SUPPORTED_FOR_HIGH = 0.5;
 
 // Weights of the best, second and third source in the quality factor.
 const QUALITY_WEIGHTS = [0.7, 0.2, 0.1] as const;
@@ -28,10 +84,13 @@ const QUALITY_WEIGHTS = [0.7, 0.2, 0.1] as const;
 const clamp01 = (value: number): number =>
   Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
 
-/** Level of an overall score: low < 0.4 ≤ medium < 0.7 ≤ high. */
-export function confidenceLevel(overall: number): ConfidenceLevel {
-  if (overall < 0.4) return 'low';
-  if (overall < 0.7) return 'medium';
+/** Level of an overall score (default bands: low < 0.4 ≤ medium < 0.7 ≤ high). */
+export function confidenceLevel(
+  overall: number,
+  levels: ConfidenceLevels = DEFAULT_CONFIDENCE_LEVELS,
+): ConfidenceLevel {
+  if (overall < levels.medium) return 'low';
+  if (overall < levels.high) return 'medium';
   return 'high';
 }
 
@@ -61,13 +120,17 @@ export function semanticCohesion(sortedScores: readonly number[]): number {
 }
 
 /**
- * Confidence of an answer from its sources (seed 000 §3, made monotonic). A factor without
- * signal (no graph support, no model certainty) is left out and its weight is spread over the
- * others in proportion, so `overall` stays a weighted mean in [0, 1].
+ * Confidence of an answer from its sources. The five factors of seed 000 (made monotonic) are
+ * always reported. `overall` comes from the fitted `model` (default `DEFAULT_CONFIDENCE_MODEL`);
+ * with `weights`, it is seed 000's weighted mean instead: a factor without signal (no graph
+ * support, no model certainty) is left out and its weight spread over the others in
+ * proportion. Either way, an answer whose cited claims are mostly unsupported
+ * (`supportedRatio` < 0.5) is never `high`.
  */
 export function scoreConfidence(
   input: ConfidenceInput,
-  weights: ConfidenceWeights = DEFAULT_CONFIDENCE_WEIGHTS,
+  weights?: ConfidenceWeights | undefined,
+  model: ConfidenceModel = DEFAULT_CONFIDENCE_MODEL,
 ): Confidence {
   const scores = input.sources.map((source) => clamp01(source.score)).sort((a, b) => b - a);
   const factors: ConfidenceFactors = {
@@ -77,17 +140,36 @@ export function scoreConfidence(
     graphContext: input.graphSupport === undefined ? null : clamp01(input.graphSupport),
     llmCertainty: input.llmCertainty === undefined ? null : clamp01(input.llmCertainty),
   };
-  const names = Object.keys(weights) as (keyof ConfidenceFactors)[];
-  const active = names.filter((name) => factors[name] !== null && weights[name] > 0);
-  const total = active.reduce((sum, name) => sum + weights[name], 0);
+  const names = Object.keys(DEFAULT_CONFIDENCE_WEIGHTS) as (keyof ConfidenceFactors)[];
+  const factorWeights: ConfidenceWeights = weights ?? model.weights;
+  const active = names.filter((name) => factors[name] !== null && factorWeights[name] > 0);
+  const total = active.reduce((sum, name) => sum + factorWeights[name], 0);
   const applied = Object.fromEntries(
-    names.map((name) => [name, active.includes(name) && total > 0 ? weights[name] / total : 0]),
+    names.map((name) => [
+      name,
+      active.includes(name) && total > 0 ? factorWeights[name] / total : 0,
+    ]),
   ) as Record<keyof ConfidenceFactors, number>;
-  const overall =
-    input.sources.length === 0
-      ? 0
-      : clamp01(active.reduce((sum, name) => sum + applied[name] * (factors[name] ?? 0), 0));
+  const levels = weights === undefined ? model.levels : DEFAULT_CONFIDENCE_LEVELS;
+  let overall = 0;
+  if (input.sources.length > 0) {
+    if (weights !== undefined) {
+      overall = clamp01(
+        active.reduce((sum, name) => sum + applied[name] * (factors[name] ?? 0), 0),
+      );
+    } else {
+      const z = names.reduce(
+        (sum, name) => sum + model.weights[name] * (factors[name] ?? 0.5),
+        model.bias + model.weights.topScore * (scores[0] ?? 0),
+      );
+      overall = 1 / (1 + Math.exp(-z));
+    }
+  }
   const round = (value: number): number => Math.round(value * 1000) / 1000;
+  // Part of the judge's verdict: mostly unsupported claims cap the answer below `high`.
+  if (input.supportedRatio !== undefined && input.supportedRatio < MIN_SUPPORTED_FOR_HIGH) {
+    overall = Math.min(overall, levels.high - 0.001);
+  }
   return {
     sourceQuality: round(factors.sourceQuality),
     sourceDiversity: round(factors.sourceDiversity),
@@ -95,7 +177,7 @@ export function scoreConfidence(
     graphContext: factors.graphContext === null ? null : round(factors.graphContext),
     llmCertainty: factors.llmCertainty === null ? null : round(factors.llmCertainty),
     overall: round(overall),
-    level: confidenceLevel(round(overall)),
+    level: confidenceLevel(round(overall), levels),
     weights: applied,
   };
 }

@@ -28,14 +28,22 @@ import type { ChatResponse, ChatStreamPart } from '../types.js';
 import { isoNow, ulid } from '../util/ids.js';
 import type { EmbeddingCache } from './embedding-cache.js';
 import { validateCitations } from './cite.js';
-import { generateAnswer, toCortexisError } from './generate.js';
+import { generateAnswer, toTurnError } from './generate.js';
 import { planRetrieval, retrievalOptions, type Router } from './route.js';
 import { isSmallTalk, smallTalkReply } from './small-talk.js';
 import { judgeAnswer, type Grounding, type JudgePolicy, type JudgeResult } from './judge.js';
 import { recordLearningStep } from './learn.js';
 import { EXTRACTIVE_PROVIDER } from '../adapters/extractive/provider.js';
+import { rateLimitKey } from '../util/rate-limit-key.js';
 import { compactSession, resolveChatProfile, selectContext } from './compact.js';
-import { findPreviousTurn, replayResponse } from './idempotency.js';
+import {
+  ANSWER_WAIT_MS,
+  findPreviousTurn,
+  replayResponse,
+  waitForAnswer,
+  type AnsweredTurn,
+  type PreviousTurnQuery,
+} from './idempotency.js';
 import type { Recall } from './recall.js';
 import { rewriteQuery, type RewriteResult } from './rewrite.js';
 import { packContext, withMemory } from './pack.js';
@@ -43,6 +51,7 @@ import { buildSystemPrompt } from './prompt.js';
 import { toModelHistory } from './remember.js';
 import { retrieve, type RetrievalResult, type RetrievedChunk } from './retrieve.js';
 import { scoreConfidence } from './score.js';
+import { decideGuard, DEFAULT_GUARD_MODEL } from './guard.js';
 import { toPromptSources, toSources } from './sources.js';
 import { chatRequestSchema, parseInput } from './validate.js';
 
@@ -166,9 +175,13 @@ export async function runTurn(
     signal = request.signal;
     if (signal?.aborted) throw new AbortError('The turn was aborted before it started');
 
-    // rate-limit, before anything is loaded or stored
+    // rate-limit, before anything is loaded or stored: one budget per user across all of
+    // their conversations (new ones included), so rotating conversation ids gains nothing
     if (runtime.rateLimiter) {
-      const key = `${request.userId ?? 'anonymous'}:${request.sessionId ?? '*'}`;
+      const key =
+        request.userId === undefined
+          ? rateLimitKey('turn', 'anonymous')
+          : rateLimitKey('turn', 'user', request.userId);
       const decision = await runtime.rateLimiter.hit(key, Date.now(), { signal });
       if (!decision.allowed) {
         const reason = decision.reason ?? 'window';
@@ -199,6 +212,9 @@ export async function runTurn(
         session = await createSessionRecord(runtime, request.userId ?? 'anonymous');
       }
       sessionId = session.id;
+    } else if (request.sessionId !== undefined) {
+      // A stateless query naming a conversation still needs it to be the user's own.
+      await loadOwnedSession(sessionStore, request.sessionId, request.userId, signal);
     }
     const settings = session?.settings ?? {};
 
@@ -224,30 +240,20 @@ export async function runTurn(
 
     // idempotency: a retried message returns the first answer instead of a second turn
     let userMessage: MessageRecord | null = null;
-    if (session && request.messageId !== undefined) {
-      const previous = await findPreviousTurn(sessionStore, {
-        sessionId: session.id,
-        requestId: request.messageId,
-        message: request.message,
-        signal,
-      });
-      if (previous.status === 'answered') {
-        const response = replayResponse(previous, {
-          model: runtime.llm.metadata.model,
-          confidenceWeights: config.confidence.weights,
-        });
-        sink({ type: 'sources', sources: response.sources });
-        sink({ type: 'text-delta', text: response.text });
-        sink({ type: 'done', response });
-        return response;
-      }
+    const key: PreviousTurnQuery | undefined =
+      session && request.messageId !== undefined
+        ? { sessionId: session.id, requestId: request.messageId, message: request.message, signal }
+        : undefined;
+    if (key) {
+      const previous = await findPreviousTurn(sessionStore, key);
+      if (previous.status === 'answered') return replayTurn(runtime, sink, previous, true);
       // Stored but never answered: answer it now, without storing it twice.
       if (previous.status === 'unanswered') userMessage = previous.userMessage;
     }
 
     // persist the user message first: no later failure can lose it
     if (session && !userMessage) {
-      userMessage = {
+      const message: MessageRecord = {
         id: ulid(),
         sessionId: session.id,
         userId: session.userId,
@@ -262,7 +268,17 @@ export async function runTurn(
         metadata: {},
         requestId: request.messageId ?? null,
       };
-      await sessionStore.appendMessages(session.id, [userMessage], undefined, { signal });
+      try {
+        await sessionStore.appendMessages(session.id, [message], undefined, { signal });
+      } catch (error) {
+        // Another engine on this store stored the key first: its answer is this one's.
+        if (!key || !ConflictError.isInstance(error)) throw error;
+        const winner = await waitForAnswer(sessionStore, key, {
+          timeoutMs: config.resilience.timeoutMs || ANSWER_WAIT_MS,
+        });
+        return replayTurn(runtime, sink, winner, true);
+      }
+      userMessage = message;
       runtime.recall.index([userMessage]);
     }
     events.emit('turn.started', { turnId, sessionId, userMessageId: userMessage?.id ?? null });
@@ -360,17 +376,39 @@ export async function runTurn(
       }
     }
     const retrievalMs = performance.now() - retrievalStarted;
-    const minSimilarity = settings.minSimilarity ?? config.retrieval.minSimilarity;
-    const guard =
-      retrieval !== null && (retrieval.chunks.length === 0 || retrieval.topScore < minSimilarity);
+    // guard: a fixed minSimilarity when the user set one, else the index-adaptive model
+    const fixedMinSimilarity = settings.minSimilarity ?? config.retrieval.minSimilarity;
+    const decision =
+      retrieval === null
+        ? null
+        : decideGuard({
+            query: rewrite.query,
+            chunks: retrieval.chunks,
+            topScore: retrieval.topScore,
+            // Index size for the adaptive guard; a failing count must not fail the turn.
+            indexSize:
+              fixedMinSimilarity === undefined && retrieval.chunks.length > 0
+                ? await runtime.keywordIndex
+                    .count(config.namespace, { signal })
+                    .catch((error: unknown) => {
+                      if (signal?.aborted) throw error;
+                      return 0;
+                    })
+                : 0,
+            cosineRange: config.retrieval.cosineRange ?? runtime.embedder.similarityRange,
+            minSimilarity: fixedMinSimilarity,
+          });
+    const minSimilarity = decision?.threshold ?? fixedMinSimilarity ?? DEFAULT_GUARD_MODEL.cut;
 
-    if (guard && retrieval) {
+    if (decision?.guard && retrieval) {
       events.emit('retrieval', retrievalEvent(turnId, rewrite, retrieval, 0, retrievalMs));
       events.emit('guard', {
         turnId,
-        reason: retrieval.chunks.length === 0 ? 'no-sources' : 'low-similarity',
+        reason: decision.reason ?? 'low-similarity',
         topScore: retrieval.topScore,
         minSimilarity,
+        evidence: decision.evidence,
+        adaptive: decision.adaptive,
       });
       sink({ type: 'sources', sources: [] });
       sink({ type: 'text-delta', text: config.prompt.guard });
@@ -465,8 +503,11 @@ export async function runTurn(
           ),
           packed.memory,
         ),
-        messages: [...packed.history, { role: 'user', content: request.message }],
+        // Recalled messages come first as a fenced user message, never in the system prompt.
+        messages: [...packed.messages, { role: 'user', content: request.message }],
         sources: promptSources,
+        // The extractive model answers the standalone question, not the bare follow-up.
+        ...(rewrite.rewritten ? { retrievalQuery: rewrite.query } : {}),
         maxTokens,
         temperature: request.temperature ?? settings.temperature ?? config.generation.temperature,
         signal,
@@ -567,7 +608,7 @@ export async function runTurn(
     }
     return await finishTurn(runtime, sink, session, userMessage, turn);
   } catch (error) {
-    const failure = toCortexisError(error, runtime.llm.name, signal);
+    const failure = toTurnError(error, signal);
     events.emit('turn.failed', { turnId, sessionId, error: failure });
     sink({
       type: 'error',
@@ -680,6 +721,8 @@ function confidenceOf(runtime: EngineRuntime, turn: TurnState) {
       graphSupport: turn.graphSupport,
       // Without a certainty from the model, the share of claims the sources support.
       llmCertainty: turn.outcome?.certainty ?? turn.grounding?.supportedRatio,
+      // Mostly unsupported claims cap the level below high.
+      supportedRatio: turn.grounding?.supportedRatio,
     },
     runtime.config.confidence.weights,
   );
@@ -719,6 +762,29 @@ async function storeAssistantMessage(
   return message;
 }
 
+/**
+ * Answers with a turn stored earlier (an idempotent retry, or the winner of a race between
+ * engines). `withText` sends its sources and text first; without it only `done` (the loser of
+ * the race for the answer has streamed its own draft already).
+ */
+function replayTurn(
+  runtime: EngineRuntime,
+  sink: PartSink,
+  previous: AnsweredTurn,
+  withText: boolean,
+): ChatResponse {
+  const response = replayResponse(previous, {
+    model: runtime.llm.metadata.model,
+    confidenceWeights: runtime.config.confidence.weights,
+  });
+  if (withText) {
+    sink({ type: 'sources', sources: response.sources });
+    sink({ type: 'text-delta', text: response.text });
+  }
+  sink({ type: 'done', response });
+  return response;
+}
+
 /** cite → score → persist → learn, then the response. */
 async function finishTurn(
   runtime: EngineRuntime,
@@ -729,7 +795,20 @@ async function finishTurn(
 ): Promise<ChatResponse> {
   const status = turn.degraded ? 'degraded' : 'complete';
   if (session) {
-    const message = await storeAssistantMessage(runtime, session, turn, status);
+    let message: MessageRecord;
+    try {
+      message = await storeAssistantMessage(runtime, session, turn, status);
+    } catch (error) {
+      // Another engine answered this idempotent message first: the stored answer is the answer.
+      const requestId = userMessage?.requestId;
+      if (!ConflictError.isInstance(error) || requestId == null) throw error;
+      const previous = await findPreviousTurn(runtime.sessionStore, {
+        sessionId: session.id,
+        requestId,
+      });
+      if (previous.status !== 'answered') throw error;
+      return replayTurn(runtime, sink, previous, false);
+    }
     // Small talk is no retrieval attempt to learn from.
     if (!turn.smallTalk) {
       await sideStep(runtime.events, 'learn', () =>

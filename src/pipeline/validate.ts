@@ -14,24 +14,78 @@ export const RESERVED_METADATA_KEYS = [
   'section',
 ] as const;
 
-const id = z
-  .string()
-  .check(
-    z.trim(),
-    z.minLength(1, 'must not be empty'),
-    z.maxLength(256, 'must be at most 256 characters'),
-  );
+// Characters no store can hold: U+0000 (Postgres text rejects it, C strings end at it) and
+// lone UTF-16 surrogates (encoded as UTF-8 they become U+FFFD, so the stored text would differ
+// from the accepted one). Other controls are content (a form feed between PDF pages) and pass.
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+// In an id also every control (C0, DEL, C1) and the line and paragraph separators.
+const NOT_IN_ID = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/;
+// Whitespace of `String.prototype.trim` (including U+00A0, U+3000, U+FEFF).
+const BLANK = /^\s+$/;
+
+/** Why `text` cannot be stored as it is, or undefined when it can. */
+export function unstorableReason(text: string): string | undefined {
+  const found = UNSTORABLE.exec(text);
+  if (found === null) return undefined;
+  const what = found[0] === '\u0000' ? 'U+0000 (NUL)' : 'a lone UTF-16 surrogate';
+  return `must not contain ${what} (at offset ${found.index})`;
+}
+
+/** The check every free-text input gets: unstorable characters are rejected, never altered. */
+const storable = z.superRefine((text: string, context) => {
+  const reason = unstorableReason(text);
+  if (reason !== undefined) context.addIssue({ code: 'custom', message: reason, input: text });
+});
+
+/** A string that every store can hold as it is. */
+const text = () => z.string().check(storable);
+
+// Ids are opaque and compared exactly: never trimmed or normalised, so 'alice\u00a0' is not
+// 'alice'. Whitespace-only ids and ids with control or separator characters are rejected.
+/** Why `value` cannot be an id, or undefined (emptiness and length are checked apart). */
+function idProblem(value: string): string | undefined {
+  if (BLANK.test(value)) return 'must not be only whitespace';
+  if (NOT_IN_ID.test(value)) {
+    return 'must not contain control characters or line/paragraph separators';
+  }
+  return unstorableReason(value);
+}
+
+const id = z.string().check(
+  z.minLength(1, 'must not be empty'),
+  z.maxLength(256, 'must be at most 256 characters'),
+  z.superRefine((value: string, context) => {
+    const problem = idProblem(value);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem, input: value });
+  }),
+);
 const nonBlank = (maxLength: number) =>
-  z.string().check(
-    z.refine((text) => text.trim().length > 0, 'must not be empty'),
+  text().check(
+    z.refine((value) => value.trim().length > 0, 'must not be empty'),
     z.maxLength(maxLength, `must be at most ${maxLength} characters`),
   );
-const metadataValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-const metadata = z.record(z.string().check(z.minLength(1)), metadataValue);
+/** Keys are checked on the record, so the issue names the key escaped rather than raw. */
+const storableKeys = z.superRefine((value: Record<string, unknown>, context) => {
+  for (const key of Object.keys(value)) {
+    const reason = unstorableReason(key);
+    if (reason !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        message: `key ${JSON.stringify(key)} ${reason}`,
+        input: value,
+      });
+    }
+  }
+});
+/** A record with non-empty, storable keys. */
+const record = <V extends z.ZodMiniType>(values: V) =>
+  z.record(z.string().check(z.minLength(1)), values).check(storableKeys);
+const metadataValue = z.union([text(), z.number(), z.boolean(), z.null()]);
+const metadata = record(metadataValue);
 const signal = z.custom<AbortSignal>((value) => value instanceof AbortSignal, {
   message: 'expected an AbortSignal',
 });
-const bound = z.union([z.number(), z.string()]);
+const bound = z.union([z.number(), text()]);
 const filterValue = z.union([
   metadataValue,
   z.strictObject({
@@ -46,7 +100,7 @@ const filterValue = z.union([
   }),
 ]);
 const filter = z.pipe(
-  z.record(z.string().check(z.minLength(1)), filterValue),
+  record(filterValue),
   z.transform((value) => value as MetadataFilter),
 );
 const topK = intRange(1, 50);
@@ -55,7 +109,7 @@ const temperature = range(0, 2);
 
 /** Per-session settings a caller may set. */
 export const sessionSettingsSchema = z.strictObject({
-  systemPrompt: z.optional(z.string().check(z.minLength(1), z.maxLength(20_000))),
+  systemPrompt: z.optional(text().check(z.minLength(1), z.maxLength(20_000))),
   temperature: z.optional(temperature),
   maxTokens: z.optional(intRange(1, 200_000)),
   topK: z.optional(topK),
@@ -64,13 +118,13 @@ export const sessionSettingsSchema = z.strictObject({
   judgePolicy: z.optional(z.enum(['annotate', 'remove', 'block'])),
   includeCitations: z.optional(z.boolean()),
   searchDepth: z.optional(z.enum(['shallow', 'medium', 'deep'])),
-  chatProfile: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
+  chatProfile: z.optional(text().check(z.minLength(1), z.maxLength(100))),
 });
 
 /** `engine.createSession(params)`. */
 export const createSessionSchema = z.strictObject({
   userId: id,
-  title: z.optional(z.string().check(z.maxLength(200))),
+  title: z.optional(text().check(z.maxLength(200))),
   settings: z.optional(sessionSettingsSchema),
   metadata: z.optional(metadata),
 });
@@ -82,7 +136,7 @@ export const sessionRefSchema = z.strictObject({ sessionId: id, userId: id });
 export const listSessionsSchema = z.strictObject({
   userId: id,
   limit: z._default(intRange(1, 200), 20),
-  cursor: z.optional(z.string().check(z.minLength(1))),
+  cursor: z.optional(text().check(z.minLength(1))),
 });
 
 /** `engine.history(params)`. */
@@ -149,9 +203,9 @@ export const queryTextSchema = nonBlank(16_000);
 /** One document given to `engine.ingest`. */
 export const documentSchema = z.strictObject({
   id,
-  text: z.string().check(z.refine((text) => text.trim().length > 0, 'must not be empty')),
-  title: z.optional(z.string().check(z.maxLength(1000))),
-  uri: z.optional(z.string().check(z.maxLength(4000))),
+  text: text().check(z.refine((value) => value.trim().length > 0, 'must not be empty')),
+  title: z.optional(text().check(z.maxLength(1000))),
+  uri: z.optional(text().check(z.maxLength(4000))),
   metadata: z.optional(
     metadata.check(
       z.refine(
@@ -189,13 +243,13 @@ export const feedbackSchema = z.strictObject({
   /** The rating. */
   rating: z.enum(['good', 'neutral', 'bad']),
   /** Helpfulness of each source by label (`S1`…), in [0, 1]. */
-  sourceHelpfulness: z.optional(z.record(z.string().check(z.minLength(1)), range(0, 1))),
+  sourceHelpfulness: z.optional(record(range(0, 1))),
   /** Free text. */
-  comment: z.optional(z.string().check(z.maxLength(4000))),
+  comment: z.optional(text().check(z.maxLength(4000))),
   /** Whether the answer was factual. */
   markedAsFactual: z.optional(z.boolean()),
   /** The user's correction of the answer. */
-  correctedContent: z.optional(z.string().check(z.minLength(1), z.maxLength(20_000))),
+  correctedContent: z.optional(text().check(z.minLength(1), z.maxLength(20_000))),
   /** Also ingest the correction as a document (linked to the message in the graph). */
   ingestCorrection: z.optional(z.boolean()),
 });

@@ -69,4 +69,10 @@ export interface LearningSink {
    * terms with it, weighted by their quality, best first.
    */
   findPatterns(query: string, k: number, options?: CallOptions): Promise<TrajectoryRecord[]>;
+  /**
+   * Deletes everything recorded for a session: its trajectories, their steps and its feedback
+   * (the engine calls it when the session is deleted or evicted). Returns how many
+   * trajectories and feedback records were removed; an unknown session removes nothing.
+   */
+  deleteSession(sessionId: string, options?: CallOptions): Promise<number>;
 }

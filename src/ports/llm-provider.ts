@@ -15,7 +15,7 @@ export interface LLMMessage {
 export interface PromptSource {
   /** The label the answer cites, `S1`..`Sn`. */
   readonly label: string;
-  /** The source text given to the model. */
+  /** The source text given to the model (raw; the prompt escapes it inside its fence). */
   readonly text: string;
   /** Document title, when known. */
   readonly title?: string | undefined;
@@ -32,6 +32,12 @@ export interface LLMRequest extends CallOptions {
    * ignore this; the offline extractive provider answers from it.
    */
   readonly sources?: readonly PromptSource[] | undefined;
+  /**
+   * The standalone question retrieval used (a follow-up rewritten from history), when it
+   * differs from the last user message. Remote models read the conversation and ignore it; the
+   * offline extractive provider selects sentences against it.
+   */
+  readonly retrievalQuery?: string | undefined;
   /** Most tokens to generate. */
   readonly maxTokens?: number | undefined;
   /** Sampling temperature. */
@@ -100,8 +106,12 @@ export interface LLMProvider {
   readonly specificationVersion: 'v1';
   /** The model and its limits. */
   readonly metadata: LLMMetadata;
-  /** Generates a whole answer. */
+  /** Generates a whole answer (its `text` a string; anything else is a `ProviderError`). */
   generate(request: LLMRequest): Promise<LLMResult>;
-  /** Streams an answer as text deltas ending with one `finish` part. */
+  /**
+   * Streams an answer as text deltas ending with one `finish` part. When the caller stops early
+   * (abort, timeout, leaving the loop) the iterator's `return()` is called once: release
+   * connections in a `finally`. A `text-delta` whose `text` is not a string is a `ProviderError`.
+   */
   stream(request: LLMRequest): AsyncIterable<LLMStreamPart>;
 }

@@ -12,7 +12,11 @@ export interface RateLimitDecision {
   readonly retryAfterMs: number;
 }
 
-/** Counts requests per key (user or IP plus conversation) and decides whether to allow them. */
+/**
+ * Counts requests per key and decides whether to allow them. Keys name a budget and who spends
+ * it (a user, or a client IP), built with `rateLimitKey` so that they never collide; a limiter
+ * treats them as opaque strings.
+ */
 export interface RateLimiter {
   /** Adapter name, for events and errors. */
   readonly name: string;

@@ -86,8 +86,12 @@ export interface SessionStore {
   /**
    * Appends messages to a session in one atomic write: adds them to `messageCount`, `stats`
    * to the timing totals, and moves `updatedAt` to the newest message. Message ids are unique
-   * across the store. Rejects (applying nothing) when the session does not exist
-   * (`NotFoundError`) or an id is taken (`ConflictError`).
+   * across the store. A session holds one user message per `requestId` (idempotency key) and
+   * one whole (`complete` or `degraded`) answer per user message: after it, no further answer
+   * with that `replyTo`. The store is the arbiter between engines sharing it: of concurrent
+   * appends claiming one key or one answer, exactly one succeeds. Rejects (applying nothing)
+   * when the session does not exist (`NotFoundError`), or an id, a key or an answered message
+   * is taken (`ConflictError`).
    */
   appendMessages(
     sessionId: string,
@@ -102,7 +106,7 @@ export interface SessionStore {
    * (`ValidationError`).
    */
   appendSummary(sessionId: string, summary: MessageRecord, options?: CallOptions): Promise<void>;
-  /** The newest message of a session matching the query, or null. */
+  /** The message of a session matching the query (the newest answer for `replyTo`), or null. */
   findMessage(
     sessionId: string,
     query: MessageQuery,
@@ -114,4 +118,15 @@ export interface SessionStore {
   countMessages(sessionId: string, options?: CallOptions): Promise<number>;
   /** A message by id, or null. */
   getMessage(id: string, options?: CallOptions): Promise<MessageRecord | null>;
+  /**
+   * Optional, for stores that evict sessions on their own (a size bound, an idle expiry):
+   * calls `listener` with the ids of the sessions just evicted, after they are gone, so that
+   * the engine can delete what other stores hold for them (recall vectors, learning records).
+   * Explicit `deleteSession` calls are not reported. Returns a function that removes the
+   * listener. A listener that throws does not affect the store.
+   */
+  onEvict?(listener: SessionEvictionListener): () => void;
 }
+
+/** Receives the ids of sessions a store evicted on its own (see `SessionStore.onEvict`). */
+export type SessionEvictionListener = (sessionIds: readonly string[]) => void;

@@ -17,7 +17,7 @@
  * ```
  * @module
  */
-import { CortexisError } from '../errors/index.js';
+import { CortexisError, ProviderError } from '../errors/index.js';
 import type { CallOptions } from '../ports/common.js';
 import type { EmbeddingProvider } from '../ports/embedding-provider.js';
 import type { LLMProvider, LLMRequest, LLMResult, LLMStreamPart } from '../ports/llm-provider.js';
@@ -237,11 +237,43 @@ function createCore(
   return { settings, breaker, policy, sleep, keyOf, call, onRetry, onAttemptError, breakerState };
 }
 
+/** The error for a provider whose output breaks the port contract (names the provider, not the value). */
+function malformedOutput(provider: string, what: string): ProviderError {
+  return new ProviderError(`${provider} returned malformed output: ${what} is not a string`, {
+    provider,
+    retryable: false,
+  });
+}
+
+/**
+ * A `generate` result as the port promises it: an object whose `text` is a string. Otherwise
+ * a non-retryable `ProviderError`, so nothing is stored as "undefined" or "[object Object]".
+ */
+function checkedResult(provider: string, result: unknown): LLMResult {
+  if (typeof result !== 'object' || result === null) throw malformedOutput(provider, 'the result');
+  if (typeof (result as { text?: unknown }).text !== 'string') {
+    throw malformedOutput(provider, 'the answer text');
+  }
+  return result as LLMResult;
+}
+
+/** A stream part as the port promises it (a `text-delta` carries a string), else a `ProviderError`. */
+function checkedPart(provider: string, part: unknown): LLMStreamPart {
+  if (typeof part !== 'object' || part === null) throw malformedOutput(provider, 'a stream part');
+  const { type, text } = part as { type?: unknown; text?: unknown };
+  if (type === 'text-delta' && typeof text !== 'string') {
+    throw malformedOutput(provider, 'a text delta');
+  }
+  return part as LLMStreamPart;
+}
+
 /**
  * Wraps an `LLMProvider`: `generate` gets a timeout, retries and the breaker; `stream` gets
  * first-byte and idle timeouts and the breaker, and is retried only before its first
  * text delta (after one, a failure propagates as is). While the breaker is open both throw
  * `CircuitOpenError` without calling the provider. Settings are validated (`ConfigError`).
+ * What the provider returns is checked too: a non-string answer text or text delta is a
+ * non-retryable `ProviderError`.
  */
 export function createResilientLLM(
   llm: LLMProvider,
@@ -254,8 +286,8 @@ export function createResilientLLM(
   const timeouts = core.settings;
 
   function generate(request: LLMRequest, context: ResilienceCallContext): Promise<LLMResult> {
-    return core.call('generate', context, request.signal, (signal) =>
-      llm.generate({ ...request, signal }),
+    return core.call('generate', context, request.signal, async (signal) =>
+      checkedResult(llm.name, await llm.generate({ ...request, signal })),
     );
   }
 
@@ -286,7 +318,8 @@ export function createResilientLLM(
           signal,
           what: `${llm.name} stream`,
         });
-        for await (const part of parts) {
+        for await (const raw of parts) {
+          const part = checkedPart(llm.name, raw);
           if (part.type === 'text-delta' && part.text.length > 0) delivered = true;
           yield part;
         }

@@ -149,7 +149,10 @@ export interface StreamTimeoutOptions {
  * Iterates the stream `open` returns with a first-byte and an idle timeout; the time the
  * consumer spends between parts does not count. A timeout throws `TimeoutError`, the
  * caller's abort `AbortError`; either aborts the signal given to `open` (which cancels the
- * HTTP request). Leaving the loop early also aborts it.
+ * HTTP request). On every exit that leaves the provider's iterator unfinished — the consumer
+ * leaves early, aborts, or a timeout fires while a part is pending — its `return()` is called
+ * exactly once (so a generator's `finally` runs and a pooled connection is released), without
+ * waiting on it. It is not called when the iterator itself ended (done or threw).
  */
 export async function* withStreamTimeouts<T>(
   open: (signal: AbortSignal) => AsyncIterable<T>,
@@ -158,7 +161,8 @@ export async function* withStreamTimeouts<T>(
   const what = options.what ?? 'the stream';
   const deadline = createDeadline(options.signal);
   let iterator: AsyncIterator<T> | undefined;
-  let finished = false;
+  // The provider's iterator ended by itself (done, or its `next()` threw): nothing to close.
+  let ended = false;
   try {
     if (options.signal?.aborted) throw abortErrorOf(undefined, options.signal);
     iterator = open(deadline.signal)[Symbol.asyncIterator]();
@@ -174,22 +178,26 @@ export async function* withStreamTimeouts<T>(
           `${what} stalled for ${options.idleTimeoutMs} ms (idle timeout)`,
         );
       }
-      const result = await deadline.race(iterator.next());
+      const next = Promise.resolve(iterator.next());
+      // Registered before the race's own handlers, so it is set before the race settles.
+      next.then(
+        (result) => {
+          if (result.done) ended = true;
+        },
+        () => {
+          ended = true;
+        },
+      );
+      const result = await deadline.race(next);
       deadline.disarm();
-      if (result.done) {
-        finished = true;
-        return;
-      }
+      if (result.done) return;
       yield result.value;
     }
-  } catch (error) {
-    finished = true;
-    throw error;
   } finally {
     deadline.dispose();
     const leftover = iterator;
-    if (!finished && leftover?.return) {
-      // The consumer left early: let the provider's stream clean up, without waiting on it.
+    if (!ended && leftover?.return) {
+      // Let the provider's stream clean up, without waiting on it (it may be stuck in a read).
       Promise.resolve()
         .then(() => leftover.return?.())
         .catch(noop);

@@ -28,7 +28,8 @@ export interface LearningSinkSuiteOptions extends SuiteOptions<LearningSink> {
  * `validation_error`, and aborted calls with `aborted`. Feedback gives the step of its
  * message its reward (adjusting `totalReward`), the latest feedback per message wins,
  * `listFeedback` reads by message or session oldest first, and `findPatterns` ranks ended
- * trajectories by shared query terms × quality. The sink is used alone: no session or
+ * trajectories by shared query terms × quality; `deleteSession` removes a session's
+ * trajectories, steps and feedback and nothing of other sessions. The sink is used alone: no session or
  * message rows exist for the ids it receives.
  */
 export function testLearningSink(options: LearningSinkSuiteOptions): void {
@@ -309,6 +310,43 @@ export function testLearningSink(options: LearningSinkSuiteOptions): void {
       expect(await sink.findPatterns(`z${ulid().toLowerCase()}`, 10)).toEqual([]);
     });
 
+    it("deleteSession removes the session's trajectories, steps and feedback, nothing else", async () => {
+      const first = await sink.beginTrajectory(begin);
+      const second = await sink.beginTrajectory(begin);
+      const rated = await sink.recordStep(step(first, 0.5, 1));
+      await sink.recordStep(step(second, 0.25, 2));
+      await sink.endTrajectory(first, {
+        status: 'completed',
+        quality: 1,
+        endedAt: '2024-03-01T13:00:00.000Z',
+      });
+      await sink.recordFeedback(feedbackOn(rated.messageId));
+      // Another session of the same user keeps everything.
+      const otherSession = { ...begin, sessionId: ulid() };
+      const kept = await sink.beginTrajectory(otherSession);
+      const keptStep = await sink.recordStep(step(kept, 0.75, 3));
+      const keptFeedback = feedbackOn(keptStep.messageId, { sessionId: otherSession.sessionId });
+      await sink.recordFeedback(keptFeedback);
+
+      expect(await sink.deleteSession(begin.sessionId)).toBe(3);
+      for (const id of [first, second]) {
+        expect(await sink.getTrajectory(id)).toBeNull();
+        expect(await sink.listSteps(id)).toEqual([]);
+      }
+      expect(await sink.listFeedback({ sessionId: begin.sessionId })).toEqual([]);
+      expect(await sink.listFeedback({ messageId: rated.messageId })).toEqual([]);
+      const patterns = await sink.findPatterns(begin.initialQuery, 10);
+      expect(patterns.map((trajectory) => trajectory.id)).not.toContain(first);
+      expect(await sink.getTrajectory(kept)).toMatchObject({ stepCount: 1, totalReward: -0.5 });
+      expect(await sink.listSteps(kept)).toHaveLength(1);
+      expect(await sink.listFeedback({ sessionId: otherSession.sessionId })).toEqual([
+        keptFeedback,
+      ]);
+      // Deleting again, or an unknown session, removes nothing.
+      expect(await sink.deleteSession(begin.sessionId)).toBe(0);
+      expect(await sink.deleteSession(ulid())).toBe(0);
+    });
+
     it.skipIf(skip.validation)(
       titled(
         'rejects invalid feedback with a validation error and stores nothing',
@@ -339,6 +377,11 @@ export function testLearningSink(options: LearningSinkSuiteOptions): void {
         expect(await sink.listFeedback({ sessionId: begin.sessionId })).toEqual([]);
         expect(await sink.listSteps(id)).toEqual([rated]);
         expect((await sink.getTrajectory(id))?.totalReward).toBe(0.5);
+        await expectErrorCode(
+          () => sink.deleteSession(''),
+          'validation_error',
+          'deleteSession with an empty session id',
+        );
         for (const k of [0, -1, 1.5]) {
           await expectErrorCode(
             () => sink.findPatterns('refund policy', k),
@@ -369,6 +412,7 @@ export function testLearningSink(options: LearningSinkSuiteOptions): void {
           ['recordFeedback', () => sink.recordFeedback(feedbackOn(messageId), { signal })],
           ['listFeedback', () => sink.listFeedback({ messageId }, { signal })],
           ['findPatterns', () => sink.findPatterns('refund policy', 3, { signal })],
+          ['deleteSession', () => sink.deleteSession(begin.sessionId, { signal })],
         ];
         for (const [name, call] of calls) await expectErrorCode(call, 'aborted', name);
         expect(await sink.getTrajectory(id)).toMatchObject({ status: 'active', stepCount: 0 });

@@ -5,7 +5,9 @@ import {
   createChatEngine,
   createMemoryRateLimiter,
   createMemorySessionStore,
+  rateLimitKey,
   type ChatEngine,
+  type RateLimitEvent,
 } from '../../src/index.js';
 import { createChatHandler, toNodeListener } from '../../src/http/index.js';
 import { createMockLLM } from '../../src/testing/index.js';
@@ -230,14 +232,13 @@ describe('HTTP rate limits', () => {
         flood: { enabled: false },
       }),
     });
-    const created = await handler(
-      new Request('http://x/conversations', { method: 'POST', body: '{}' }),
-    );
+    const created = await handler(new Request('http://x/conversations', { method: 'POST' }));
     const { id } = (await created.json()) as { id: string };
     const send = () =>
       handler(
         new Request(`http://x/conversations/${id}/messages`, {
           method: 'POST',
+          headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ content: 'What is the refund policy?' }),
         }),
       );
@@ -249,9 +250,7 @@ describe('HTTP rate limits', () => {
     expect(await refused.json()).toMatchObject({ code: 'rate_limited' });
     expect(await store.countMessages(id)).toBe(4);
     const defaults = createChatHandler(limited, { authenticate: () => ({ id: 'v' }) });
-    const other = await defaults(
-      new Request('http://x/conversations', { method: 'POST', body: '{}' }),
-    );
+    const other = await defaults(new Request('http://x/conversations', { method: 'POST' }));
     expect(other.status).toBe(201);
   });
 });
@@ -263,13 +262,12 @@ describe('HTTP handler failures', () => {
     });
     await failing.ingest(handbook);
     const handler = createChatHandler(failing, { authenticate: () => ({ id: 'u' }) });
-    const created = await handler(
-      new Request('http://x/conversations', { method: 'POST', body: '{}' }),
-    );
+    const created = await handler(new Request('http://x/conversations', { method: 'POST' }));
     const { id } = (await created.json()) as { id: string };
     const response = await handler(
       new Request(`http://x/conversations/${id}/messages`, {
         method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ content: 'What is the refund policy?' }),
       }),
     );
@@ -293,9 +291,9 @@ describe('HTTP handler failures', () => {
     const listener = createServer(toNodeListener(handler));
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
-    const { id } = (await (
-      await fetch(`${url}/conversations`, { method: 'POST', body: '{}' })
-    ).json()) as { id: string };
+    const { id } = (await (await fetch(`${url}/conversations`, { method: 'POST' })).json()) as {
+      id: string;
+    };
     const controller = new AbortController();
     const response = await fetch(`${url}/conversations/${id}/messages`, {
       method: 'POST',
@@ -314,5 +312,212 @@ describe('HTTP handler failures', () => {
     expect(assistant).toMatchObject({ role: 'assistant', status: 'incomplete' });
     listener.closeAllConnections();
     await new Promise((resolve) => listener.close(resolve));
+  });
+});
+
+describe('HTTP limits that hold', () => {
+  const jsonPost = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+    new Request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+
+  async function limitedHandler(
+    extra: Partial<Parameters<typeof createChatHandler>[1]> = {},
+    limit = 2,
+  ) {
+    const store = createMemorySessionStore();
+    const llm = createMockLLM({ responses: 'Refunds take 14 days [source: S1].' });
+    const limited = createChatEngine({ sessionStore: store, llm });
+    await limited.ingest(handbook);
+    const handler = createChatHandler(limited, {
+      authenticate: (request) => {
+        const id = request.headers.get('x-user');
+        return id ? { id, anonymous: request.headers.get('x-guest') === '1' } : null;
+      },
+      rateLimiter: createMemoryRateLimiter({ limit, windowMs: 60_000, flood: false }),
+      ...extra,
+    });
+    const open = async (user: string) => {
+      const created = await handler(
+        new Request('http://x/conversations', { method: 'POST', headers: { 'x-user': user } }),
+      );
+      expect(created.status).toBe(201);
+      return ((await created.json()) as { id: string }).id;
+    };
+    return { handler, store, llm, open };
+  }
+
+  it('counts messages per user across conversations: rotating made-up ids in query mode gains nothing', async () => {
+    const { handler, llm } = await limitedHandler();
+    const statuses: number[] = [];
+    for (let index = 0; index < 6; index++) {
+      const response = await handler(
+        jsonPost(
+          `http://x/conversations/made-up-${index}/messages`,
+          { content: 'What is the refund policy?', mode: 'query' },
+          { 'x-user': 'mallory' },
+        ),
+      );
+      statuses.push(response.status);
+    }
+    // Made-up ids are 404 (the route names a conversation), then the user's budget is spent.
+    expect(statuses).toEqual([404, 404, 429, 429, 429, 429]);
+    expect(llm.calls).toHaveLength(0);
+  });
+
+  it('counts messages of one user across their real conversations', async () => {
+    const { handler, open, llm } = await limitedHandler();
+    const [first, second] = [await open('alice'), await open('alice')];
+    const ids = [first, second, first];
+    const statuses = [];
+    for (const id of ids) {
+      const response = await handler(
+        jsonPost(
+          `http://x/conversations/${id}/messages`,
+          { content: 'What is the refund policy?' },
+          { 'x-user': 'alice' },
+        ),
+      );
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+    expect(llm.calls).toHaveLength(2);
+  });
+
+  it('limits conversation creation in a budget of its own', async () => {
+    const { handler, open } = await limitedHandler();
+    await open('carl');
+    await open('carl');
+    const refused = await handler(
+      new Request('http://x/conversations', { method: 'POST', headers: { 'x-user': 'carl' } }),
+    );
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({ code: 'rate_limited' });
+    // Creating spent nothing of the message budget.
+    const listed = (await (
+      await handler(new Request('http://x/conversations', { headers: { 'x-user': 'carl' } }))
+    ).json()) as { sessions: { id: string }[] };
+    expect(listed.sessions).toHaveLength(2);
+    const answer = await handler(
+      jsonPost(
+        `http://x/conversations/${listed.sessions[0]!.id}/messages`,
+        { content: 'What is the refund policy?' },
+        { 'x-user': 'carl' },
+      ),
+    );
+    expect(answer.status).toBe(200);
+  });
+
+  it('keys never collide: user acme posting to conversation "bob:<id>" leaves user acme:bob alone', async () => {
+    const { handler, open } = await limitedHandler();
+    const id = await open('acme:bob');
+    for (let index = 0; index < 3; index++) {
+      await handler(
+        jsonPost(
+          `http://x/conversations/${encodeURIComponent(`bob:${id}`)}/messages`,
+          { content: 'What is the refund policy?' },
+          { 'x-user': 'acme' },
+        ),
+      );
+    }
+    const own = await handler(
+      jsonPost(
+        `http://x/conversations/${id}/messages`,
+        { content: 'What is the refund policy?' },
+        { 'x-user': 'acme:bob' },
+      ),
+    );
+    expect(own.status).toBe(200);
+  });
+
+  it('answers 404 for query mode on another user’s conversation, JSON and SSE', async () => {
+    const { handler, open, llm } = await limitedHandler({}, 10);
+    const id = await open('alice');
+    for (const accept of ['application/json', 'text/event-stream']) {
+      const response = await handler(
+        jsonPost(
+          `http://x/conversations/${id}/messages`,
+          { content: 'What is the refund policy?', mode: 'query' },
+          { 'x-user': 'mallory', accept },
+        ),
+      );
+      expect(response.status, accept).toBe(404);
+      expect(await response.json()).toMatchObject({ code: 'not_found' });
+    }
+    expect(llm.calls).toHaveLength(0);
+    const own = await handler(
+      jsonPost(
+        `http://x/conversations/${id}/messages`,
+        { content: 'What is the refund policy?', mode: 'query' },
+        { 'x-user': 'alice' },
+      ),
+    );
+    expect(own.status).toBe(200);
+  });
+
+  it('limits anonymous users per client IP, whatever id they send, and reports the IP', async () => {
+    const events: RateLimitEvent[] = [];
+    const { handler } = await limitedHandler({
+      clientIp: (request) => request.headers.get('x-test-ip'),
+      onRateLimit: (event) => events.push(event),
+    });
+    const create = (user: string, ip: string) =>
+      handler(
+        new Request('http://x/conversations', {
+          method: 'POST',
+          headers: { 'x-user': user, 'x-guest': '1', 'x-test-ip': ip },
+        }),
+      );
+    expect((await create('guest-1', '203.0.113.7')).status).toBe(201);
+    expect((await create('guest-2', '203.0.113.7')).status).toBe(201);
+    expect((await create('guest-3', '203.0.113.7')).status).toBe(429);
+    expect((await create('guest-4', '198.51.100.2')).status).toBe(201);
+    expect(events).toEqual([
+      expect.objectContaining({
+        scope: 'http',
+        reason: 'window',
+        ip: '203.0.113.7',
+        key: rateLimitKey('create', 'ip', '203.0.113.7'),
+      }),
+    ]);
+  });
+
+  it('refuses a body that is not declared JSON with 415 (a cross-site text/plain form)', async () => {
+    const { handler, open, store } = await limitedHandler({}, 10);
+    const id = await open('alice');
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', undefined]) {
+      const response = await handler(
+        new Request(`http://x/conversations/${id}/messages`, {
+          method: 'POST',
+          headers: { 'x-user': 'alice', ...(type ? { 'content-type': type } : {}) },
+          body: new Blob([JSON.stringify({ content: 'What is the refund policy?' })]),
+        }),
+      );
+      expect(response.status, String(type)).toBe(415);
+      expect(await response.json()).toMatchObject({ code: 'unsupported_media_type' });
+    }
+    expect(await store.countMessages(id)).toBe(0);
+    const declared = await handler(
+      jsonPost(
+        `http://x/conversations/${id}/messages`,
+        { content: 'What is the refund policy?' },
+        { 'x-user': 'alice', 'content-type': 'Application/JSON; charset=utf-8' },
+      ),
+    );
+    expect(declared.status).toBe(200);
+  });
+
+  it('matches basePath at a segment boundary only', async () => {
+    const handler = createChatHandler(engine, {
+      basePath: '/api',
+      authenticate: () => ({ id: 'u' }),
+    });
+    expect((await handler(new Request('http://x/api/health'))).status).toBe(200);
+    expect((await handler(new Request('http://x/apihealth'))).status).toBe(404);
+    expect((await handler(new Request('http://x/apiconversations'))).status).toBe(404);
+    expect((await handler(new Request('http://x/api/conversations'))).status).toBe(200);
   });
 });

@@ -95,7 +95,7 @@ describe('checkSupport', () => {
       supportFeatures('Every sofa carries a warranty of 5 years.', source).numberMismatch,
     ).toBe(0);
     expect(wrong.score).toBeLessThan(faithful.score);
-    expect(wrong.verdict).toBe('not_enough_info');
+    expect(wrong.verdict).toBe('contradicted');
   });
 
   it('gives the same result for a prepared source and its text, and null evidence for an empty source', () => {
@@ -308,5 +308,72 @@ describe('LLM judge', () => {
     await expect(judgeAnswer({ answer, sources: SOURCES })).resolves.toEqual(
       judgeAnswerOffline({ answer, sources: SOURCES }),
     );
+  });
+});
+
+describe('contradictions (issue 13)', () => {
+  const PAYOUTS =
+    'Refunds are paid within 5 business days of the request. Gift cards are never refunded. ' +
+    'Returns are inspected by the Utrecht warehouse team. Store credit is valid for 12 months.';
+  const sources = [{ id: 'S1', text: PAYOUTS }];
+  const verdictOf = (claim: string) =>
+    judgeAnswerOffline({ answer: `${claim} [source: S1].`, sources }).grounding.claims[0]!;
+
+  it('marks a wrong number for the same quantity contradicted, with the source span, and remove drops it', () => {
+    const answer =
+      'Refunds are paid within 45 business days [source: S1]. Gift cards are never refunded [source: S1].';
+    const result = judgeAnswerOffline({ answer, sources, policy: 'remove' });
+    const [wrong, right] = result.grounding.claims;
+    expect(wrong!.verdict).toBe('contradicted');
+    expect(wrong!.contradiction).toBe('number');
+    expect(wrong!.evidence).toMatchObject({
+      sourceId: 'S1',
+      text: 'Refunds are paid within 5 business days of the request.',
+    });
+    expect(PAYOUTS.slice(wrong!.evidence!.start, wrong!.evidence!.end)).toBe(wrong!.evidence!.text);
+    expect(right!.verdict).toBe('supported');
+    expect(result.removed.map((claim) => claim.text)).toEqual([
+      'Refunds are paid within 45 business days.',
+    ]);
+    expect(result.text).toBe('Gift cards are never refunded [source: S1].');
+  });
+
+  it('does not support the same number in another unit', () => {
+    const claim = verdictOf('Refunds are paid within 5 business weeks');
+    expect(claim.verdict).toBe('contradicted');
+    expect(claim.contradiction).toBe('unit');
+    expect(verdictOf('Store credit is valid for 12 years').verdict).not.toBe('supported');
+  });
+
+  it('does not support a negation the source does not make, nor drop one it makes', () => {
+    const reversed = verdictOf('Gift cards are refunded');
+    expect(reversed.verdict).toBe('contradicted');
+    expect(reversed.contradiction).toBe('negation');
+    expect(reversed.evidence?.text).toBe('Gift cards are never refunded.');
+    expect(verdictOf('Refunds are not paid within 5 business days of the request').verdict).toBe(
+      'contradicted',
+    );
+  });
+
+  it('does not support a swapped name', () => {
+    const swapped = verdictOf('Returns are inspected by the Berlin warehouse team');
+    expect(swapped.verdict).toBe('contradicted');
+    expect(swapped.contradiction).toBe('entity');
+    expect(verdictOf('Returns are inspected by the Utrecht warehouse team').verdict).toBe(
+      'supported',
+    );
+  });
+
+  it('keeps a correct paraphrase supported', () => {
+    for (const claim of [
+      'Within 5 business days of the request, refunds are paid',
+      'A refund is paid within 5 business days',
+      'Gift cards are not refunded',
+      'Store credit stays valid for 12 months',
+    ]) {
+      const grounding = verdictOf(claim);
+      expect(grounding.verdict, claim).toBe('supported');
+      expect(grounding.contradiction, claim).toBeUndefined();
+    }
   });
 });

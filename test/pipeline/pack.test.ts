@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { packContext, renderMemory, withMemory } from '../../src/pipeline/pack.js';
+import { packContext, renderMemory, renderRecalled, withMemory } from '../../src/pipeline/pack.js';
 import type { Tokenizer } from '../../src/ports/tokenizer.js';
 
 // One token per word keeps the arithmetic visible.
@@ -139,14 +139,17 @@ describe('packContext', () => {
     expect(result.tokens.message).toBe(504);
   });
 
-  it('renders the memory block without asking for a summary', () => {
-    const memory = renderMemory('User wants a refund.', recalled(2, 2));
+  it('renders the memory block without asking for a summary, and recalled messages apart', () => {
+    const memory = renderMemory('User wants a refund.');
     expect(memory).toContain('<conversation_memory>');
     expect(memory).toContain('User wants a refund.');
-    expect(memory.indexOf('r0 r0')).toBeLessThan(memory.indexOf('r1 r1'));
     expect(memory).not.toMatch(/summar/i);
     expect(withMemory('System.', memory)).toBe(`System.${memory}`);
     expect(withMemory('System.', '')).toBe('System.');
-    expect(renderMemory(null, [])).toBe('');
+    expect(renderMemory(null)).toBe('');
+    const block = renderRecalled(recalled(2, 2));
+    expect(block.indexOf('r0 r0')).toBeLessThan(block.indexOf('r1 r1'));
+    expect(block).not.toMatch(/summar/i);
+    expect(renderRecalled([])).toBe('');
   });
 });

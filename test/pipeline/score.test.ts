@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   confidenceLevel,
+  DEFAULT_CONFIDENCE_LEVELS,
+  DEFAULT_CONFIDENCE_MODEL,
   DEFAULT_CONFIDENCE_WEIGHTS,
   scoreConfidence,
 } from '../../src/pipeline/score.js';
@@ -24,8 +26,8 @@ describe('scoreConfidence', () => {
     expect(confidence.level).toBe('low');
   });
 
-  it('spreads the weight of factors without signal over the others', () => {
-    const confidence = scoreConfidence({ sources: sources(0.9) });
+  it('spreads the weight of factors without signal over the others (seed 000 weights)', () => {
+    const confidence = scoreConfidence({ sources: sources(0.9) }, DEFAULT_CONFIDENCE_WEIGHTS);
     expect(confidence.graphContext).toBeNull();
     expect(confidence.llmCertainty).toBeNull();
     expect(confidence.weights.graphContext).toBe(0);
@@ -35,12 +37,15 @@ describe('scoreConfidence', () => {
     expect(confidence.weights.sourceQuality).toBeCloseTo(0.3 / 0.65, 10);
   });
 
-  it('uses every weight when all signals are present', () => {
-    const confidence = scoreConfidence({
-      sources: sources(1, 1, 1),
-      graphSupport: 1,
-      llmCertainty: 1,
-    });
+  it('uses every weight when all signals are present (seed 000 weights)', () => {
+    const confidence = scoreConfidence(
+      {
+        sources: sources(1, 1, 1),
+        graphSupport: 1,
+        llmCertainty: 1,
+      },
+      DEFAULT_CONFIDENCE_WEIGHTS,
+    );
     expect(confidence.weights).toEqual(DEFAULT_CONFIDENCE_WEIGHTS);
   });
 
@@ -61,33 +66,73 @@ describe('scoreConfidence', () => {
     }
   });
 
-  it('never lowers the score for a better, larger or more agreeing source set', () => {
-    const next = random(42);
-    for (let trial = 0; trial < 1000; trial++) {
-      const scores = Array.from({ length: 1 + Math.floor(next() * 8) }, () => next());
-      const certainty = next() < 0.5 ? undefined : next();
-      const before = scoreConfidence({
-        sources: sources(...scores),
-        llmCertainty: certainty,
-      }).overall;
+  for (const [mode, weights] of [
+    ['fitted model', undefined],
+    ['seed 000 weights', DEFAULT_CONFIDENCE_WEIGHTS],
+  ] as const) {
+    it(`never lowers the score for a better, larger or more agreeing source set (${mode})`, () => {
+      const next = random(42);
+      const score = (scores: number[], certainty: number | undefined): number =>
+        scoreConfidence({ sources: sources(...scores), llmCertainty: certainty }, weights).overall;
+      for (let trial = 0; trial < 1000; trial++) {
+        const scores = Array.from({ length: 1 + Math.floor(next() * 8) }, () => next());
+        const certainty = next() < 0.5 ? undefined : next();
+        const before = score(scores, certainty);
 
-      const better = scores.slice();
-      const index = Math.floor(next() * better.length);
-      better[index] = Math.min(1, better[index]! + next() * 0.5);
-      expect(
-        scoreConfidence({ sources: sources(...better), llmCertainty: certainty }).overall,
-      ).toBeGreaterThanOrEqual(before);
+        const better = scores.slice();
+        const index = Math.floor(next() * better.length);
+        better[index] = Math.min(1, better[index]! + next() * 0.5);
+        expect(score(better, certainty)).toBeGreaterThanOrEqual(before);
 
-      const more = [...scores, next()];
-      expect(
-        scoreConfidence({ sources: sources(...more), llmCertainty: certainty }).overall,
-      ).toBeGreaterThanOrEqual(before);
+        expect(score([...scores, next()], certainty)).toBeGreaterThanOrEqual(before);
 
-      const top = Math.max(...scores);
-      const agreeing = scores.map((score) => score + (top - score) * next());
-      expect(
-        scoreConfidence({ sources: sources(...agreeing), llmCertainty: certainty }).overall,
-      ).toBeGreaterThanOrEqual(before);
+        const top = Math.max(...scores);
+        const agreeing = scores.map((value) => value + (top - value) * next());
+        expect(score(agreeing, certainty)).toBeGreaterThanOrEqual(before);
+
+        if (certainty !== undefined) {
+          expect(score(scores, Math.min(1, certainty + next() * 0.5))).toBeGreaterThanOrEqual(
+            before,
+          );
+        }
+      }
+    });
+  }
+
+  it('fits overall as a probability from the factors and the best score', () => {
+    const { bias, weights } = DEFAULT_CONFIDENCE_MODEL;
+    const confidence = scoreConfidence({ sources: sources(0.8), llmCertainty: 1 });
+    const z =
+      bias +
+      weights.sourceQuality * confidence.sourceQuality +
+      weights.sourceDiversity * confidence.sourceDiversity +
+      weights.semanticCohesion * confidence.semanticCohesion +
+      weights.graphContext * 0.5 +
+      weights.llmCertainty * 1 +
+      weights.topScore * 0.8;
+    expect(confidence.overall).toBeCloseTo(1 / (1 + Math.exp(-z)), 3);
+    expect(Object.keys(confidence)).toEqual(
+      expect.arrayContaining([
+        'sourceQuality',
+        'sourceDiversity',
+        'semanticCohesion',
+        'graphContext',
+        'llmCertainty',
+      ]),
+    );
+  });
+
+  it('never rates high when most cited claims are unsupported', () => {
+    for (const weights of [undefined, DEFAULT_CONFIDENCE_WEIGHTS]) {
+      const strong = { sources: sources(1, 1, 1), graphSupport: 1, llmCertainty: 1 };
+      expect(scoreConfidence(strong, weights).level).toBe('high');
+      const unsupported = scoreConfidence({ ...strong, supportedRatio: 0.2 }, weights);
+      expect(unsupported.level).not.toBe('high');
+      expect(unsupported.overall).toBeLessThan(
+        (weights ? DEFAULT_CONFIDENCE_LEVELS : DEFAULT_CONFIDENCE_MODEL.levels).high,
+      );
+      // Half supported is not "mostly unsupported".
+      expect(scoreConfidence({ ...strong, supportedRatio: 0.5 }, weights).level).toBe('high');
     }
   });
 

@@ -382,9 +382,12 @@ describe('fuzzing the engine', () => {
             if (typeof raw === 'object' && raw !== null && 'sessionId' in raw) {
               if ((raw as { sessionId: unknown }).sessionId === '$fresh') {
                 const owner = (raw as { userId?: unknown }).userId;
-                const fresh = await engine.createSession({
-                  userId: typeof owner === 'string' && owner.length > 0 ? owner : 'u3',
-                });
+                // An owner id the engine refuses (control characters…) owns nothing: 'u3'.
+                const fresh = await engine
+                  .createSession({
+                    userId: typeof owner === 'string' && owner.length > 0 ? owner : 'u3',
+                  })
+                  .catch(() => engine.createSession({ userId: 'u3' }));
                 params = { ...raw, sessionId: fresh.id };
               } else if (pool.u1.includes((raw as { sessionId: string }).sessionId as string)) {
                 // Pool sessions stay: aim at them only as another user.

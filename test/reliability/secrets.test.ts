@@ -144,7 +144,7 @@ describe('secrets never leak', () => {
         rateLimiter: false,
       });
       const created = await handler(
-        new Request('http://cortexis.test/conversations', { method: 'POST', body: '{}' }),
+        new Request('http://cortexis.test/conversations', { method: 'POST' }),
       );
       const { id } = (await created.json()) as { id: string };
       for (const accept of ['application/json', 'text/event-stream']) {

@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AbortError, ProviderError, TimeoutError } from '../../src/errors/index.js';
 import type { EmbeddingProvider } from '../../src/ports/embedding-provider.js';
-import type { LLMRequest, LLMStreamPart } from '../../src/ports/llm-provider.js';
+import { createChatEngine } from '../../src/engine.js';
+import type {
+  LLMProvider,
+  LLMRequest,
+  LLMResult,
+  LLMStreamPart,
+} from '../../src/ports/llm-provider.js';
 import { CircuitOpenError, RetryError } from '../../src/resilience/errors.js';
 import {
   createResilientEmbedder,
@@ -12,6 +18,7 @@ import {
 } from '../../src/resilience/resilient-llm.js';
 import type { ResilienceSettingsInput } from '../../src/resilience/settings.js';
 import { createMockLLM, type MockLLMSettings } from '../../src/testing/mock-llm.js';
+import { handbook } from '../fixtures/handbook.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -358,5 +365,112 @@ describe('createResilientEmbedder', () => {
     const error = await embedder.embed(['a']).catch((caught: unknown) => caught);
     expect(CircuitOpenError.isInstance(error)).toBe(true);
     expect(inner.calls).toBe(5);
+  });
+});
+
+describe('a model’s non-string output', () => {
+  /** A provider that answers `value` as its text (generate) or as its only delta (stream). */
+  const returning = (value: unknown): LLMProvider => ({
+    name: 'odd-model',
+    specificationVersion: 'v1',
+    metadata: { provider: 'odd-model', model: 'odd-1', contextWindow: 8_192 },
+    generate: () => Promise.resolve({ text: value, finishReason: 'stop' } as unknown as LLMResult),
+    async *stream() {
+      yield { type: 'text-delta', text: value } as unknown as LLMStreamPart;
+      yield { type: 'finish', finishReason: 'stop' };
+    },
+  });
+  const odd: [string, unknown][] = [
+    ['{}', {}],
+    ['an object', { content: 'Refunds take 14 days.' }],
+    ['undefined', undefined],
+    ['null', null],
+    ['a number', 42],
+    ['an array', ['Refunds']],
+  ];
+
+  it.each(odd)('is a non-retryable ProviderError naming the provider (%s)', async (_, value) => {
+    let calls = 0;
+    const inner = returning(value);
+    const counted: LLMProvider = {
+      ...inner,
+      generate: (r) => {
+        calls++;
+        return inner.generate(r);
+      },
+    };
+    const llm = createResilientLLM(counted, { retries: 3, minDelayMs: 1, maxDelayMs: 1 });
+    const generated = await llm.generate(request).catch((caught: unknown) => caught);
+    expect(ProviderError.isInstance(generated)).toBe(true);
+    expect((generated as ProviderError).retryable).toBe(false);
+    expect((generated as ProviderError).provider).toBe('odd-model');
+    expect((generated as Error).message).toContain('odd-model');
+    expect((generated as Error).message).not.toContain('[object Object]');
+    expect(calls).toBe(1);
+
+    const deltas: unknown[] = [];
+    const streamed = await (async () => {
+      for await (const part of llm.stream(request))
+        if (part.type === 'text-delta') deltas.push(part);
+    })().catch((caught: unknown) => caught);
+    expect(ProviderError.isInstance(streamed)).toBe(true);
+    expect((streamed as ProviderError).retryable).toBe(false);
+    expect(deltas).toEqual([]);
+  });
+
+  it('a result or part that is no object at all is a ProviderError too', async () => {
+    const llm = createResilientLLM({
+      ...returning(''),
+      generate: () => Promise.resolve('Refunds take 14 days.' as unknown as LLMResult),
+      async *stream() {
+        yield null as unknown as LLMStreamPart;
+      },
+    });
+    expect(ProviderError.isInstance(await llm.generate(request).catch((e: unknown) => e))).toBe(
+      true,
+    );
+    const streamed = await (async () => {
+      for await (const _part of llm.stream(request));
+    })().catch((caught: unknown) => caught);
+    expect(ProviderError.isInstance(streamed)).toBe(true);
+  });
+
+  it('fails the turn with a typed error and stores no "undefined" / "[object Object]" answer', async () => {
+    for (const [label, value] of odd) {
+      for (const streaming of [false, true]) {
+        const engine = createChatEngine({
+          llm: returning(value),
+          providerFromEnvironment: false,
+          rateLimit: { enabled: false },
+          smallTalk: false,
+          retrieval: { minSimilarity: 0 },
+          rewrite: { llm: 'never' },
+        });
+        await engine.ingest(handbook);
+        const session = await engine.createSession({ userId: 'u1' });
+        const ask = { sessionId: session.id, userId: 'u1', message: 'How long do refunds take?' };
+        let code: unknown;
+        if (streaming) {
+          const stream = engine.stream(ask);
+          for await (const part of stream) if (part.type === 'error') code = part.error.code;
+        } else {
+          const error = await engine.chat(ask).then(
+            () => undefined,
+            (caught: unknown) => caught,
+          );
+          expect(ProviderError.isInstance(error), label).toBe(true);
+          code = (error as ProviderError).code;
+        }
+        expect(code, `${label}, streaming ${streaming}`).toBe('provider_error');
+        await engine.flush();
+        const page = await engine.history({ sessionId: session.id, userId: 'u1' });
+        expect(page.messages[0]?.content).toBe(ask.message);
+        for (const message of page.messages) {
+          expect(message.content).not.toMatch(/^(undefined|null|42|\[object Object\])$/);
+          expect(message.content).not.toContain('[object Object]');
+          if (message.role === 'assistant') expect(message.status).not.toBe('complete');
+        }
+      }
+    }
   });
 });

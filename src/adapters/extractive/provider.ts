@@ -182,15 +182,16 @@ const INSTRUCTION_WORDS = new Set(
     'document documents source sources text conversation discussion chat above'
   ).split(' '),
 );
-// "How long / much / many …" asks for a quantity; the quantity word is not a topic.
-const QUANTITY_QUESTION = /\bhow\s+(?:long|much|many|often|soon|far|big|old)\b/gi;
+// "How long / much / many …", "what time" ask for a quantity; the quantity word is not a topic.
+const QUANTITY_QUESTION =
+  /\bhow\s+(?:long|much|many|often|soon|far|big|old|fast|quickly)\b|\bwhat\s+time\b/gi;
 const GREETING = /^\s*(?:hi|hello|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening))\b/i;
 const THANKS = /\b(?:thanks|thank you|thx|cheers|much appreciated)\b/i;
 const FAREWELL = /^\s*(?:bye|goodbye|see you|farewell)\b/i;
 
 /** The answer to a request, before `maxTokens`: pure and deterministic. */
 export function composeAnswer(
-  request: Pick<LLMRequest, 'system' | 'messages' | 'sources'>,
+  request: Pick<LLMRequest, 'system' | 'messages' | 'sources' | 'retrievalQuery'>,
   options: ExtractiveAnswerOptions = {},
 ): ExtractiveAnswer {
   const settings = answerOptions(options);
@@ -199,11 +200,15 @@ export function composeAnswer(
   const sources = request.sources ?? [];
   if (sources.length > 0) {
     const sentences = sourceSentences(sources);
-    const terms = questionTerms(question);
+    // A follow-up ("and how long does it take?") is answered by its standalone form; the
+    // user's own words still say what kind of answer is asked for.
+    const terms = questionTerms(
+      request.retrievalQuery ? `${question} ${request.retrievalQuery}` : question,
+    );
     if (terms.length === 0 && wantsSummary) {
       return summarize(sentences, settings.maxSummarySentences, true);
     }
-    return answerFromSources(sentences, terms, settings);
+    return answerFromSources(sentences, terms, answerKindOf(question), settings);
   }
   if (wantsSummary) {
     const sentences = withoutQuestions(conversationSentences(request.messages, question));
@@ -225,20 +230,26 @@ interface Candidate {
   readonly text: string;
   /** Stemmed content terms. */
   readonly terms: ReadonlySet<string>;
+  /** The same terms in sentence order (for phrase matches). */
+  readonly sequence: readonly string[];
   /** Label cited for it, when it comes from a source. */
   readonly label: string | undefined;
+  /** Rank of its source among the request's sources (best first); 0 outside sources. */
+  readonly rank: number;
   /** Order of appearance over all inputs. */
   readonly order: number;
+  /** Whether it is a table row (its cells joined): prose is preferred over it. */
+  readonly tableRow: boolean;
 }
 
 function sourceSentences(sources: readonly PromptSource[]): Candidate[] {
   const candidates: Candidate[] = [];
-  for (const source of sources) {
+  sources.forEach((source, rank) => {
     for (const sentence of splitSentences(source.text)) {
-      const candidate = toCandidate(sentence.text, source.label, candidates.length);
+      const candidate = toCandidate(sentence.text, source.label, candidates.length, rank);
       if (candidate) candidates.push(candidate);
     }
-  }
+  });
   return candidates;
 }
 
@@ -270,10 +281,25 @@ const CITATION = /\s*\[\s*source\s*:[^\]]*\]/gi;
 const MAX_QUOTE_LENGTH = 600;
 
 /** A sentence cleaned for quoting, or undefined when it is markup or too short to quote. */
-function toCandidate(raw: string, label: string | undefined, order: number): Candidate | undefined {
-  // Code, table rows and run-on blocks are not sentences to quote.
-  if (raw.includes('```') || raw.includes('~~~') || /^\s*\|/.test(raw)) return undefined;
+function toCandidate(
+  raw: string,
+  label: string | undefined,
+  order: number,
+  rank = 0,
+): Candidate | undefined {
+  // Code and run-on blocks are not sentences to quote.
+  if (raw.includes('```') || raw.includes('~~~')) return undefined;
   if (raw.length > MAX_QUOTE_LENGTH) return undefined;
+  // A table row is quoted as its cells ("`retries` — 2 — retries after the first attempt").
+  const tableRow = /^\s*\|/.test(raw);
+  if (tableRow) {
+    const cells = raw
+      .split(/(?<!\\)\|/)
+      .map((cell) => cell.replace(/\\\|/g, '|').trim())
+      .filter((cell) => cell.length > 0);
+    if (cells.length === 0 || cells.every((cell) => /^:?-+:?$/.test(cell))) return undefined;
+    raw = cells.join(' — ');
+  }
   const lines = raw.split('\n');
   // A heading line glued to the text under it is not part of the sentence.
   while (lines.length > 0 && /^\s*#{1,6}(?:\s|$)/.test(lines[0]!)) lines.shift();
@@ -285,7 +311,8 @@ function toCandidate(raw: string, label: string | undefined, order: number): Can
     .trim();
   const words = contentWords(text);
   if (words.length < 2 || text.split(' ').length < 3) return undefined;
-  return { text, terms: new Set(words.map(stem)), label, order };
+  const sequence = words.map(stem);
+  return { text, terms: new Set(sequence), sequence, label, rank, order, tableRow };
 }
 
 /** Stemmed content terms of the question, without instruction words. */
@@ -318,15 +345,126 @@ function inverseFrequencies(
   return weights;
 }
 
+/**
+ * What kind of answer a question asks for, read from its own words: "how long / fast" a
+ * duration, "how much / what does it cost" an amount of money, "how old" an age, "what time"
+ * a time of day, "how far" a distance, "when …" a moment or condition, "how many" a count. A sentence of the wrong kind does
+ * not answer it, however many of its words it shares.
+ */
+export type AnswerKind = 'duration' | 'money' | 'age' | 'clock' | 'distance' | 'when' | 'count';
+
+const NUMBER_WORD =
+  '(?:\\d+(?:[.,:]\\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve)';
+const DURATION_UNIT =
+  '(?:business\\s+|working\\s+|calendar\\s+)?(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)';
+const ANSWER_KINDS: readonly {
+  readonly kind: AnswerKind;
+  readonly question: RegExp;
+  readonly answer: RegExp;
+}[] = [
+  {
+    kind: 'age',
+    question: /\bhow\s+old\b|\b(?:minimum|maximum|what)\s+age\b|\bage\s+(?:limit|requirement)/i,
+    answer: new RegExp(
+      `\\b${NUMBER_WORD}\\s*(?:\\+|years?\\s+(?:old|of\\s+age)|-year-old)|\\b(?:under|over|aged?)\\s+\\d+`,
+      'i',
+    ),
+  },
+  {
+    kind: 'duration',
+    question:
+      /\bhow\s+(?:long|fast|quickly|soon)\b|\bhow\s+many\s+(?:business\s+|working\s+)?(?:seconds|minutes|hours|days|weeks|months|years)\b/i,
+    answer: new RegExp(
+      `\\b${NUMBER_WORD}\\s*(?:-|–|to)?\\s*(?:\\d+\\s*)?${DURATION_UNIT}\\b|\\b(?:next|same)\\s+(?:business\\s+)?day\\b|\\b(?:immediately|instantly|overnight)\\b`,
+      'i',
+    ),
+  },
+  {
+    kind: 'money',
+    question: /\bhow\s+much\b|\bwhat\s+(?:does|do|is|are)\b.*\b(?:cost|price|fee)s?\b/i,
+    answer:
+      /[$€£]\s?\d|\b\d+(?:[.,]\d+)?\s*(?:euros?|dollars?|cents?|pounds?|usd|eur|gbp)\b|\bfree\b/i,
+  },
+  {
+    kind: 'clock',
+    question: /\bwhat\s+time\b|\bat\s+what\s+hour\b|\bopening\s+hours\b/i,
+    answer: /\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)|\b(?:noon|midnight)\b/i,
+  },
+  {
+    kind: 'distance',
+    question: /\bhow\s+far\b/i,
+    answer: /\b\d+(?:[.,]\d+)?\s*(?:km|kilomet(?:er|re)s?|miles?|met(?:er|re)s?|m)\b/i,
+  },
+  {
+    kind: 'when',
+    question: /^\s*when\b/i,
+    answer:
+      /\b(?:after|before|once|whenever|until|as soon as|every|each time|at the (?:start|end))\b/i,
+  },
+  {
+    kind: 'count',
+    question: /\bhow\s+many\b/i,
+    answer: new RegExp(`\\b${NUMBER_WORD}\\b`, 'i'),
+  },
+];
+
+/** The kind of answer a question asks for, if it asks for a quantity. */
+export function answerKindOf(question: string): AnswerKind | undefined {
+  return ANSWER_KINDS.find((entry) => entry.question.test(question))?.kind;
+}
+
+/** Whether a sentence states an answer of the given kind. */
+function statesKind(text: string, kind: AnswerKind): boolean {
+  return ANSWER_KINDS.find((entry) => entry.kind === kind)!.answer.test(text);
+}
+
 interface Scored {
   readonly candidate: Candidate;
   /** Share of the question's term weight the sentence contains. */
   readonly coverage: number;
+  /** `coverage`, raised when question terms stand together in it as in the question. */
+  readonly score: number;
 }
+
+// A sentence containing every neighbouring pair of question terms, in order and close
+// together, scores this much more than its coverage alone.
+const PHRASE_BONUS = 0.5;
+// A table row's cells state less than a sentence: its score is weighted by this.
+const TABLE_ROW_WEIGHT = 0.6;
+// Weight of the whole source's coverage of the question in a sentence's score.
+const SOURCE_WEIGHT = 0.5;
+// Terms at most this many content words apart count as standing together.
+const PHRASE_WINDOW = 2;
+
+/** Share of the question's neighbouring term pairs found in order, close together, in a sentence. */
+function phraseShare(candidate: Candidate, terms: readonly string[]): number {
+  if (terms.length < 2) return 0;
+  const { sequence } = candidate;
+  let found = 0;
+  for (let pair = 1; pair < terms.length; pair++) {
+    const left = terms[pair - 1]!;
+    const right = terms[pair]!;
+    if (!candidate.terms.has(left) || !candidate.terms.has(right)) continue;
+    const near = sequence.some(
+      (term, index) =>
+        term === left && sequence.slice(index + 1, index + 1 + PHRASE_WINDOW).includes(right),
+    );
+    if (near) found++;
+  }
+  return found / (terms.length - 1);
+}
+
+// A sentence within this share of the best coverage scores "close" to it.
+const CLOSE_SHARE = 0.75;
+// A sentence adding a question term no chosen one has must score at least this share of the best.
+const ADD_SHARE = 0.5;
+// Among sentences this close to the best, the top-ranked source's is preferred.
+const TIE_SHARE = 0.9;
 
 function answerFromSources(
   candidates: readonly Candidate[],
   terms: readonly string[],
+  kind: AnswerKind | undefined,
   options: AnswerOptions,
 ): ExtractiveAnswer {
   const weights = inverseFrequencies(candidates, terms);
@@ -339,42 +477,95 @@ function answerFromSources(
     for (const term of terms) if (candidate.terms.has(term)) weight += weights.get(term) ?? 0;
     return weight / totalWeight;
   };
-  const scored: Scored[] = [];
+  // How much of the question each source covers as a whole: the page that answers tends to
+  // name all of it, a page that merely mentions a term does not.
+  const sourceTerms = new Map<number, Set<string>>();
+  for (const candidate of candidates) {
+    let set = sourceTerms.get(candidate.rank);
+    if (!set) sourceTerms.set(candidate.rank, (set = new Set()));
+    for (const term of candidate.terms) set.add(term);
+  }
+  const sourceCoverage = new Map<number, number>();
+  for (const [rank, set] of sourceTerms) {
+    let weight = 0;
+    for (const term of terms) if (set.has(term)) weight += weights.get(term) ?? 0;
+    sourceCoverage.set(rank, weight / totalWeight);
+  }
+  let scored: Scored[] = [];
   for (const candidate of candidates) {
     const coverage = coverageOf(candidate);
-    if (coverage > 0 && coverage >= options.minCoverage) scored.push({ candidate, coverage });
+    if (coverage > 0 && coverage >= options.minCoverage) {
+      const score =
+        coverage *
+        (candidate.tableRow ? TABLE_ROW_WEIGHT : 1) *
+        (1 + PHRASE_BONUS * phraseShare(candidate, terms)) *
+        (1 - SOURCE_WEIGHT + SOURCE_WEIGHT * (sourceCoverage.get(candidate.rank) ?? 0));
+      scored.push({ candidate, coverage, score });
+    }
+  }
+  // A question asking for a quantity is answered by sentences that state one, when any of
+  // them is about as relevant as the best sentence overall.
+  let kindMatched = kind === undefined;
+  if (kind !== undefined) {
+    const top = Math.max(0, ...scored.map((item) => item.score));
+    const ofKind = scored.filter(
+      (item) => item.score >= top / 2 && statesKind(item.candidate.text, kind),
+    );
+    if (ofKind.length > 0) {
+      scored = ofKind;
+      kindMatched = true;
+    }
   }
   // Ties go to the earlier source (sources arrive best first), then the earlier sentence.
-  scored.sort((a, b) => b.coverage - a.coverage || a.candidate.order - b.candidate.order);
+  scored.sort((a, b) => b.score - a.score || a.candidate.order - b.candidate.order);
 
   const chosen = selectSentences(scored, terms, options.maxSentences);
   if (chosen.length === 0) return { text: NO_ANSWER_TEXT, certainty: 0 };
   const covered = new Set(terms.filter((term) => chosen.some((item) => item.terms.has(term))));
   let coveredWeight = 0;
   for (const term of covered) coveredWeight += weights.get(term) ?? 0;
+  // Sentences on the topic that do not state the quantity asked for answer half of it.
+  const share = Math.min(1, coveredWeight / totalWeight) * (kindMatched ? 1 : 0.5);
   return {
     text: chosen.map((candidate) => cite(candidate.text, candidate.label)).join(' '),
-    certainty: round(Math.min(1, coveredWeight / totalWeight)),
+    certainty: round(share),
   };
 }
 
 /**
- * The best sentences in score order: a later one must score at least half the best, or
- * contain a question term none of the chosen ones has; near-duplicates are skipped.
+ * The sentences that answer, best first. The best is the highest-scoring sentence, taken from
+ * the top-ranked source among those scoring within `TIE_SHARE` of it. Another sentence joins
+ * only when it adds a question term no chosen sentence has (scoring at least `ADD_SHARE` of
+ * the best), or when it comes from the best's source, scores within `CLOSE_SHARE` of the best
+ * and contains every question term the best contains: no filler from other sources.
+ * Near-duplicates are skipped.
  */
 function selectSentences(
   scored: readonly Scored[],
   terms: readonly string[],
   limit: number,
 ): Candidate[] {
-  const chosen: Candidate[] = [];
-  const covered = new Set<string>();
-  const best = scored[0]?.coverage ?? 0;
-  for (const { candidate, coverage } of scored) {
+  const top = scored[0]?.score ?? 0;
+  let lead: Scored | undefined;
+  for (const item of scored) {
+    if (item.score < top * TIE_SHARE) break;
+    if (!lead || item.candidate.rank < lead.candidate.rank) lead = item;
+  }
+  if (!lead) return [];
+  const chosen: Candidate[] = [lead.candidate];
+  const leadTerms = terms.filter((term) => lead.candidate.terms.has(term));
+  const covered = new Set(leadTerms);
+  for (const { candidate, score } of scored) {
     if (chosen.length >= limit) break;
+    if (candidate === lead.candidate || score < lead.score * ADD_SHARE) continue;
     if (chosen.some((other) => isNearDuplicate(other, candidate))) continue;
     const addsTerm = terms.some((term) => candidate.terms.has(term) && !covered.has(term));
-    if (chosen.length > 0 && coverage < best / 2 && !addsTerm) continue;
+    const sameSource = candidate.rank === lead.candidate.rank;
+    const addresses =
+      sameSource &&
+      score >= lead.score * CLOSE_SHARE &&
+      leadTerms.every((term) => candidate.terms.has(term));
+    if (!addsTerm && !addresses) continue;
     chosen.push(candidate);
     for (const term of terms) if (candidate.terms.has(term)) covered.add(term);
   }

@@ -7,7 +7,8 @@
  * hnswlib-wasm is a browser build. In Node it loads only while `globalThis.importScripts` is
  * defined, and it tries to mount IndexedDB (absent in Node) and logs the failure; the index
  * lives in wasm memory and never touches its file system here, so {@link loadHnswLibrary}
- * defines the global and silences the console for the duration of the load, then restores both.
+ * defines the global for the duration of the load and drops exactly those messages (see
+ * {@link isHnswlibNoise}); anything else logged meanwhile, by the host or by hnswlib, is printed.
  */
 import type { HnswlibModule } from 'hnswlib-wasm';
 
@@ -68,25 +69,40 @@ export function hnswError(error: unknown): Error {
   return new Error(`hnswlib: ${text}`, { cause: error });
 }
 
+/** The messages hnswlib-wasm prints while it fails to mount IndexedDB (absent in Node). */
+const HNSWLIB_NOISE = /^(EmscriptenFileSystemManager: |Aborted\(Assertion failed: IDBFS|b\. jsFS )/;
+
+/** Whether a console call's arguments are hnswlib-wasm's IndexedDB noise (and nothing else). */
+export function isHnswlibNoise(args: readonly unknown[]): boolean {
+  return typeof args[0] === 'string' && HNSWLIB_NOISE.test(args[0]);
+}
+
 /**
- * Loads hnswlib-wasm once per process (cached). Defines `globalThis.importScripts` and mutes
- * `console` while it loads (see the module comment), restoring both afterwards.
+ * Loads hnswlib-wasm once per process (cached). Defines `globalThis.importScripts` while it
+ * loads and filters hnswlib's IndexedDB noise out of `console.log/warn/error` (see the module
+ * comment): every other message, the host's included, still reaches the console. Afterwards
+ * `importScripts` is restored, and so is each console method the host has not replaced since.
  */
 export function loadHnswLibrary(): Promise<HnswLibrary> {
   loading ??= (async () => {
     const scope = globalThis as { importScripts?: unknown };
     const hadImportScripts = 'importScripts' in scope;
     const previousImportScripts = scope.importScripts;
-    const muted = ['log', 'info', 'warn', 'error', 'debug'] as const;
-    const saved = muted.map((method) => console[method]);
+    const methods = ['log', 'warn', 'error'] as const;
+    const saved = methods.map((method) => console[method]);
+    const filters = saved.map((original) => (...args: unknown[]): void => {
+      if (!isHnswlibNoise(args)) original.apply(console, args);
+    });
     if (!hadImportScripts) scope.importScripts = () => undefined;
-    for (const method of muted) console[method] = () => undefined;
+    methods.forEach((method, index) => (console[method] = filters[index]!));
     try {
       // The package has no `main`/`exports` (only a bundler `module` field): Node needs the path.
       const { loadHnswlib } = await import('hnswlib-wasm/dist/hnswlib.js');
       return await loadHnswlib();
     } finally {
-      muted.forEach((method, index) => (console[method] = saved[index]!));
+      methods.forEach((method, index) => {
+        if (console[method] === filters[index]) console[method] = saved[index]!;
+      });
       if (hadImportScripts) scope.importScripts = previousImportScripts;
       else delete scope.importScripts;
     }

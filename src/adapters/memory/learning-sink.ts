@@ -34,7 +34,9 @@ const END_STATUSES = new Set(['completed', 'abandoned']);
  * trajectory's `stepCount` and `totalReward` change in the same write. Steps may still be
  * recorded after a trajectory ended (a user may come back to an abandoned session); ending
  * an ended trajectory keeps its first end. Records are frozen, so callers cannot change
- * stored state.
+ * stored state. It holds what it is given until `deleteSession` removes a session's records
+ * (the engine calls it for deleted and evicted sessions, so with a bounded session store the
+ * sink stays bounded too).
  */
 export function createMemoryLearningSink(settings: MemoryLearningSinkSettings = {}): LearningSink {
   const trajectories = new Map<string, StoredTrajectory>();
@@ -159,6 +161,23 @@ export function createMemoryLearningSink(settings: MemoryLearningSinkSettings = 
         .filter(matches)
         .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || (a.id < b.id ? -1 : 1))
         .slice(0, FEEDBACK_PAGE_LIMIT);
+    },
+
+    async deleteSession(sessionId: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      requireString(sessionId, 'sessionId');
+      let removed = 0;
+      for (const [id, stored] of trajectories) {
+        if (stored.record.sessionId !== sessionId) continue;
+        trajectories.delete(id);
+        removed++;
+      }
+      for (const [messageId, record] of feedback) {
+        if (record.sessionId !== sessionId) continue;
+        feedback.delete(messageId);
+        removed++;
+      }
+      return removed;
     },
 
     async findPatterns(query: string, k: number, options?: CallOptions) {

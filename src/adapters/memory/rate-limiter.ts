@@ -70,7 +70,7 @@ function firstAfter(times: readonly number[], bound: number): number {
  *
  * @example
  * const limiter = createMemoryRateLimiter({ limit: 60, windowMs: 300_000 });
- * const decision = await limiter.hit(`${userId}:${sessionId}`, Date.now());
+ * const decision = await limiter.hit(rateLimitKey('message', 'user', userId), Date.now());
  * if (!decision.allowed) throw new RateLimitError('Too many messages', decision.retryAfterMs);
  */
 export function createMemoryRateLimiter(

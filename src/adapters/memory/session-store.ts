@@ -6,6 +6,7 @@ import type {
   ListSessionsOptions,
   MessageQuery,
   SessionPage,
+  SessionEvictionListener,
   SessionPatch,
   SessionStore,
 } from '../../ports/session-store.js';
@@ -18,6 +19,7 @@ import {
   validatePatch,
   validateSession,
 } from '../shared/validate.js';
+import { alreadyAnswered, idempotencyClaims, requestIdTaken } from '../sql/records.js';
 
 /** Settings of {@link createMemorySessionStore}. */
 export interface MemorySessionStoreSettings {
@@ -28,13 +30,14 @@ export interface MemorySessionStoreSettings {
    * session with all its messages. A session is "used" when it is created, read
    * (`getSession`, `listMessages`, `countMessages`, `findMessage`) or written. Set it well
    * above the number of conversations active at once: an evicted session is gone
-   * (`getSession` gives null, `appendMessages` a `NotFoundError`).
+   * (`getSession` gives null, `appendMessages` a `NotFoundError`). Evictions are reported to
+   * `onEvict` listeners, so that an engine deletes the session's recall and learning records.
    */
   readonly maxSessions?: number | undefined;
   /**
    * Sessions not used for longer than this, in ms, are evicted with their messages (default
    * unlimited). Checked lazily on every call, oldest first, so eviction costs only the
-   * sessions it removes.
+   * sessions it removes. Reported to `onEvict` listeners like `maxSessions` evictions.
    */
   readonly idleTtlMs?: number | undefined;
   /** Clock in ms for `idleTtlMs` (default `Date.now`); for tests. */
@@ -129,6 +132,8 @@ function decodeCursor(cursor: string): Pick<SessionRecord, 'createdAt' | 'id'> {
  *
  * Unbounded by default; `maxSessions` (LRU) and `idleTtlMs` (idle expiry) bound it, evicting
  * whole sessions with their messages — see docs/reliability.md for the memory figures.
+ * `onEvict(listener)` reports evicted session ids (not explicit deletes), so the engine can
+ * delete what its other stores hold for them and stay bounded as a whole.
  *
  * @example
  * const sessionStore = createMemorySessionStore({ maxSessions: 5_000, idleTtlMs: 3_600_000 });
@@ -141,20 +146,37 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
   // used session is always first.
   const sessions = new Map<string, StoredSession>();
   const messages = new Map<string, MessageRecord>();
+  const evictionListeners = new Set<SessionEvictionListener>();
 
   function evict(id: string, stored: StoredSession): void {
     for (const messageId of stored.messageIds) messages.delete(messageId);
     sessions.delete(id);
   }
 
+  /** Tells the `onEvict` listeners which sessions are gone. */
+  function reportEvicted(ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    const evicted = Object.freeze([...ids]);
+    for (const listener of [...evictionListeners]) {
+      try {
+        listener(evicted);
+      } catch {
+        // The eviction is done; a failing listener cannot undo it or break the caller.
+      }
+    }
+  }
+
   /** Evicts idle sessions (oldest first); a no-op without `idleTtlMs`. */
   function sweep(): void {
     if (idleTtlMs === undefined) return;
     const cutoff = now() - idleTtlMs;
+    const evicted: string[] = [];
     for (const [id, stored] of sessions) {
       if (stored.usedAt >= cutoff) break;
       evict(id, stored);
+      evicted.push(id);
     }
+    reportEvicted(evicted);
   }
 
   /** The session, marked as just used; undefined when unknown or evicted. */
@@ -182,13 +204,24 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
         throw new ConflictError(`session '${session.id}' already exists`);
       }
       const record = frozenCopy(session);
+      const evicted: string[] = [];
       if (maxSessions !== undefined) {
         for (const [id, stored] of sessions) {
           if (sessions.size < maxSessions) break;
           evict(id, stored);
+          evicted.push(id);
         }
       }
       sessions.set(session.id, { record, usedAt: now(), messageIds: [] });
+      reportEvicted(evicted);
+    },
+
+    onEvict(listener: SessionEvictionListener) {
+      if (typeof listener !== 'function') throw invalid('listener', 'must be a function');
+      evictionListeners.add(listener);
+      return () => {
+        evictionListeners.delete(listener);
+      };
     },
 
     async getSession(id: string, options?: CallOptions) {
@@ -260,6 +293,22 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
         }
         seen.add(message.id);
       });
+      // One user message per idempotency key, one whole answer per user message.
+      const claims = idempotencyClaims(sessionId, batch);
+      if (claims.requestIds.length > 0 || claims.replies.length > 0) {
+        for (const id of stored.messageIds) {
+          const held = messages.get(id);
+          if (held?.role === 'user' && held.requestId != null) {
+            if (claims.requestIds.includes(held.requestId)) {
+              throw requestIdTaken(sessionId, held.requestId);
+            }
+          } else if (held?.role === 'assistant' && held.replyTo != null) {
+            if (held.status !== 'incomplete' && claims.replies.includes(held.replyTo)) {
+              throw alreadyAnswered(sessionId, held.replyTo);
+            }
+          }
+        }
+      }
       const searchMs = stats === undefined ? 0 : requireDuration(stats.searchMs, 'stats.searchMs');
       const generationMs =
         stats === undefined ? 0 : requireDuration(stats.generationMs, 'stats.generationMs');

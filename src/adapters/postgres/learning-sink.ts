@@ -15,6 +15,7 @@ import type {
   RecordStep,
 } from '../../ports/learning-sink.js';
 import { ulid } from '../../util/ids.js';
+import { requireString } from '../shared/validate.js';
 import {
   validateBegin,
   validateEnd,
@@ -157,6 +158,22 @@ ON CONFLICT (message_id) DO UPDATE SET ${FEEDBACK_COLUMNS.filter(
         [value],
       );
       return rows.map(rowToFeedback);
+    },
+
+    async deleteSession(sessionId: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      requireString(sessionId, 'sessionId');
+      return transaction(pool, async (client) => {
+        // Steps cascade with their trajectory; feedback rows name the session themselves.
+        const trajectories = await client.query(
+          `DELETE FROM ${t('trajectories')} WHERE session_id = $1`,
+          [sessionId],
+        );
+        const feedback = await client.query(`DELETE FROM ${t('feedback')} WHERE session_id = $1`, [
+          sessionId,
+        ]);
+        return (trajectories.rowCount ?? 0) + (feedback.rowCount ?? 0);
+      });
     },
 
     async findPatterns(query: string, k: number, options?: CallOptions) {

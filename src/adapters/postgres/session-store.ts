@@ -19,10 +19,13 @@ import {
   SOURCE_COLUMNS,
   decodeCursor,
   encodeCursor,
+  alreadyAnswered,
   groupSources,
+  idempotencyClaims,
   messageValues,
   placeholders,
   rowToMessage,
+  requestIdTaken,
   rowToSession,
   sessionValues,
   sourceValues,
@@ -234,6 +237,26 @@ export function createPostgresSessionStore(
         const taken = twice ?? (await existingIds(client, ids))[0];
         if (taken !== undefined) throw new ConflictError(`message '${taken}' already exists`);
         if (batch.length === 0) return;
+        // One user message per idempotency key, one whole answer per user message (the
+        // session row lock orders concurrent appends; the unique index backs the first).
+        const claims = idempotencyClaims(sessionId, batch);
+        const claiming = claims.requestIds.length > 0 || claims.replies.length > 0;
+        const { rows: claimed } = !claiming
+          ? { rows: [] }
+          : await client.query(
+              `SELECT request_id, reply_to FROM ${t('messages')} WHERE session_id = $1 AND (
+             (role = 'user' AND request_id = ANY($2::text[]))
+             OR (role = 'assistant' AND status <> 'incomplete' AND reply_to = ANY($3::text[])))
+           LIMIT 1`,
+              [sessionId, claims.requestIds, claims.replies],
+            );
+        const clash = claimed[0];
+        if (clash) {
+          throw clash['request_id'] != null &&
+            claims.requestIds.includes(String(clash['request_id']))
+            ? requestIdTaken(sessionId, String(clash['request_id']))
+            : alreadyAnswered(sessionId, String(clash['reply_to']));
+        }
         await insertMessages(client, batch, (await lastSeq(client, sessionId)) + 1);
         const newest = batch.reduce(
           (latest, message) => (message.createdAt > latest ? message.createdAt : latest),

@@ -169,7 +169,7 @@ function toDecision(reply: unknown): RateLimitDecision {
  *
  * @example
  * const limiter = createRedisRateLimiter({ client, limit: 60, windowMs: 300_000 });
- * const decision = await limiter.hit(`${userId}:${sessionId}`, Date.now());
+ * const decision = await limiter.hit(rateLimitKey('message', 'user', userId), Date.now());
  * if (!decision.allowed) throw new RateLimitError('Too many messages', decision.retryAfterMs);
  */
 export function createRedisRateLimiter(settings: RedisRateLimiterSettings): RedisRateLimiter {

@@ -316,6 +316,30 @@ WHERE NOT EXISTS (SELECT 1 FROM ${t('feedback')} AS newer WHERE newer.message_id
       ];
     },
   },
+  {
+    version: 7,
+    name: 'one user message per idempotency key',
+    statements(_dialect, t) {
+      // A later user message with the key of an earlier one in the same session (two
+      // instances both stored it before this version): keep the first, point the later one's
+      // answers at it, and clear the later one's key. No message is deleted.
+      const later = (alias: string) =>
+        `${alias}.role = 'user' AND ${alias}.request_id IS NOT NULL AND EXISTS (
+  SELECT 1 FROM ${t('messages')} AS kept WHERE kept.session_id = ${alias}.session_id
+    AND kept.role = 'user' AND kept.request_id = ${alias}.request_id AND kept.seq < ${alias}.seq)`;
+      return [
+        `UPDATE ${t('messages')} AS answer SET reply_to = (
+  SELECT kept.id FROM ${t('messages')} AS duplicate JOIN ${t('messages')} AS kept
+    ON kept.session_id = duplicate.session_id AND kept.role = 'user'
+    AND kept.request_id = duplicate.request_id
+  WHERE duplicate.id = answer.reply_to ORDER BY kept.seq LIMIT 1)
+WHERE answer.reply_to IN (SELECT duplicate.id FROM ${t('messages')} AS duplicate WHERE ${later('duplicate')})`,
+        `UPDATE ${t('messages')} AS duplicate SET request_id = NULL WHERE ${later('duplicate')}`,
+        `DROP INDEX ${t('idx_messages_request_id')}`,
+        `CREATE UNIQUE INDEX idx_messages_request_id ON ${t('messages')} (session_id, request_id) WHERE request_id IS NOT NULL AND role = 'user'`,
+      ];
+    },
+  },
 ];
 
 /**

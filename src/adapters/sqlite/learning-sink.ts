@@ -15,6 +15,7 @@ import type {
   RecordStep,
 } from '../../ports/learning-sink.js';
 import { ulid } from '../../util/ids.js';
+import { requireString } from '../shared/validate.js';
 import {
   FEEDBACK_COLUMNS,
   STEP_COLUMNS,
@@ -81,6 +82,11 @@ export function createSqliteLearningSink(database: SqliteDatabase, name = 'sqlit
     feedbackSince: database.prepare(
       `SELECT * FROM feedback WHERE created_at >= ? ORDER BY created_at, id LIMIT ${FEEDBACK_PAGE_LIMIT}`,
     ),
+    deleteSteps: database.prepare(
+      'DELETE FROM trajectory_steps WHERE trajectory_id IN (SELECT id FROM trajectories WHERE session_id = ?)',
+    ),
+    deleteTrajectories: database.prepare('DELETE FROM trajectories WHERE session_id = ?'),
+    deleteFeedback: database.prepare('DELETE FROM feedback WHERE session_id = ?'),
     ended: database.prepare(
       "SELECT * FROM trajectories WHERE status <> 'active' AND final_quality > 0",
     ),
@@ -116,6 +122,15 @@ export function createSqliteLearningSink(database: SqliteDatabase, name = 'sqlit
       statement.setStepReward.run(input.reward, row['id']);
       statement.adjustTotal.run(input.reward - Number(row['reward']), row['trajectory_id']);
     }
+  });
+
+  // Steps go explicitly too: a database opened without `foreign_keys = ON` does not cascade.
+  const removeSession = database.transaction((sessionId: string): number => {
+    statement.deleteSteps.run(sessionId);
+    return (
+      statement.deleteTrajectories.run(sessionId).changes +
+      statement.deleteFeedback.run(sessionId).changes
+    );
   });
 
   return {
@@ -169,6 +184,12 @@ export function createSqliteLearningSink(database: SqliteDatabase, name = 'sqlit
             ? statement.feedbackSince
             : statement.feedbackOfSession;
       return (select.all(value) as Row[]).map(rowToFeedback);
+    },
+
+    async deleteSession(sessionId: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      requireString(sessionId, 'sessionId');
+      return removeSession.immediate(sessionId);
     },
 
     async findPatterns(query: string, k: number, options?: CallOptions) {

@@ -16,10 +16,13 @@ import {
   SOURCE_COLUMNS,
   decodeCursor,
   encodeCursor,
+  alreadyAnswered,
   groupSources,
+  idempotencyClaims,
   messageValues,
   placeholders,
   rowToMessage,
+  requestIdTaken,
   rowToSession,
   sessionValues,
   sourceValues,
@@ -65,6 +68,14 @@ export function createSqliteSessionStore(database: SqliteDatabase, name = 'sqlit
       'SELECT COALESCE(MAX(seq), 0) AS seq FROM messages WHERE session_id = ?',
     ),
     messageExists: database.prepare('SELECT 1 FROM messages WHERE id = ?'),
+    requestIdTaken: database.prepare(
+      `SELECT request_id FROM messages WHERE session_id = ? AND role = 'user'
+         AND request_id IN (SELECT value FROM json_each(?)) LIMIT 1`,
+    ),
+    answered: database.prepare(
+      `SELECT reply_to FROM messages WHERE session_id = ? AND role = 'assistant'
+         AND status <> 'incomplete' AND reply_to IN (SELECT value FROM json_each(?)) LIMIT 1`,
+    ),
     insertMessage: database.prepare(
       `INSERT INTO messages (${MESSAGE_COLUMNS.join(', ')}) VALUES (${placeholders('sqlite', MESSAGE_COLUMNS.length)})`,
     ),
@@ -146,6 +157,20 @@ export function createSqliteSessionStore(database: SqliteDatabase, name = 'sqlit
         }
         seen.add(message.id);
       }
+      // One user message per idempotency key, one whole answer per user message.
+      const claims = idempotencyClaims(sessionId, batch);
+      const taken = (
+        claims.requestIds.length === 0
+          ? undefined
+          : statement.requestIdTaken.get(sessionId, toJson(claims.requestIds))
+      ) as Row | undefined;
+      if (taken) throw requestIdTaken(sessionId, String(taken['request_id']));
+      const answered = (
+        claims.replies.length === 0
+          ? undefined
+          : statement.answered.get(sessionId, toJson(claims.replies))
+      ) as Row | undefined;
+      if (answered) throw alreadyAnswered(sessionId, String(answered['reply_to']));
       let seq = (statement.lastSeq.get(sessionId) as { seq: number }).seq;
       let newest = '';
       for (const message of batch) {
@@ -270,7 +295,20 @@ export function createSqliteSessionStore(database: SqliteDatabase, name = 'sqlit
       options?: CallOptions,
     ) {
       throwIfAborted(options?.signal);
-      append.immediate(sessionId, batch, stats);
+      try {
+        append.immediate(sessionId, batch, stats);
+      } catch (error) {
+        // The unique index on (session_id, request_id) backs the check in the transaction.
+        if (isUniqueViolation(error)) {
+          throw new ConflictError(
+            `a message of this batch is already stored in session '${sessionId}'`,
+            {
+              cause: error,
+            },
+          );
+        }
+        throw error;
+      }
     },
 
     async appendSummary(sessionId: string, summary: MessageRecord, options?: CallOptions) {

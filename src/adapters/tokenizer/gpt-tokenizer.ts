@@ -5,6 +5,7 @@
  */
 import { ValidationError } from '../../errors/index.js';
 import type { Tokenizer } from '../../ports/tokenizer.js';
+import { bpeSegments } from './segments.js';
 
 /** BPE encodings this adapter can load. */
 export type GptEncodingName = 'cl100k_base' | 'o200k_base';
@@ -69,10 +70,25 @@ export async function createGptTokenizer(settings: GptTokenizerSettings = {}): P
     ]);
   }
   const { library, core } = await loadEncoding(encoding);
+  // Pathological runs are cut before byte-pair encoding (see `bpeSegments`): linear time.
   return {
     name: encoding,
-    count: (text) => (text.length === 0 ? 0 : library.countTokens(text, PLAIN_TEXT)),
-    encode: (text) => library.encode(text, PLAIN_TEXT),
+    count(text) {
+      let total = 0;
+      for (const segment of bpeSegments(text)) {
+        if (segment.length > 0) total += library.countTokens(segment, PLAIN_TEXT);
+      }
+      return total;
+    },
+    encode(text) {
+      const segments = bpeSegments(text);
+      if (segments.length === 1) return library.encode(text, PLAIN_TEXT);
+      const tokens: number[] = [];
+      for (const segment of segments) {
+        for (const token of library.encode(segment, PLAIN_TEXT)) tokens.push(token);
+      }
+      return tokens;
+    },
     decode: (tokens) => library.decode(tokens) + flushDecoder(core),
   };
 }

@@ -72,9 +72,11 @@ describe('createExtractiveProvider', () => {
   });
 
   it('cites for each sentence the source that contains it', async () => {
-    const result = await createExtractiveProvider().generate(ask('What is the refund policy?'));
+    const result = await createExtractiveProvider().generate(
+      ask('Where are the warehouse and the office?'),
+    );
     const cited = citedSentences(result.text);
-    expect(cited.length).toBeGreaterThan(1);
+    expect(cited.map((item) => item.label)).toEqual(['S1', 'S3']);
     for (const { sentence, label } of cited) {
       const source = SOURCES.find((item) => item.label === label)!;
       expect(source.text).toContain(sentence);
@@ -94,12 +96,16 @@ describe('createExtractiveProvider', () => {
   });
 
   it('quotes at most maxSentences sentences and never the same sentence twice', async () => {
-    const duplicated = [
-      ...SOURCES,
-      { label: 'S4', text: 'Refunds are issued within 14 days of the return.' },
+    const repeated = [
+      {
+        label: 'S1',
+        text:
+          'Refunds are issued within 14 days of the return. Refunds are issued within 14 days ' +
+          'of the return. Refunds of gift cards are refused. Refunds of digital goods are partial.',
+      },
     ];
     const llm = createExtractiveProvider({ maxSentences: 2 });
-    const result = await llm.generate(ask('refund refunded refunds', duplicated));
+    const result = await llm.generate(ask('refund refunded refunds', repeated));
     const cited = citedSentences(result.text);
     expect(cited).toHaveLength(2);
     expect(new Set(cited.map((item) => item.sentence)).size).toBe(2);

@@ -5,8 +5,12 @@ import {
   type RedisScriptArguments,
   type RedisScriptClient,
 } from '../../../src/adapters/redis/index.js';
+import { rateLimitKey } from '../../../src/util/rate-limit-key.js';
+import { createChatEngine, type ChatEngine } from '../../../src/engine.js';
 import { CortexisError, type FieldIssue } from '../../../src/errors/index.js';
-import { testRateLimiter } from '../../../src/testing/index.js';
+import { createChatHandler, type ChatHandler } from '../../../src/http/index.js';
+import { createMockLLM, testRateLimiter, type MockLLM } from '../../../src/testing/index.js';
+import { handbook } from '../../fixtures/handbook.js';
 import { uniqueName } from '../../../src/testing/shared.js';
 
 const url = process.env['CORTEXIS_TEST_REDIS_URL'];
@@ -146,6 +150,61 @@ describe.skipIf(!url)(title('redis rate limiter across instances'), () => {
     });
     expect((await evalOnly.hit(`${key}:b`, Date.now())).allowed).toBe(true);
     expect((await evalOnly.hit(`${key}:b`, Date.now())).allowed).toBe(false);
+  });
+});
+
+describe.skipIf(!url)(title('redis rate limiter behind the HTTP handler'), () => {
+  let one: Client;
+  let two: Client;
+  let engine: ChatEngine;
+  let llm: MockLLM;
+  beforeAll(async () => {
+    [one, two] = await Promise.all([connect(), connect()]);
+    llm = createMockLLM({ responses: 'Refunds take 14 days [source: S1].' });
+    engine = createChatEngine({ llm });
+    await engine.ingest(handbook);
+  });
+
+  const instance = (client: Client) =>
+    createChatHandler(engine, {
+      authenticate: (request) => ({ id: request.headers.get('x-user')! }),
+      rateLimiter: createRedisRateLimiter({ client, prefix, limit: 3, flood: false }),
+    });
+  const post = (handler: ChatHandler, user: string, conversation: string, mode = 'chat') =>
+    handler(
+      new Request(`http://x/conversations/${encodeURIComponent(conversation)}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-user': user },
+        body: JSON.stringify({ content: 'What is the refund policy?', mode }),
+      }),
+    );
+
+  it('counts a user across conversations and instances: rotating ids in query mode gains nothing', async () => {
+    const handlers = [instance(one), instance(two)];
+    const user = uniqueName('mallory');
+    const statuses: number[] = [];
+    for (let index = 0; index < 8; index++) {
+      const response = await post(handlers[index % 2]!, user, `made-up-${index}`, 'query');
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([404, 404, 404, 429, 429, 429, 429, 429]);
+    expect(llm.calls).toHaveLength(0);
+    const stored = await one.keys(`${prefix}*`);
+    expect(stored).toContain(`${prefix}${rateLimitKey('message', 'user', user)}`);
+  });
+
+  it('keeps keys collision-free: user acme posting to "bob:<id>" leaves user acme:bob alone', async () => {
+    const handler = instance(one);
+    const acme = uniqueName('acme');
+    const created = await handler(
+      new Request('http://x/conversations', {
+        method: 'POST',
+        headers: { 'x-user': `${acme}:bob` },
+      }),
+    );
+    const { id } = (await created.json()) as { id: string };
+    for (let index = 0; index < 4; index++) await post(handler, acme, `bob:${id}`);
+    expect((await post(handler, `${acme}:bob`, id)).status).toBe(200);
   });
 });
 

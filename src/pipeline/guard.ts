@@ -1,0 +1,160 @@
+/**
+ * Guard mode: whether the retrieved sources are relevant enough to answer from. By default the
+ * decision adapts to the index: a logistic model over what the best chunk shares with the
+ * query — the share of the query's terms it contains, how many, and the vector similarity —
+ * and the size of the index (an off-topic query matches some term by chance more often in a
+ * large index, so the same overlap counts for less there). A one-page corpus answers "How fast
+ * are refunds?" from its one matching term; a 5,000-abstract corpus needs more. A threshold on
+ * the best score (`minSimilarity`) set by the user still wins.
+ */
+import { stemmedTerms } from '../text/stem.js';
+import { DEFAULT_COSINE_RANGE } from './retrieve.js';
+
+/** Coefficients of the adaptive guard: answer when σ(bias + Σ weight·feature) ≥ `cut`. */
+export interface GuardModel {
+  /** Intercept. */
+  readonly bias: number;
+  /** Weight of the share of distinct query terms the chunk contains, in [0, 1]. */
+  readonly matchedShare: number;
+  /** Weight of ln(1 + distinct query terms the chunk contains). */
+  readonly matchedTerms: number;
+  /** Weight of the cosine similarity rescaled from the embedder's range to [0, 1]. */
+  readonly vector: number;
+  /** Weight of log10 of the number of records in the keyword index. */
+  readonly indexSize: number;
+  /** Answer probability at or above which the engine answers. */
+  readonly cut: number;
+}
+
+/**
+ * Fitted by `node --import tsx bench/fit-confidence.ts` (logistic regression) on the tuning
+ * parts of the trust benchmark: SciFact train claims, the even docs questions, the 1/3/10-page
+ * docs corpora and the 8-page e-bike handbook against half of the off-topic questions, each
+ * corpus and class weighing the same (`cut` fixed at 0.5).
+ */
+export const DEFAULT_GUARD_MODEL: GuardModel = {
+  bias: -5.253,
+  matchedShare: 2.664,
+  matchedTerms: 5.54,
+  vector: 3.888,
+  indexSize: -1.238,
+  cut: 0.5,
+};
+
+/** What the guard knows about one retrieved chunk. */
+export interface GuardChunk {
+  /** The chunk text. */
+  readonly text: string;
+  /** Cosine similarity, or null when the vector search did not find it. */
+  readonly vectorScore: number | null;
+}
+
+/** Input of `decideGuard`. */
+export interface GuardInput {
+  /** The (standalone) query that was searched. */
+  readonly query: string;
+  /** The retrieved chunks. */
+  readonly chunks: readonly GuardChunk[];
+  /** Best `score` among them. */
+  readonly topScore: number;
+  /** Records in the keyword index namespace. */
+  readonly indexSize: number;
+  /** Cosines mapped to 0 and 1 (the retrieval's `cosineRange`; default `DEFAULT_COSINE_RANGE`). */
+  readonly cosineRange?: readonly [number, number] | undefined;
+  /** A fixed threshold on `topScore` set by the user; overrides the adaptive model. */
+  readonly minSimilarity?: number | undefined;
+  /** The adaptive model (default `DEFAULT_GUARD_MODEL`). */
+  readonly model?: GuardModel | undefined;
+}
+
+/** The guard's decision. */
+export interface GuardDecision {
+  /** True: refuse with the guard answer. */
+  readonly guard: boolean;
+  /** Why it refused, or null when it answers. */
+  readonly reason: 'no-sources' | 'low-similarity' | null;
+  /** What was compared: the answer probability (adaptive) or `topScore` (fixed threshold). */
+  readonly evidence: number;
+  /** What it was compared with: the model's `cut` or `minSimilarity`. */
+  readonly threshold: number;
+  /** Whether the adaptive model decided. */
+  readonly adaptive: boolean;
+}
+
+const clamp01 = (value: number): number =>
+  Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
+
+/** What one chunk shares with the query. */
+export interface GuardFeatures {
+  /** Share of the distinct query terms the chunk contains. */
+  readonly matchedShare: number;
+  /** ln(1 + distinct query terms the chunk contains). */
+  readonly matchedTerms: number;
+  /** Cosine rescaled to [0, 1]. */
+  readonly vector: number;
+  /** log10 of the records in the index. */
+  readonly indexSize: number;
+}
+
+/** The model's features for one chunk (`queryTerms`: the query's distinct index terms). */
+export function guardFeatures(
+  chunk: GuardChunk,
+  queryTerms: ReadonlySet<string>,
+  indexSize: number,
+  cosineRange: readonly [number, number] = DEFAULT_COSINE_RANGE,
+): GuardFeatures {
+  const chunkTerms = new Set(stemmedTerms(chunk.text));
+  let matched = 0;
+  for (const term of queryTerms) if (chunkTerms.has(term)) matched++;
+  const [floor, ceiling] = cosineRange;
+  return {
+    matchedShare: queryTerms.size === 0 ? 0 : matched / queryTerms.size,
+    matchedTerms: Math.log1p(matched),
+    vector:
+      chunk.vectorScore === null ? 0 : clamp01((chunk.vectorScore - floor) / (ceiling - floor)),
+    indexSize: Math.log10(Math.max(1, indexSize)),
+  };
+}
+
+/** Answer probability of a chunk's features under the model. */
+export function guardProbability(
+  features: GuardFeatures,
+  model: GuardModel = DEFAULT_GUARD_MODEL,
+): number {
+  const z =
+    model.bias +
+    model.matchedShare * features.matchedShare +
+    model.matchedTerms * features.matchedTerms +
+    model.vector * features.vector +
+    model.indexSize * features.indexSize;
+  return 1 / (1 + Math.exp(-z));
+}
+
+/** Distinct index terms of a text (stemmed, stop words removed, as the keyword index sees it). */
+export function indexTerms(text: string): Set<string> {
+  return new Set(stemmedTerms(text));
+}
+
+/**
+ * Guard decision: refuse when nothing was retrieved; with `minSimilarity` set, when the best
+ * score is below it; otherwise when no chunk's answer probability reaches the model's cut.
+ */
+export function decideGuard(input: GuardInput): GuardDecision {
+  const model = input.model ?? DEFAULT_GUARD_MODEL;
+  const adaptive = input.minSimilarity === undefined;
+  const threshold = input.minSimilarity ?? model.cut;
+  if (input.chunks.length === 0) {
+    return { guard: true, reason: 'no-sources', evidence: 0, threshold, adaptive };
+  }
+  let evidence = input.topScore;
+  if (adaptive) {
+    const terms = indexTerms(input.query);
+    evidence = Math.max(
+      ...input.chunks.map((chunk) =>
+        guardProbability(guardFeatures(chunk, terms, input.indexSize, input.cosineRange), model),
+      ),
+    );
+  }
+  const guard = evidence < threshold;
+  return { guard, reason: guard ? 'low-similarity' : null, evidence, threshold, adaptive };
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decideGuard,
+  DEFAULT_GUARD_MODEL,
+  guardFeatures,
+  guardProbability,
+  indexTerms,
+} from '../../src/pipeline/guard.js';
+
+const chunk = (text: string, vectorScore: number | null = null) => ({ text, vectorScore });
+
+describe('decideGuard', () => {
+  it('refuses when nothing was retrieved', () => {
+    const decision = decideGuard({ query: 'refunds', chunks: [], topScore: 0, indexSize: 3 });
+    expect(decision).toMatchObject({ guard: true, reason: 'no-sources', adaptive: true });
+  });
+
+  it('lets an explicit minSimilarity decide on the best score', () => {
+    const input = {
+      query: 'How fast are refunds?',
+      chunks: [chunk('Refunds are issued within 14 days of the request.', 0.4)],
+      topScore: 0.3,
+      indexSize: 1,
+    };
+    // The adaptive model answers this one …
+    expect(decideGuard(input).guard).toBe(false);
+    // … a user's threshold above the best score refuses it, one below answers.
+    expect(decideGuard({ ...input, minSimilarity: 0.35 })).toMatchObject({
+      guard: true,
+      reason: 'low-similarity',
+      evidence: 0.3,
+      threshold: 0.35,
+      adaptive: false,
+    });
+    expect(decideGuard({ ...input, minSimilarity: 0.2 }).guard).toBe(false);
+  });
+
+  it('asks more of the same overlap in a large index than in a small one', () => {
+    const input = {
+      query: 'Do I need a helmet?',
+      chunks: [chunk('Helmets are recommended but not required for adults.', 0.25)],
+      topScore: 0.4,
+    };
+    expect(decideGuard({ ...input, indexSize: 8 }).guard).toBe(false);
+    expect(decideGuard({ ...input, indexSize: 50_000 })).toMatchObject({
+      guard: true,
+      reason: 'low-similarity',
+    });
+  });
+
+  it('judges each chunk and answers from the best one', () => {
+    const input = {
+      query: 'How old must riders be?',
+      topScore: 0.5,
+      indexSize: 8,
+    };
+    const unrelated = chunk('A fully charged battery lasts about 60 kilometres.', 0.05);
+    const related = chunk('Riders must be at least 16 years old to ride an e-bike.', 0.3);
+    expect(decideGuard({ ...input, chunks: [unrelated] }).guard).toBe(true);
+    expect(decideGuard({ ...input, chunks: [unrelated, related] }).guard).toBe(false);
+  });
+});
+
+describe('guard features', () => {
+  it('counts the distinct stemmed query terms a chunk contains', () => {
+    const features = guardFeatures(
+      chunk('Refunds are issued within 14 days. Gift cards are never refunded.', null),
+      indexTerms('How fast are refunds?'),
+      1,
+    );
+    // "fast" and "refund": only "refund" is in the chunk (as "Refunds" and "refunded").
+    expect(features.matchedShare).toBe(0.5);
+    expect(features.matchedTerms).toBeCloseTo(Math.log(2), 10);
+    expect(features.vector).toBe(0);
+    expect(features.indexSize).toBe(0);
+  });
+
+  it('gives a probability that rises with overlap and similarity and falls with index size', () => {
+    const base = { matchedShare: 0.5, matchedTerms: Math.log(2), vector: 0.3, indexSize: 1 };
+    const p = guardProbability(base);
+    expect(p).toBeGreaterThan(0);
+    expect(p).toBeLessThan(1);
+    expect(guardProbability({ ...base, matchedShare: 1 })).toBeGreaterThan(p);
+    expect(guardProbability({ ...base, matchedTerms: Math.log(3) })).toBeGreaterThan(p);
+    expect(guardProbability({ ...base, vector: 0.6 })).toBeGreaterThan(p);
+    expect(guardProbability({ ...base, indexSize: 4 })).toBeLessThan(p);
+    expect(DEFAULT_GUARD_MODEL.cut).toBe(0.5);
+  });
+});
