@@ -7,7 +7,7 @@ import { createMemoryKeywordIndex } from './adapters/memory/keyword-index.js';
 import { createMemoryLearningSink } from './adapters/memory/learning-sink.js';
 import { createMemorySessionStore } from './adapters/memory/session-store.js';
 import { createMemoryVectorStore } from './adapters/memory/vector-store.js';
-import { withCountCache } from './adapters/tokenizer/count-cache.js';
+import { withCountCache, type CountCachedTokenizer } from './adapters/tokenizer/count-cache.js';
 import { createGptTokenizer } from './adapters/tokenizer/gpt-tokenizer.js';
 import { deleteDocuments, ingestDocuments } from './ingest/ingest.js';
 import { createMemoryRateLimiter } from './adapters/memory/rate-limiter.js';
@@ -292,12 +292,13 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
   const loadTokenizer = (): Promise<Tokenizer> =>
     (tokenizer ??= resolved.tokenizer ? Promise.resolve(resolved.tokenizer) : createGptTokenizer());
   let turnRuntime: Promise<EngineRuntime> | undefined;
+  let countCache: CountCachedTokenizer | undefined;
   const runtime = (): Promise<EngineRuntime> =>
     (turnRuntime ??= Promise.all([
       loadTokenizer(),
       resolveModel(resolved.llm, resolved.providerFromEnvironment),
     ]).then(([loaded, model]) => {
-      const counted = withCountCache(loaded);
+      const counted = (countCache = withCountCache(loaded));
       return {
         ...base,
         llm: createResilientLLM(model, resolved.resilience, { onBreaker }),
@@ -436,6 +437,11 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
         if (!(await base.sessionStore.deleteSession(session.id))) {
           throw new NotFoundError('session', session.id);
         }
+        // The query-embedding and token-count caches are keyed by raw text (questions and
+        // messages): a deletion empties them (they refill from use). Evictions do not, or
+        // churn would keep them empty.
+        base.embeddingCache.clear();
+        countCache?.clear();
       });
     },
 

@@ -333,3 +333,35 @@ describe('recall.forget and indexing in flight', () => {
     await expect(recall.forget('s1')).rejects.toThrow('store down');
   });
 });
+
+describe('caches keyed by raw text', () => {
+  it('an explicit delete empties the query-embedding cache, so its text is not kept', async () => {
+    const hashing = createHashingEmbedder();
+    const embedded: string[] = [];
+    const embedder: EmbeddingProvider = {
+      ...hashing,
+      async embed(texts, options) {
+        embedded.push(...texts);
+        return hashing.embed(texts, options);
+      },
+    };
+    const engine = createChatEngine({ embedder, recall: { enabled: false } });
+    await engine.ingest(handbook);
+    const userId = uniqueName('user');
+    const question = `My refund PIN is ${SECRET}. What is the refund policy?`;
+    const a = await engine.createSession({ userId });
+    await engine.chat({ sessionId: a.id, userId, message: question });
+    const b = await engine.createSession({ userId });
+    // Asked again while A exists: served from the cache, not embedded again.
+    let before = embedded.filter((text) => text === question).length;
+    await engine.chat({ sessionId: b.id, userId, message: question });
+    expect(embedded.filter((text) => text === question).length).toBe(before);
+
+    await engine.deleteSession({ sessionId: a.id, userId });
+    before = embedded.filter((text) => text === question).length;
+    await engine.chat({ sessionId: b.id, userId, message: question });
+    // The cache no longer held the deleted conversation's text: it had to be embedded anew.
+    expect(embedded.filter((text) => text === question).length).toBe(before + 1);
+    await engine.flush();
+  });
+});

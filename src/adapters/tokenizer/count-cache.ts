@@ -12,7 +12,16 @@ export interface CountCacheSettings {
  * Wraps a tokenizer so that `count` remembers recent texts. Each turn counts the same system
  * prompt and, often, the same popular chunks again: byte-pair encoding them once is enough.
  */
-export function withCountCache(tokenizer: Tokenizer, settings: CountCacheSettings = {}): Tokenizer {
+/** A tokenizer whose counts are cached; `clear` forgets every remembered text. */
+export interface CountCachedTokenizer extends Tokenizer {
+  /** Forgets the remembered texts (their counts and the texts themselves). */
+  clear(): void;
+}
+
+export function withCountCache(
+  tokenizer: Tokenizer,
+  settings: CountCacheSettings = {},
+): CountCachedTokenizer {
   const maxEntries = settings.maxEntries ?? 4096;
   const minLength = settings.minLength ?? 64;
   const counts = new Map<string, number>();
@@ -32,6 +41,9 @@ export function withCountCache(tokenizer: Tokenizer, settings: CountCacheSetting
       counts.set(text, count);
       if (counts.size > maxEntries) counts.delete(counts.keys().next().value!);
       return count;
+    },
+    clear() {
+      counts.clear();
     },
   };
 }

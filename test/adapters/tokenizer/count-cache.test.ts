@@ -36,4 +36,15 @@ describe('withCountCache', () => {
     expect(count).toHaveBeenCalledTimes(1);
     count.mockRestore();
   });
+
+  it('clear forgets every remembered text', () => {
+    const count = vi.spyOn(words, 'count');
+    const cached = withCountCache(words, { minLength: 1 });
+    cached.count('my refund PIN is 4417');
+    cached.clear();
+    count.mockClear();
+    cached.count('my refund PIN is 4417');
+    expect(count).toHaveBeenCalledTimes(1);
+    count.mockRestore();
+  });
 });
