@@ -15,6 +15,7 @@ export const entries = {
   postgres: 'src/adapters/postgres/index.ts',
   redis: 'src/adapters/redis/index.ts',
   lancedb: 'src/adapters/lancedb/index.ts',
+  loaders: 'src/loaders/index.ts',
 } as const;
 
 export default defineConfig([
@@ -27,7 +28,16 @@ export default defineConfig([
     target: 'es2022',
     splitting: true,
     treeshake: true,
-    external: ['vitest', 'better-sqlite3', 'pg', 'redis', '@lancedb/lancedb', 'apache-arrow'],
+    external: [
+      'vitest',
+      'better-sqlite3',
+      'pg',
+      'redis',
+      '@lancedb/lancedb',
+      'apache-arrow',
+      'unpdf',
+      'mammoth',
+    ],
   },
   {
     entry: { cli: 'src/cli/main.ts' },

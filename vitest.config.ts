@@ -5,17 +5,27 @@ export default defineConfig({
   resolve: {
     // Tests and examples import the package by name, resolved to the sources.
     alias: [
-      ...['http', 'openai', 'anthropic', 'ollama', 'sqlite', 'postgres', 'redis', 'lancedb'].map(
-        (name) => ({
-          find: new RegExp(`^cortexis/${name}$`),
-          replacement: fileURLToPath(
-            new URL(
-              name === 'http' ? './src/http/index.ts' : `./src/adapters/${name}/index.ts`,
-              import.meta.url,
-            ),
+      ...[
+        'http',
+        'loaders',
+        'openai',
+        'anthropic',
+        'ollama',
+        'sqlite',
+        'postgres',
+        'redis',
+        'lancedb',
+      ].map((name) => ({
+        find: new RegExp(`^cortexis/${name}$`),
+        replacement: fileURLToPath(
+          new URL(
+            name === 'http' || name === 'loaders'
+              ? `./src/${name}/index.ts`
+              : `./src/adapters/${name}/index.ts`,
+            import.meta.url,
           ),
-        }),
-      ),
+        ),
+      })),
       {
         find: /^cortexis\/testing$/,
         replacement: fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),

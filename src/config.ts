@@ -9,6 +9,7 @@ import type { RateLimiter } from './ports/rate-limiter.js';
 import type { Reranker } from './ports/reranker.js';
 import type { Tokenizer } from './ports/tokenizer.js';
 import type { VectorStore } from './ports/vector-store.js';
+import type { Chunker } from './ingest/chunkers.js';
 import {
   DEFAULT_CHAT_INSTRUCTIONS,
   DEFAULT_GUARD_ANSWER,
@@ -99,6 +100,15 @@ export const engineConfigSchema = z.strictObject({
         chunkSize: z._default(intRange(16, 8192), 512),
         /** Tokens of the previous chunk repeated at the start of the next. */
         chunkOverlap: z._default(intRange(0), 64),
+        /**
+         * Cuts each document into chunks (default: `tokenChunker()`; built in also
+         * `markdownSectionChunker()` and `fixedSizeChunker()`).
+         */
+        chunker: z.optional(
+          z.custom<Chunker>((value) => typeof value === 'function', {
+            message: 'expected a function (document, context) => chunks',
+          }),
+        ),
       })
       .check(
         z.refine((value) => value.chunkOverlap < value.chunkSize, {

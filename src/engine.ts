@@ -353,6 +353,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
         namespace: resolved.namespace,
         chunkSize: resolved.chunking.chunkSize,
         chunkOverlap: resolved.chunking.chunkOverlap,
+        chunker: resolved.chunking.chunker,
         maxDocumentLength: resolved.limits.maxDocumentLength,
         onProgress: parsed.onProgress,
         signal: parsed.signal,

@@ -51,6 +51,16 @@ export { createGptTokenizer } from './adapters/tokenizer/gpt-tokenizer.js';
 
 // Pure building blocks of the pipeline, for custom flows and tests.
 export { chunkText } from './ingest/chunk.js';
+export {
+  fixedSizeChunker,
+  markdownSectionChunker,
+  tokenChunker,
+  type Chunker,
+  type ChunkerContext,
+  type DocumentChunk,
+  type FixedSizeChunkerOptions,
+  type MarkdownSectionChunkerOptions,
+} from './ingest/chunkers.js';
 export { htmlToText } from './ingest/html.js';
 export { createCitationFilter, validateCitations, type CitationFilter } from './pipeline/cite.js';
 export {

@@ -90,6 +90,29 @@ describe('adaptive guard on small corpora', () => {
     expect((await ask('How do I change a flat tire on my bicycle?')).guard).toBe(true);
   });
 
+  it('answers the handbook questions whose words the corpus lacks (discount, morning)', async () => {
+    const { ask } = await engineWith(bikeShareHandbook);
+    for (const [question, page] of [
+      ['Do students get a discount?', 'pricing'],
+      ['What time does the service start in the morning?', 'hours'],
+    ] as const) {
+      const reply = await ask(question);
+      expect(reply.guard, question).toBe(false);
+      expect(
+        reply.sources.map((source) => source.documentId),
+        question,
+      ).toContain(page);
+    }
+    // Price and time questions the handbook does not answer are still refused.
+    for (const question of [
+      'How much does a Tesla Model 3 cost?',
+      'What time does the supermarket close on Sundays?',
+      'Is there a discount on groceries?',
+    ]) {
+      expect((await ask(question)).guard, question).toBe(true);
+    }
+  });
+
   it('lets an explicit minSimilarity decide instead', async () => {
     const { ask, guards } = await engineWith(quickstart, { retrieval: { minSimilarity: 0.9 } });
     const reply = await ask('How fast are refunds?');

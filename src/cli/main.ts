@@ -1,63 +1,131 @@
 /**
- * The `cortexis` command: `cortexis ask <path…> "question"` and `cortexis chat <path…>`.
- * Ingests .md, .txt and .html files, then answers from them with sources and confidence.
+ * The `cortexis` command: `index`, `ask`, `chat` and `sessions` (see `cortexis --help` and
+ * docs/cli.md). Reads documents from files and folders, keeps an incremental index and the
+ * chat sessions in the cache folder, and answers with sources and confidence.
  */
-import { createInterface } from 'node:readline/promises';
-import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createChatEngine, type ChatEngine } from '../engine.js';
+import { resolveConfig } from '../config.js';
 import { ConfigError, CortexisError } from '../errors/index.js';
 import type { LearningSink } from '../ports/learning-sink.js';
 import type { SessionStore } from '../ports/session-store.js';
 import type { ChatStream } from '../stream.js';
+import type { IngestDocument } from '../types.js';
 import { createHashingEmbedder } from '../adapters/hashing/embedder.js';
 import { createMemoryGraphStore } from '../adapters/memory/graph-store.js';
 import { createMemoryKeywordIndex } from '../adapters/memory/keyword-index.js';
 import { createMemoryVectorStore } from '../adapters/memory/vector-store.js';
-import { providerFromEnv } from '../adapters/provider-factory.js';
+import { createProvider, providerFromEnv } from '../adapters/provider-factory.js';
+import { EXIT, parseCommandLine, USAGE, UsageError, type ProviderName } from './args.js';
 import { findFiles, readDocuments, SUPPORTED_EXTENSIONS } from './files.js';
-import {
-  defaultSnapshotDir,
-  fingerprintFiles,
-  loadSnapshot,
-  restoreStores,
-  saveSnapshot,
-} from './snapshot.js';
-import { progressBar, renderConfidence, renderSources } from './render.js';
+import { describeChanges, diffDocuments, hashDocuments, type IndexChanges } from './incremental.js';
+import { loadSnapshot, restoreStores, saveSnapshot } from './snapshot.js';
+import { answerJson, progressLine, renderConfidence, renderSources } from './render.js';
+import { runRepl } from './repl.js';
 
-const USAGE = `Usage:
-  cortexis ask <path...> "<question>"   answer one question from the documents
-  cortexis chat <path...>               chat with the documents ('quit' leaves)
-
-Options:
-  --no-cache   index the files again instead of loading the cached index
-
-Paths are files or folders; ${SUPPORTED_EXTENSIONS.join(', ')} files are read. The index is
-cached (CORTEXIS_CACHE_DIR, else ~/.cache/cortexis) and reused while the files are unchanged.
-The model: OPENAI_API_KEY (OPENAI_BASE_URL, OPENAI_MODEL), else ANTHROPIC_API_KEY
-(ANTHROPIC_MODEL), else OLLAMA_HOST (OLLAMA_MODEL); with none set, the offline extractive model.`;
-
-/** Where the CLI writes; tests pass their own. */
+/** Where the CLI reads and writes; tests pass their own. */
 export interface CliIO {
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;
   readonly stdin: NodeJS.ReadableStream;
   /** Environment variables (provider keys, cache folder). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Subscribes to Ctrl-C arriving as a signal (stdin not a terminal); returns the
+   * unsubscribe function. On a terminal, the REPL's readline reports Ctrl-C itself.
+   */
+  readonly onInterrupt?: (handler: () => void) => () => void;
 }
 
-interface PrepareOptions {
-  /** Ignore and rewrite the cached index. */
-  readonly noCache: boolean;
-  /** Keep sessions in a SQLite file (when better-sqlite3 is installed). */
-  readonly persist?: boolean;
-  /** The environment (provider keys, cache folder). */
-  readonly env: Readonly<Record<string, string | undefined>>;
+/** No documents in the given paths (exit code 3). */
+class NoDocumentsError extends Error {
+  override readonly name = 'NoDocumentsError';
+}
+
+/** The user who owns the CLI's sessions. */
+const CLI_USER = 'cli';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The cache folder: `CORTEXIS_CACHE_DIR`, else `$XDG_CACHE_HOME/cortexis`, else `~/.cache/cortexis`. */
+export function cacheRoot(env: Env): string {
+  const explicit = env['CORTEXIS_CACHE_DIR']?.trim();
+  if (explicit) return resolve(explicit);
+  return join(env['XDG_CACHE_HOME']?.trim() || join(homedir(), '.cache'), 'cortexis');
+}
+
+/** The index folder of a set of input paths: `<cache>/index/<hash of the absolute paths>`. */
+export function indexDir(root: string, paths: readonly string[]): string {
+  const key = createHash('sha256')
+    .update(JSON.stringify([...new Set(paths.map((path) => resolve(path)))].sort()))
+    .digest('hex')
+    .slice(0, 16);
+  return join(root, 'index', key);
+}
+
+/** The package version, from the package.json next to the sources or the build. */
+async function packageVersion(): Promise<string> {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let depth = 0; depth < 4; depth += 1) {
+    try {
+      const parsed: unknown = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
+      if (
+        typeof parsed === 'object' &&
+        parsed !== null &&
+        (parsed as { name?: unknown }).name === 'cortexis' &&
+        typeof (parsed as { version?: unknown }).version === 'string'
+      ) {
+        return (parsed as { version: string }).version;
+      }
+    } catch {
+      // not here: look one folder up
+    }
+    dir = dirname(dir);
+  }
+  return 'unknown';
+}
+
+/** The model the flags or the environment name; null for the offline extractive model. */
+function chooseProvider(
+  env: Env,
+  provider: ProviderName | undefined,
+  model: string | undefined,
+): ReturnType<typeof providerFromEnv> {
+  const get = (key: string): string | undefined => env[key]?.trim() || undefined;
+  if (provider === 'extractive' || provider === undefined) {
+    const bundle =
+      provider === 'extractive'
+        ? null
+        : providerFromEnv(
+            model
+              ? { ...env, OPENAI_MODEL: model, ANTHROPIC_MODEL: model, OLLAMA_MODEL: model }
+              : env,
+          );
+    if (bundle === null && model !== undefined) {
+      throw new ConfigError(
+        `--model needs a provider: the offline extractive model has one model`,
+        [{ path: 'model', message: 'needs --provider or a provider key in the environment' }],
+      );
+    }
+    return bundle;
+  }
+  const prefix = provider.toUpperCase();
+  return createProvider({
+    type: provider,
+    apiKey: get(`${prefix}_API_KEY`),
+    baseURL: provider === 'ollama' ? get('OLLAMA_HOST') : get(`${prefix}_BASE_URL`),
+    model: model ?? get(`${prefix}_MODEL`),
+    embeddingModel: get(`${prefix}_EMBEDDING_MODEL`),
+  });
 }
 
 /**
  * Opens the SQLite file that keeps chat sessions across runs, when the optional
- * better-sqlite3 is installed; otherwise sessions live in memory.
+ * better-sqlite3 is installed; otherwise undefined (sessions live in memory).
  */
 async function openSessionDatabase(
   dir: string,
@@ -77,147 +145,383 @@ async function openSessionDatabase(
   }
 }
 
-/** Builds the engine for the files under `paths`: restores the cached index when unchanged. */
-async function prepare(
-  paths: readonly string[],
-  io: CliIO,
-  options: PrepareOptions,
-): Promise<ChatEngine> {
+/** Reads the documents under `paths` and reports every file skipped, with the reason. */
+async function readCorpus(paths: readonly string[], io: CliIO): Promise<IngestDocument[]> {
   const files = await findFiles(paths);
-  if (files.length === 0) {
-    throw new CortexisError(
-      'validation_error',
+  const documents = await readDocuments(files, resolve(paths.length === 1 ? paths[0]! : '.'));
+  if (documents.length === 0) {
+    throw new NoDocumentsError(
       `no ${SUPPORTED_EXTENSIONS.join('/')} files found in ${paths.join(', ')}`,
     );
   }
-  const provider = providerFromEnv(options.env);
-  const vectors = createMemoryVectorStore();
-  const keywords = createMemoryKeywordIndex();
-  const graph = createMemoryGraphStore();
+  return documents;
+}
+
+interface OpenOptions {
+  readonly paths: readonly string[];
+  readonly noCache: boolean;
+  readonly progress: boolean;
+  readonly provider?: ProviderName | undefined;
+  readonly model?: string | undefined;
+  /** Keep sessions in the SQLite file of the cache folder. */
+  readonly persist?: boolean;
+  /** Only index: no model, and the summary is the caller's to print. */
+  readonly indexOnly?: boolean;
+}
+
+interface OpenedIndex {
+  readonly engine: ChatEngine;
+  readonly changes: IndexChanges;
+  readonly dir: string;
+  readonly documents: number;
+  /** Sessions are kept in the SQLite file. */
+  readonly persisted: boolean;
+}
+
+/** Empty in-memory stores for the index. */
+function freshStores() {
+  return {
+    vectors: createMemoryVectorStore(),
+    keywords: createMemoryKeywordIndex(),
+    graph: createMemoryGraphStore(),
+  };
+}
+
+function isTerminal(stream: NodeJS.WritableStream): boolean {
+  return (stream as { isTTY?: boolean }).isTTY === true;
+}
+
+/**
+ * A progress reporter for stderr (when it is a terminal, or when `forced`): one line
+ * rewritten in place on a terminal, else a line per update; at most 5 updates a second,
+ * and always the last one.
+ */
+function progressWriter(
+  io: CliIO,
+  forced: boolean,
+  label: string,
+  unit: string,
+): (done: number, total: number) => void {
+  const terminal = isTerminal(io.stderr);
+  if (!forced && !terminal) return () => undefined;
+  const started = Date.now();
+  let lastWrite = 0;
+  return (done, total) => {
+    const now = Date.now();
+    const last = done >= total;
+    if (!last && now - lastWrite < 200) return;
+    lastWrite = now;
+    const line = `${label} ${progressLine(done, total, now - started, unit)}`;
+    io.stderr.write(terminal ? `\r${line}${last ? '\n' : ''}` : `${line}\n`);
+  };
+}
+
+/**
+ * Builds the engine over the index of `paths`: restores the stored index, then re-ingests
+ * only the documents added or changed since and removes those whose files are gone.
+ */
+async function openIndex(io: CliIO, options: OpenOptions): Promise<OpenedIndex> {
+  const env = io.env ?? {};
+  const provider = options.indexOnly ? null : chooseProvider(env, options.provider, options.model);
+  const docs = await readCorpus(options.paths, io);
   const embedder = createHashingEmbedder();
-  const dir = options.env['CORTEXIS_CACHE_DIR'] || defaultSnapshotDir(paths);
-  const sessions = options.persist ? await openSessionDatabase(dir, io) : undefined;
+  const { chunking } = resolveConfig({});
+  // What besides the documents shapes the index; a change rebuilds it from scratch.
+  const settings = createHash('sha256')
+    .update(
+      JSON.stringify({
+        embedderId: embedder.id,
+        chunkSize: chunking.chunkSize,
+        chunkOverlap: chunking.chunkOverlap,
+        keywordTokenizer: 'stemmed-v1',
+      }),
+    )
+    .digest('hex');
+  const root = cacheRoot(env);
+  const dir = indexDir(root, options.paths);
+  const hashes = hashDocuments(docs);
+
+  let stores = freshStores();
+  let previous: Readonly<Record<string, string>> | undefined;
+  const loaded = options.noCache ? null : await loadSnapshot(dir, settings).catch(() => null);
+  if (loaded?.documents) {
+    try {
+      restoreStores(stores, loaded);
+      previous = loaded.documents;
+    } catch {
+      // A damaged index: build it again in fresh stores.
+      stores = freshStores();
+    }
+  }
+  const { vectors, keywords, graph } = stores;
+  const sessions = options.persist ? await openSessionDatabase(root, io) : undefined;
   const engine = createChatEngine({
     embedder,
     vectorStore: vectors,
     keywordIndex: keywords,
     graphStore: graph,
+    providerFromEnvironment: false,
     ...(provider ? { llm: provider.llm } : {}),
     ...(sessions
       ? { sessionStore: sessions.sessionStore, learningSink: sessions.learningSink }
       : {}),
   });
-  io.stderr.write(
-    `Model: ${provider ? provider.description : 'extractive (offline, no API key needed)'}\n`,
-  );
-
-  const { chunkSize, chunkOverlap } = engine.config.chunking;
-  const fingerprint = await fingerprintFiles(files, {
-    embedderId: embedder.id,
-    chunkSize,
-    chunkOverlap,
-    // The keyword index stems its terms; snapshots of an unstemmed index do not match.
-    extra: { keywordTokenizer: 'stemmed-v1' },
-  });
-  const loaded = options.noCache ? null : await loadSnapshot(dir, fingerprint).catch(() => null);
-  if (loaded) {
-    try {
-      restoreStores({ vectors, keywords, graph }, loaded);
-      io.stderr.write(`Loaded the index of ${files.length} unchanged files from ${dir}\n\n`);
-      return engine;
-    } catch {
-      // A damaged cache: index again from scratch.
-      return prepare(paths, io, { ...options, noCache: true });
-    }
-  }
-  const docs = await readDocuments(files, resolve(paths.length === 1 ? paths[0]! : '.'));
-  const result = await engine.ingest(docs, {
-    onProgress: (progress) =>
-      io.stderr.write(`\rIndexing ${progressBar(progress.documentsDone, progress.documentsTotal)}`),
-  });
-  io.stderr.write(
-    `\nIndexed ${result.documents} documents (${result.chunks} chunks) in ${Math.round(result.durationMs)} ms\n\n`,
-  );
-  await saveSnapshot(dir, { vectors, keywords, graph }, fingerprint).catch((error: unknown) => {
+  if (!options.indexOnly) {
     io.stderr.write(
-      `(could not cache the index: ${error instanceof Error ? error.message : String(error)})\n`,
+      `Model: ${provider ? provider.description : 'extractive (offline, no API key needed)'}\n`,
     );
-  });
-  return engine;
+  }
+
+  const changes = diffDocuments(previous, hashes);
+  const stale = new Set([...changes.added, ...changes.changed]);
+  const toIngest = docs.filter((doc) => stale.has(doc.id));
+  if (changes.removed.length > 0) await engine.deleteDocuments(changes.removed);
+  if (toIngest.length > 0) {
+    const progress = progressWriter(io, options.progress, 'Indexing', 'documents');
+    const result = await engine.ingest(toIngest, {
+      onProgress: ({ documentsDone, documentsTotal }) => progress(documentsDone, documentsTotal),
+    });
+    io.stderr.write(
+      `Indexed ${result.documents} documents (${result.chunks} chunks) in ${Math.round(result.durationMs)} ms\n`,
+    );
+  } else {
+    io.stderr.write(`Loaded the index of ${changes.unchanged} unchanged documents from ${dir}\n`);
+  }
+  if (!options.indexOnly) io.stderr.write(`${describeChanges(changes)}\n\n`);
+  if (previous === undefined || toIngest.length > 0 || changes.removed.length > 0) {
+    await saveSnapshot(dir, { vectors, keywords, graph }, settings, hashes).catch(
+      (error: unknown) => {
+        io.stderr.write(
+          `(could not save the index: ${error instanceof Error ? error.message : String(error)})\n`,
+        );
+      },
+    );
+  }
+  return {
+    engine,
+    changes,
+    dir,
+    documents: docs.length,
+    persisted: sessions !== undefined,
+  };
 }
 
-async function printStream(stream: ChatStream, io: CliIO): Promise<boolean> {
+/** A failed turn, as the stream's error part carries it. */
+interface TurnFailure {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** What printing one answer found. */
+export interface PrintedTurn {
+  /** The session ended (quit word). */
+  readonly ended: boolean;
+  /** The turn failed (also when cancelled: code `aborted`). */
+  readonly failure: TurnFailure | null;
+}
+
+/**
+ * Prints a streamed answer: text as it arrives, then the sources (best first) and the
+ * confidence line (not after small talk); in `json-lines` mode, each part as a JSON line.
+ */
+export async function printStream(
+  stream: ChatStream,
+  io: CliIO,
+  mode: 'text' | 'json-lines',
+): Promise<PrintedTurn> {
+  let route: string | null = null;
   for await (const part of stream) {
-    if (part.type === 'text-delta') io.stdout.write(part.text);
+    if (mode === 'json-lines') io.stdout.write(`${JSON.stringify(part)}\n`);
+    if (part.type === 'route') route = part.route;
+    if (part.type === 'error') {
+      if (mode === 'text' && part.error.code !== 'aborted') {
+        io.stderr.write(`\nError (${part.error.code}): ${part.error.message}\n`);
+      }
+      return { ended: false, failure: part.error };
+    }
     if (part.type === 'done') {
       const { response } = part;
-      io.stdout.write('\n\n');
-      if (!response.ended) {
-        io.stdout.write(
-          `${renderSources(response.sources)}\n${renderConfidence(response.confidence)}\n`,
-        );
+      if (mode === 'text') {
+        io.stdout.write('\n\n');
+        if (!response.ended && route !== 'small-talk') {
+          io.stdout.write(
+            `${renderSources(response.sources)}\n${renderConfidence(response.confidence)}\n`,
+          );
+        }
       }
-      return response.ended;
+      return { ended: response.ended, failure: null };
     }
-    if (part.type === 'error') {
-      io.stderr.write(`\nError (${part.error.code}): ${part.error.message}\n`);
+    if (mode === 'text' && part.type === 'text-delta') io.stdout.write(part.text);
+  }
+  return { ended: false, failure: null };
+}
+
+/** Collects a streamed answer into the one JSON object of `ask --json`. */
+async function collectJson(stream: ChatStream): Promise<{
+  json: Record<string, unknown>;
+  failure: TurnFailure | null;
+}> {
+  let route: string | null = null;
+  for await (const part of stream) {
+    if (part.type === 'route') route = part.route;
+    if (part.type === 'error') return { json: { error: part.error }, failure: part.error };
+    if (part.type === 'done') return { json: answerJson(part.response, route), failure: null };
+  }
+  const failure = { code: 'internal_error', message: 'the answer stream ended early' };
+  return { json: { error: failure }, failure };
+}
+
+function changesJson(opened: OpenedIndex): Record<string, unknown> {
+  return {
+    dir: opened.dir,
+    documents: opened.documents,
+    added: opened.changes.added,
+    changed: opened.changes.changed,
+    removed: opened.changes.removed,
+    unchanged: opened.changes.unchanged,
+  };
+}
+
+/** The exit code for an error thrown by a command. */
+export function exitCodeOf(error: unknown): number {
+  if (error instanceof UsageError || ConfigError.isInstance(error)) return EXIT.usage;
+  if (error instanceof NoDocumentsError) return EXIT.noDocuments;
+  return EXIT.error;
+}
+
+async function run(argv: readonly string[], io: CliIO): Promise<number> {
+  const parsed = parseCommandLine(argv);
+  const env = io.env ?? {};
+  switch (parsed.command) {
+    case 'help':
+      io.stdout.write(`${USAGE[parsed.topic ?? 'main']}\n`);
+      return EXIT.ok;
+    case 'version':
+      io.stdout.write(`${await packageVersion()}\n`);
+      return EXIT.ok;
+    case 'index': {
+      const opened = await openIndex(io, { ...parsed, indexOnly: true });
+      if (parsed.json) io.stdout.write(`${JSON.stringify(changesJson(opened))}\n`);
+      else io.stdout.write(`${describeChanges(opened.changes)} in ${opened.dir}\n`);
+      return EXIT.ok;
+    }
+    case 'ask': {
+      const opened = await openIndex(io, parsed);
+      const stream = opened.engine.stream({
+        message: parsed.question,
+        mode: 'query',
+        ...(parsed.topK === undefined ? {} : { topK: parsed.topK }),
+      });
+      if (parsed.json && !parsed.stream) {
+        const { json, failure } = await collectJson(stream);
+        io.stdout.write(`${JSON.stringify({ ...json, index: changesJson(opened) })}\n`);
+        if (failure) io.stderr.write(`Error (${failure.code}): ${failure.message}\n`);
+        return failure ? EXIT.error : EXIT.ok;
+      }
+      const printed = await printStream(stream, io, parsed.json ? 'json-lines' : 'text');
+      return printed.failure ? EXIT.error : EXIT.ok;
+    }
+    case 'chat': {
+      const opened = await openIndex(io, { ...parsed, persist: true });
+      const { engine } = opened;
+      if (parsed.session && !opened.persisted) throw sqliteMissing();
+      const session = parsed.session
+        ? await engine.getSession({ sessionId: parsed.session, userId: CLI_USER })
+        : await engine.createSession({
+            userId: CLI_USER,
+            metadata: { paths: parsed.paths.map((path) => resolve(path)).join('\n') },
+          });
+      if (parsed.session) {
+        if (session.status !== 'active') {
+          throw new CortexisError(
+            'validation_error',
+            `session ${session.id} is ${session.status}; start a new one without --session`,
+          );
+        }
+        const total = (await engine.history({ sessionId: session.id, userId: CLI_USER, limit: 1 }))
+          .total;
+        const last = await engine.history({
+          sessionId: session.id,
+          userId: CLI_USER,
+          limit: 4,
+          offset: Math.max(0, total - 4),
+        });
+        io.stderr.write(`Resumed session ${session.id} (${total} messages)\n`);
+        for (const message of parsed.json ? [] : last.messages) {
+          if (message.role === 'user' || message.role === 'assistant') {
+            io.stdout.write(`${message.role === 'user' ? '> ' : ''}${message.content}\n`);
+          }
+        }
+      } else {
+        io.stderr.write(`Session: ${session.id} (resume with --session ${session.id})\n`);
+      }
+      return runRepl({
+        io,
+        historyFile: join(cacheRoot(env), 'history'),
+        json: parsed.json,
+        ask: (message, signal) =>
+          printStream(
+            engine.stream({
+              sessionId: session.id,
+              userId: CLI_USER,
+              message,
+              signal,
+              ...(parsed.topK === undefined ? {} : { topK: parsed.topK }),
+            }),
+            io,
+            parsed.json ? 'json-lines' : 'text',
+          ),
+      });
+    }
+    case 'sessions': {
+      const stores = await openSessionDatabase(cacheRoot(env), { ...io, stderr: nullStream });
+      if (!stores) throw sqliteMissing();
+      const page = await stores.sessionStore.listSessions({
+        userId: CLI_USER,
+        limit: parsed.limit,
+      });
+      const sessions = page.sessions;
+      if (parsed.json) {
+        io.stdout.write(`${JSON.stringify(sessions)}\n`);
+      } else if (sessions.length === 0) {
+        io.stdout.write('No sessions yet: start one with cortexis chat <path...>\n');
+      } else {
+        for (const session of sessions) {
+          const paths =
+            typeof session.metadata['paths'] === 'string' ? session.metadata['paths'] : '';
+          io.stdout.write(
+            `${session.id}  ${session.status.padEnd(8)}  ${session.updatedAt}  ${String(session.stats.messageCount).padStart(4)} messages  ${paths.replace(/\n/g, ', ')}\n`,
+          );
+        }
+      }
+      return EXIT.ok;
     }
   }
-  return false;
 }
+
+function sqliteMissing(): ConfigError {
+  return new ConfigError('Sessions are kept only when better-sqlite3 is installed', [
+    { path: 'sessions', message: 'install better-sqlite3 to keep chat sessions' },
+  ]);
+}
+
+const nullStream = {
+  write: () => true,
+} as unknown as NodeJS.WritableStream;
 
 /** Runs the CLI with `argv` (without node and script); resolves with the exit code. */
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
-  const noCache = argv.includes('--no-cache');
-  const [command, ...rest] = argv.filter((arg) => arg !== '--no-cache');
-  const options: PrepareOptions = { noCache, env: io.env ?? {} };
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    io.stdout.write(`${USAGE}\n`);
-    return command === undefined ? 1 : 0;
-  }
   try {
-    if (command === 'ask') {
-      if (rest.length < 2) {
-        io.stderr.write(`cortexis ask needs at least one path and a question.\n\n${USAGE}\n`);
-        return 1;
-      }
-      const question = rest[rest.length - 1]!;
-      const engine = await prepare(rest.slice(0, -1), io, options);
-      await printStream(engine.stream({ message: question, mode: 'query' }), io);
-      return 0;
-    }
-    if (command === 'chat') {
-      if (rest.length < 1) {
-        io.stderr.write(`cortexis chat needs at least one path.\n\n${USAGE}\n`);
-        return 1;
-      }
-      const engine = await prepare(rest, io, { ...options, persist: true });
-      const session = await engine.createSession({ userId: 'cli' });
-      const readline = createInterface({ input: io.stdin, output: io.stdout, terminal: false });
-      io.stdout.write("Ask a question ('quit' to leave).\n");
-      try {
-        io.stdout.write('> ');
-        for await (const line of readline) {
-          if (line.trim().length > 0) {
-            const ended = await printStream(
-              engine.stream({ sessionId: session.id, userId: 'cli', message: line }),
-              io,
-            );
-            if (ended) return 0;
-          }
-          io.stdout.write('> ');
-        }
-        return 0;
-      } finally {
-        readline.close();
-      }
-    }
-    io.stderr.write(`Unknown command '${command}'.\n\n${USAGE}\n`);
-    return 1;
+    return await run(argv, io);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    io.stderr.write(`Error: ${message}\n`);
-    return 1;
+    if (error instanceof UsageError) {
+      const help = error.command ? `cortexis ${error.command} --help` : 'cortexis --help';
+      io.stderr.write(`cortexis: ${message}\nRun '${help}' for usage.\n`);
+    } else {
+      io.stderr.write(`Error: ${message}\n`);
+    }
+    return exitCodeOf(error);
   }
 }
 
@@ -226,11 +530,15 @@ const isEntry =
   process.argv[1] !== undefined &&
   /(?:^|[\\/])(?:cli\.js|main\.ts|cortexis)$/.test(process.argv[1]);
 if (isEntry) {
-  const io = {
+  const io: CliIO = {
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: process.stdin,
     env: process.env,
+    onInterrupt: (handler) => {
+      process.on('SIGINT', handler);
+      return () => process.off('SIGINT', handler);
+    },
   };
   main(process.argv.slice(2), io).then((code) => {
     process.exitCode = code;

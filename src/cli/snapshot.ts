@@ -1,20 +1,20 @@
 /**
  * Snapshot files for the CLI (Node only): the in-memory stores saved to a folder with a
- * manifest naming the fingerprint of what was ingested, so an unchanged folder is restored
- * instead of re-ingested.
+ * manifest naming the fingerprint of the settings that shaped them and the hash of each
+ * ingested document, so a later run restores them and re-ingests only what changed
+ * (`incremental.ts`).
  *
  * @example
  * ```ts
- * const fingerprint = await fingerprintFiles(files, { embedderId: embedder.id, chunkSize, chunkOverlap });
- * const loaded = await loadSnapshot(dir, fingerprint);
- * if (loaded) restoreStores(stores, loaded);
- * else { await engine.ingest(docs); await saveSnapshot(dir, stores, fingerprint); }
+ * const loaded = await loadSnapshot(dir, settingsFingerprint);
+ * if (loaded?.documents) restoreStores(stores, loaded);
+ * const changes = diffDocuments(loaded?.documents, hashDocuments(docs));
+ * // ingest changes.added and changes.changed, delete changes.removed, then:
+ * await saveSnapshot(dir, stores, settingsFingerprint, hashDocuments(docs));
  * ```
  */
-import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { CortexisError } from '../errors/index.js';
 
 /** A store that can save itself to bytes and load them back (the in-memory stores). */
@@ -35,71 +35,29 @@ export interface SnapshotStores {
   readonly graph?: SnapshotStore | undefined;
 }
 
-/** Bytes read back from a snapshot folder, one entry per store that was saved. */
-export type LoadedSnapshot = { -readonly [Key in keyof SnapshotStores]?: Uint8Array };
-
-/** What besides the files decides whether a snapshot is still valid. */
-export interface FingerprintSettings {
-  /** The embedder's id (a different embedder makes different vectors). */
-  readonly embedderId: string;
-  /** Chunk size in tokens. */
-  readonly chunkSize: number;
-  /** Chunk overlap in tokens. */
-  readonly chunkOverlap: number;
-  /** Anything else that changes the indexes (e.g. a tokenizer name); compared as JSON. */
-  readonly extra?: unknown;
-}
+/**
+ * Bytes read back from a snapshot folder, one entry per store that was saved, and the
+ * document hashes saved with them (for incremental indexing), when there were any.
+ */
+export type LoadedSnapshot = { -readonly [Key in keyof SnapshotStores]?: Uint8Array } & {
+  documents?: Record<string, string>;
+};
 
 const MANIFEST = 'manifest.json';
 const MANIFEST_VERSION = 1;
 const STORE_KEYS = ['vectors', 'keywords', 'graph'] as const;
 
 /**
- * A SHA-256 hex fingerprint of the files (absolute path, size, mtime) and the settings that
- * shape the indexes. Any added, removed, touched or resized file changes it.
- */
-export async function fingerprintFiles(
-  files: readonly string[],
-  settings: FingerprintSettings,
-): Promise<string> {
-  const hash = createHash('sha256');
-  hash.update(
-    JSON.stringify({
-      embedderId: settings.embedderId,
-      chunkSize: settings.chunkSize,
-      chunkOverlap: settings.chunkOverlap,
-      extra: settings.extra ?? null,
-    }),
-  );
-  for (const file of [...new Set(files.map((path) => resolve(path)))].sort()) {
-    const info = await stat(file);
-    hash.update(`\n${file}\0${info.size}\0${info.mtimeMs}`);
-  }
-  return hash.digest('hex');
-}
-
-/**
- * The default snapshot folder for a set of input paths:
- * `$XDG_CACHE_HOME/cortexis/<hash of the paths>` (else `~/.cache/cortexis/…`).
- */
-export function defaultSnapshotDir(paths: readonly string[]): string {
-  const key = createHash('sha256')
-    .update(JSON.stringify(paths.map((path) => resolve(path)).sort()))
-    .digest('hex')
-    .slice(0, 16);
-  const cache = process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache');
-  return join(cache, 'cortexis', key);
-}
-
-/**
  * Writes each store's snapshot to `dir` (created when missing), then a manifest with the
- * fingerprint. Files are written to temporary names and renamed, the manifest last, so an
- * interrupted save never leaves a manifest pointing at partial files.
+ * fingerprint and, when given, the hash of each indexed document (id → hash). Files are
+ * written to temporary names and renamed, the manifest last, so an interrupted save never
+ * leaves a manifest pointing at partial files.
  */
 export async function saveSnapshot(
   dir: string,
   stores: SnapshotStores,
   fingerprint: string,
+  documents?: Readonly<Record<string, string>>,
 ): Promise<void> {
   await mkdir(dir, { recursive: true });
   await rm(join(dir, MANIFEST), { force: true });
@@ -117,6 +75,7 @@ export async function saveSnapshot(
     version: MANIFEST_VERSION,
     fingerprint,
     files,
+    ...(documents ? { documents } : {}),
     createdAt: new Date().toISOString(),
   };
   const temporary = join(dir, `${MANIFEST}.${process.pid}.tmp`);
@@ -166,6 +125,13 @@ export async function loadSnapshot(
         cause: error,
       });
     }
+  }
+  const documents = manifest['documents'];
+  if (documents !== undefined) {
+    if (!isRecord(documents) || !Object.values(documents).every((v) => typeof v === 'string')) {
+      return null;
+    }
+    loaded.documents = { ...(documents as Record<string, string>) };
   }
   return loaded;
 }

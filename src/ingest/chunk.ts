@@ -46,9 +46,9 @@ const MIN_CHUNK_SIZE = 16;
 // without counting it whole first. Only a speed heuristic: every result is counted.
 const FIT_CHARS_PER_TOKEN = 5;
 
-type BlockKind = 'heading' | 'paragraph' | 'code';
+type BlockKind = 'heading' | 'paragraph' | 'code' | 'page-break';
 
-/** A markdown block: a heading line, a paragraph or a fenced code block. */
+/** A markdown block: a heading line, a paragraph, a fenced code block or a page break. */
 interface Block {
   readonly kind: BlockKind;
   readonly start: number;
@@ -98,6 +98,29 @@ export function chunkText(text: string, options: ChunkOptions): TextChunk[] {
     append(chunks, chunkSection(section, context));
   }
   return chunks;
+}
+
+/** A markdown section of a text: from a heading (or the start) to the next heading after content. */
+export interface TextSection {
+  /** Offset of the section's first character. */
+  readonly start: number;
+  /** Offset after the section's last character. */
+  readonly end: number;
+  /** Titles of the headings the section sits under, its own last. */
+  readonly headingPath: string[];
+}
+
+/** The text's markdown sections, in order (headings inside code fences do not count). */
+export function splitSections(text: string): TextSection[] {
+  const sections: TextSection[] = [];
+  for (const section of parseSections(parseBlocks(text))) {
+    const first = section.blocks[0];
+    const last = section.blocks[section.blocks.length - 1];
+    if (first && last) {
+      sections.push({ start: first.start, end: last.end, headingPath: section.headingPath });
+    }
+  }
+  return sections;
 }
 
 /**
@@ -183,6 +206,12 @@ function parseBlocks(text: string): Block[] {
       }
     } else if (line.trim() === '') {
       closeParagraph();
+      // A form feed (between PDF pages) ends the section: no chunk spans two pages.
+      const formFeed = line.indexOf('\f');
+      if (formFeed !== -1) {
+        const at = position + formFeed;
+        blocks.push({ kind: 'page-break', start: at, end: at + 1, level: 0, title: '' });
+      }
     } else if (marker === '#' && HEADING.test(line)) {
       closeParagraph();
       const match = HEADING.exec(line)!;
@@ -220,6 +249,15 @@ function parseSections(blocks: readonly Block[]): Section[] {
   let current: Section | undefined;
   let hasContent = false;
   for (const item of blocks) {
+    if (item.kind === 'page-break') {
+      // The next content starts a new section under the same headings.
+      if (current && hasContent) {
+        current = { headingPath: current.headingPath, blocks: [] };
+        sections.push(current);
+        hasContent = false;
+      }
+      continue;
+    }
     if (item.kind === 'heading') {
       while (path.length > 0 && path[path.length - 1]!.level >= item.level) path.pop();
       path.push({ level: item.level, title: item.title });

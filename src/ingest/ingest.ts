@@ -7,7 +7,7 @@ import type { VectorMatch, VectorStore } from '../ports/vector-store.js';
 import { documentsSchema, parseInput, type IngestProgress } from '../pipeline/validate.js';
 import type { IngestDocument, IngestResult } from '../types.js';
 import { ulid } from '../util/ids.js';
-import { chunkText } from './chunk.js';
+import { checkChunkerOutput, pageMetadata, tokenChunker, type Chunker } from './chunkers.js';
 import type { GraphDocument, GraphIndexer, GraphSnapshot } from './graph.js';
 
 /** What ingestion writes to. */
@@ -26,6 +26,8 @@ export interface IngestSettings {
   readonly chunkSize: number;
   readonly chunkOverlap: number;
   readonly maxDocumentLength: number;
+  /** Cuts each document into chunks (default: `tokenChunker()`). */
+  readonly chunker?: Chunker | undefined;
   readonly onProgress?: ((progress: IngestProgress) => void) | undefined;
   readonly signal?: AbortSignal | undefined;
 }
@@ -74,24 +76,30 @@ function indexText(title: string | undefined, section: string | undefined, text:
   return header ? `${header}\n${text}` : text;
 }
 
-function prepareChunks(
+const defaultChunker = tokenChunker();
+
+async function prepareChunks(
   doc: IngestDocument,
   revision: string,
   settings: IngestSettings,
   tokenizer: Tokenizer,
 ) {
-  const pieces = chunkText(doc.text, {
-    tokenizer,
-    chunkSize: settings.chunkSize,
-    chunkOverlap: settings.chunkOverlap,
-  });
+  const chunker = settings.chunker ?? defaultChunker;
+  const context = { tokenizer, chunkSize: settings.chunkSize, chunkOverlap: settings.chunkOverlap };
+  const pieces = checkChunkerOutput(await chunker(doc, context), doc);
   return pieces.map((piece, index): PreparedChunk => {
-    const section = piece.headingPath.join(' › ');
+    const section = (piece.headingPath ?? []).join(' › ');
+    const pages =
+      piece.start === undefined
+        ? {}
+        : pageMetadata(doc.text, piece.start, piece.end ?? piece.start + piece.text.length);
     return {
       id: chunkId(doc.id, index),
       indexText: indexText(doc.title, section, piece.text),
       metadata: {
         ...doc.metadata,
+        ...pages,
+        ...piece.metadata,
         documentId: doc.id,
         chunkIndex: index,
         revision,
@@ -227,10 +235,19 @@ export async function ingestDocuments(
   for (let start = 0; start < batch.length; start += DOCUMENTS_PER_GROUP) {
     throwIfAborted(signal);
     const group = batch.slice(start, start + DOCUMENTS_PER_GROUP);
-    const perDocument = group.map((doc) => ({
-      doc,
-      chunks: prepareChunks(doc, revision, settings, deps.tokenizer),
-    }));
+    const perDocument: { doc: IngestDocument; chunks: PreparedChunk[] }[] = [];
+    try {
+      for (const doc of group) {
+        perDocument.push({
+          doc,
+          chunks: await prepareChunks(doc, revision, settings, deps.tokenizer),
+        });
+      }
+    } catch (error) {
+      // A chunker that fails on a later group must not leave the earlier groups written.
+      await undoAll(deps, namespace, revision, [...done].reverse());
+      throw error;
+    }
     const chunks = perDocument.flatMap((entry) => entry.chunks);
     const vectors = await embedAll(
       deps.embedder,

@@ -1,20 +1,12 @@
-import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryGraphStore } from '../../src/adapters/memory/graph-store.js';
 import { createMemoryKeywordIndex } from '../../src/adapters/memory/keyword-index.js';
 import { createMemoryVectorStore } from '../../src/adapters/memory/vector-store.js';
-import {
-  defaultSnapshotDir,
-  fingerprintFiles,
-  loadSnapshot,
-  restoreStores,
-  saveSnapshot,
-} from '../../src/cli/snapshot.js';
+import { loadSnapshot, restoreStores, saveSnapshot } from '../../src/cli/snapshot.js';
 import { ValidationError } from '../../src/errors/index.js';
-
-const settings = { embedderId: 'hashing-384', chunkSize: 512, chunkOverlap: 64 };
 
 describe('CLI snapshots', () => {
   let dir: string;
@@ -34,20 +26,6 @@ describe('CLI snapshots', () => {
     await graph.upsertNodes('default', [{ id: 'a', type: 'document', properties: {} }]);
     return { vectors, keywords, graph };
   }
-
-  it('changes the fingerprint when a file, its size or mtime, or a setting changes', async () => {
-    const file = join(dir, 'a.md');
-    await writeFile(file, 'hello');
-    const first = await fingerprintFiles([file], settings);
-    expect(await fingerprintFiles([file], settings)).toBe(first);
-    expect(await fingerprintFiles([file], { ...settings, chunkSize: 256 })).not.toBe(first);
-    expect(await fingerprintFiles([file], { ...settings, embedderId: 'other' })).not.toBe(first);
-    await utimes(file, new Date(2020, 0, 1), new Date(2020, 0, 1));
-    const touched = await fingerprintFiles([file], settings);
-    expect(touched).not.toBe(first);
-    await writeFile(join(dir, 'b.md'), 'more');
-    expect(await fingerprintFiles([file, join(dir, 'b.md')], settings)).not.toBe(touched);
-  });
 
   it('saves and loads the three stores for the same fingerprint only', async () => {
     const saved = await stores();
@@ -89,9 +67,16 @@ describe('CLI snapshots', () => {
     expect(await target.count('default')).toBe(1);
   });
 
-  it('names a default folder per set of paths', () => {
-    expect(defaultSnapshotDir(['/a', '/b'])).toBe(defaultSnapshotDir(['/b', '/a']));
-    expect(defaultSnapshotDir(['/a'])).not.toBe(defaultSnapshotDir(['/b']));
-    expect(defaultSnapshotDir(['/a'])).toContain('cortexis');
+  it('keeps the document hashes in the manifest for incremental indexing', async () => {
+    await saveSnapshot(dir, await stores(), 'f1', { 'a.md': 'h1', 'b.md': 'h2' });
+    const loaded = await loadSnapshot(dir, 'f1');
+    expect(loaded?.documents).toEqual({ 'a.md': 'h1', 'b.md': 'h2' });
+    // A manifest whose hashes are not strings is not trusted: the index is built again.
+    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
+    await writeFile(
+      join(dir, 'manifest.json'),
+      JSON.stringify({ ...manifest, documents: { 'a.md': 1 } }),
+    );
+    expect(await loadSnapshot(dir, 'f1')).toBeNull();
   });
 });

@@ -6,6 +6,11 @@ import {
   guardProbability,
   indexTerms,
 } from '../../src/pipeline/guard.js';
+import {
+  answeredByType,
+  statesClockTime,
+  statesMoney,
+} from '../../src/pipeline/guard-answer-type.js';
 
 const chunk = (text: string, vectorScore: number | null = null) => ({ text, vectorScore });
 
@@ -85,5 +90,47 @@ describe('guard features', () => {
     expect(guardProbability({ ...base, vector: 0.6 })).toBeGreaterThan(p);
     expect(guardProbability({ ...base, indexSize: 4 })).toBeLessThan(p);
     expect(DEFAULT_GUARD_MODEL.cut).toBe(0.5);
+  });
+});
+
+describe('answer types (vocabulary gaps the corpus cannot bridge)', () => {
+  it('counts a price term as contained in a chunk that states an amount of money', () => {
+    const pricing = chunk('Students with a valid card pay 19 euros instead of 29 for the pass.');
+    // "student" is in the chunk; "discount" is not, but the chunk states a price.
+    const features = guardFeatures(pricing, indexTerms('Do students get a discount?'), 8);
+    expect(features.matchedShare).toBeCloseTo(2 / 3, 10);
+    expect(features.matchedTerms).toBeCloseTo(Math.log(3), 10);
+  });
+
+  it('counts time-of-day terms as contained in a chunk that states a clock time', () => {
+    const hours = chunk('Service hours are from 5:00 to 1:00 every day.');
+    const terms = indexTerms('What time does the service start in the morning?');
+    // "service" matches; "time" and "morning" are answered by "5:00"; "start" is missing.
+    expect(guardFeatures(hours, terms, 8).matchedShare).toBe(0.75);
+  });
+
+  it('bridges nothing without a stated value, and only price and time-of-day terms', () => {
+    const noValue = chunk('Discounts are described on the pricing page.');
+    expect(guardFeatures(noValue, indexTerms('Is the morning ride cheap?'), 8).matchedShare).toBe(
+      0,
+    );
+    const price = 'A single ride costs 1 euro to unlock.';
+    expect([...answeredByType(['tesla', 'model', 'discount'], price)]).toEqual(['discount']);
+    expect([...answeredByType(['morn', 'discount'], 'Open from 9 am to 5 pm.')]).toEqual(['morn']);
+  });
+
+  it('recognises amounts of money and clock times', () => {
+    for (const text of ['€5 a month', 'costs $ 12.50', 'pay 19 euros', '25 cents per minute']) {
+      expect(statesMoney(text), text).toBe(true);
+    }
+    for (const text of ['in 2018', 'version 3.5', '5 percent', 'Euro 2024']) {
+      expect(statesMoney(text), text).toBe(false);
+    }
+    for (const text of ['from 5:00 to 1:00', 'at 17:30', 'opens at 9 am', 'until 11pm']) {
+      expect(statesClockTime(text), text).toBe(true);
+    }
+    for (const text of ['in 2018', 'a 3:1 ratio', 'after 90 minutes', 'at 25:00']) {
+      expect(statesClockTime(text), text).toBe(false);
+    }
   });
 });

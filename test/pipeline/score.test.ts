@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  calibrate,
   confidenceLevel,
   DEFAULT_CONFIDENCE_LEVELS,
   DEFAULT_CONFIDENCE_MODEL,
@@ -110,7 +111,14 @@ describe('scoreConfidence', () => {
       weights.graphContext * 0.5 +
       weights.llmCertainty * 1 +
       weights.topScore * 0.8;
-    expect(confidence.overall).toBeCloseTo(1 / (1 + Math.exp(-z)), 3);
+    const probability = 1 / (1 + Math.exp(-z));
+    const calibrated = calibrate(probability, DEFAULT_CONFIDENCE_MODEL.calibration ?? []);
+    expect(confidence.overall).toBeCloseTo(calibrated, 3);
+    // Without a calibration, overall is the logistic probability itself.
+    const uncalibrated = { ...DEFAULT_CONFIDENCE_MODEL, calibration: undefined };
+    expect(
+      scoreConfidence({ sources: sources(0.8), llmCertainty: 1 }, undefined, uncalibrated).overall,
+    ).toBeCloseTo(probability, 3);
     expect(Object.keys(confidence)).toEqual(
       expect.arrayContaining([
         'sourceQuality',
@@ -119,6 +127,27 @@ describe('scoreConfidence', () => {
         'graphContext',
         'llmCertainty',
       ]),
+    );
+  });
+
+  it('maps the logistic probability through the isotonic calibration', () => {
+    const calibration = [
+      [0.2, 0.05],
+      [0.6, 0.3],
+      [0.9, 0.8],
+    ] as const;
+    expect(calibrate(0.1, calibration)).toBe(0.05);
+    expect(calibrate(0.2, calibration)).toBe(0.05);
+    expect(calibrate(0.5, calibration)).toBe(0.3);
+    expect(calibrate(0.95, calibration)).toBe(0.8);
+    // A flat logistic curve is stretched: the same sources score differently once calibrated.
+    const model = { ...DEFAULT_CONFIDENCE_MODEL, calibration };
+    const input = { sources: sources(0.8), llmCertainty: 1 };
+    const raw = scoreConfidence(input, undefined, { ...model, calibration: undefined }).overall;
+    const expected = calibrate(raw, calibration);
+    expect(scoreConfidence(input, undefined, model).overall).toBe(expected);
+    expect(scoreConfidence(input, undefined, model).level).toBe(
+      confidenceLevel(expected, model.levels),
     );
   });
 

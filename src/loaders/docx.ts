@@ -1,0 +1,32 @@
+import { importOptional, type LibrarySource } from './library.js';
+import { parseHtml, type HtmlContent } from './html.js';
+
+/** The part of `mammoth` the DOCX loader uses. */
+export interface MammothLibrary {
+  /** Converts a DOCX file to HTML. */
+  convertToHtml(
+    input: { buffer: Buffer },
+    options?: { styleMap?: string[] },
+  ): Promise<{ value: string; messages: unknown[] }>;
+}
+
+/** Word styles that mammoth does not map by itself. */
+const STYLE_MAP = ["p[style-name='Title'] => h1:fresh", "p[style-name='Subtitle'] => h2:fresh"];
+
+/** A DOCX file's text (headings as `#` lines, lists as `- ` lines) via `mammoth` (an optional peer). */
+export async function parseDocx(
+  bytes: Uint8Array,
+  options: { readonly library?: LibrarySource<MammothLibrary> | undefined } = {},
+): Promise<HtmlContent> {
+  const mammoth = await importOptional<MammothLibrary>(
+    'mammoth',
+    'DOCX files',
+    () => import('mammoth'),
+    options.library,
+  );
+  const { value } = await mammoth.convertToHtml(
+    { buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) },
+    { styleMap: [...STYLE_MAP] },
+  );
+  return parseHtml(`<body>${value}</body>`);
+}

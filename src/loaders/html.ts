@@ -1,0 +1,274 @@
+import { parseDocument } from 'htmlparser2';
+import type { ChildNode, Element } from 'domhandler';
+import type { MetadataValue } from '../ports/common.js';
+import { tidyText } from './text.js';
+
+/** A parsed HTML page. */
+export interface HtmlContent {
+  /** The main content as text: headings as `#` lines, list items as `- ` lines, `pre` fenced. */
+  readonly text: string;
+  /** The first `h1` of the main content, else `<title>`. */
+  readonly title: string | undefined;
+  /** `lang`, `description`, `author` and `keywords` of the page, when present. */
+  readonly metadata: Record<string, MetadataValue>;
+}
+
+/** Elements whose content is never text. */
+const NEVER_TEXT = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'head',
+  'svg',
+  'math',
+  'iframe',
+  'object',
+  'canvas',
+  'select',
+  'button',
+  'input',
+  'textarea',
+  'dialog',
+]);
+
+/** Page chrome: navigation, asides and (outside an article) page headers and footers. */
+const CHROME = new Set(['nav', 'aside']);
+const PAGE_FRAME = new Set(['header', 'footer']);
+const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search']);
+
+const BLOCK = new Set([
+  'address',
+  'article',
+  'blockquote',
+  'body',
+  'caption',
+  'dd',
+  'details',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'header',
+  'hgroup',
+  'hr',
+  'html',
+  'legend',
+  'main',
+  'ol',
+  'p',
+  'section',
+  'summary',
+  'table',
+  'tbody',
+  'tfoot',
+  'thead',
+  'tr',
+  'ul',
+]);
+
+const HEADING = /^h([1-6])$/;
+
+function isElement(node: ChildNode): node is Element {
+  return node.type === 'tag' || node.type === 'script' || node.type === 'style';
+}
+
+/** Depth-first search for the first element matching `test`, not descending into dropped ones. */
+function find(
+  nodes: readonly ChildNode[],
+  test: (element: Element) => boolean,
+): Element | undefined {
+  for (const node of nodes) {
+    if (!isElement(node)) continue;
+    if (test(node)) return node;
+    if (NEVER_TEXT.has(node.name)) continue;
+    const found = find(node.children, test);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function findAll(nodes: readonly ChildNode[], test: (element: Element) => boolean): Element[] {
+  const found: Element[] = [];
+  const visit = (list: readonly ChildNode[]) => {
+    for (const node of list) {
+      if (!isElement(node)) continue;
+      if (test(node)) found.push(node);
+      visit(node.children);
+    }
+  };
+  visit(nodes);
+  return found;
+}
+
+function plainText(nodes: readonly ChildNode[]): string {
+  let text = '';
+  for (const node of nodes) {
+    if (node.type === 'text') text += node.data;
+    else if (isElement(node) && !NEVER_TEXT.has(node.name)) text += plainText(node.children);
+  }
+  return text;
+}
+
+function collapse(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function isChrome(element: Element, insideArticle: boolean): boolean {
+  if (CHROME.has(element.name)) return true;
+  if (PAGE_FRAME.has(element.name) && !insideArticle) return true;
+  const role = element.attribs.role?.toLowerCase();
+  if (role && CHROME_ROLES.has(role)) return true;
+  return 'hidden' in element.attribs || element.attribs['aria-hidden'] === 'true';
+}
+
+/** The main content: `<main>` or `[role=main]`, else the only `<article>`, else `<body>`. */
+function mainContent(nodes: readonly ChildNode[]): readonly ChildNode[] {
+  const main = find(nodes, (e) => e.name === 'main' || e.attribs.role?.toLowerCase() === 'main');
+  if (main) return [main];
+  const articles = findAll(nodes, (e) => e.name === 'article');
+  if (articles.length === 1) return articles;
+  const body = find(nodes, (e) => e.name === 'body');
+  return body ? body.children : nodes;
+}
+
+/** Renders elements as markdown-like text; the state tracks lists and article nesting. */
+class Renderer {
+  private out = '';
+
+  render(nodes: readonly ChildNode[], insideArticle: boolean, listDepth: number): void {
+    for (const node of nodes) {
+      if (node.type === 'text') {
+        this.inline(node.data);
+        continue;
+      }
+      if (!isElement(node) || NEVER_TEXT.has(node.name)) continue;
+      if (isChrome(node, insideArticle)) continue;
+      this.element(
+        node,
+        insideArticle || node.name === 'article' || node.name === 'main',
+        listDepth,
+      );
+    }
+  }
+
+  private element(element: Element, insideArticle: boolean, listDepth: number): void {
+    const { name } = element;
+    const heading = HEADING.exec(name);
+    if (heading) {
+      const title = collapse(plainText(element.children));
+      if (title) this.block(`${'#'.repeat(Number(heading[1]))} ${title}`);
+      return;
+    }
+    if (name === 'pre') {
+      const code = plainText(element.children).replace(/^\n/, '').replace(/\s+$/, '');
+      if (code) this.block(`\`\`\`\n${code}\n\`\`\``);
+      return;
+    }
+    if (name === 'br') {
+      this.out = this.out.replace(/ +$/, '') + '\n';
+      return;
+    }
+    if (name === 'li') {
+      this.lineBreak();
+      this.out += `${'  '.repeat(Math.max(0, listDepth - 1))}- `;
+      this.render(element.children, insideArticle, listDepth);
+      this.lineBreak();
+      return;
+    }
+    if (name === 'ul' || name === 'ol') {
+      this.paragraphBreak(listDepth === 0);
+      this.render(element.children, insideArticle, listDepth + 1);
+      this.paragraphBreak(listDepth === 0);
+      return;
+    }
+    if (name === 'td' || name === 'th') {
+      if (!/(^|\n)$/.test(this.out)) this.out = this.out.replace(/ +$/, '') + ' | ';
+      this.render(element.children, insideArticle, listDepth);
+      return;
+    }
+    if (name === 'tr') {
+      this.lineBreak();
+      this.render(element.children, insideArticle, listDepth);
+      this.lineBreak();
+      return;
+    }
+    if (name === 'img') {
+      const alt = element.attribs.alt?.trim();
+      if (alt) this.inline(` ${alt} `);
+      return;
+    }
+    const block = BLOCK.has(name);
+    if (block) this.paragraphBreak(listDepth === 0);
+    this.render(element.children, insideArticle, listDepth);
+    if (block) this.paragraphBreak(listDepth === 0);
+  }
+
+  private inline(text: string): void {
+    const collapsed = text.replace(/\s+/g, ' ');
+    if (/(^|\n| )$/.test(this.out) && collapsed.startsWith(' ')) {
+      this.out += collapsed.slice(1);
+    } else {
+      this.out += collapsed;
+    }
+  }
+
+  private lineBreak(): void {
+    this.out = this.out.replace(/ +$/, '');
+    if (this.out !== '' && !this.out.endsWith('\n')) this.out += '\n';
+  }
+
+  private paragraphBreak(blank: boolean): void {
+    this.lineBreak();
+    if (blank && this.out !== '' && !this.out.endsWith('\n\n')) this.out += '\n';
+  }
+
+  private block(text: string): void {
+    this.paragraphBreak(true);
+    this.out += text;
+    this.paragraphBreak(true);
+  }
+
+  text(): string {
+    return tidyText(this.out);
+  }
+}
+
+function renderText(nodes: readonly ChildNode[]): string {
+  const renderer = new Renderer();
+  renderer.render(nodes, false, 0);
+  return renderer.text();
+}
+
+/** An HTML page's main content as text, with its title and metadata. */
+export function parseHtml(html: string): HtmlContent {
+  const document = parseDocument(html, { decodeEntities: true });
+  const content = mainContent(document.children);
+  const text = renderText(content);
+  const h1 = find(content, (e) => e.name === 'h1');
+  const titleElement = find(document.children, (e) => e.name === 'title');
+  const title =
+    (h1 && collapse(plainText(h1.children))) ||
+    (titleElement && collapse(plainText(titleElement.children))) ||
+    undefined;
+  const metadata: Record<string, MetadataValue> = {};
+  const lang = find(document.children, (e) => e.name === 'html')?.attribs.lang?.trim();
+  if (lang) metadata.lang = lang;
+  for (const meta of findAll(document.children, (e) => e.name === 'meta')) {
+    const name = meta.attribs.name?.toLowerCase();
+    const value = meta.attribs.content?.trim();
+    if (value && (name === 'description' || name === 'author' || name === 'keywords')) {
+      metadata[name] = value;
+    }
+  }
+  return { text, title, metadata };
+}
+
+/** Text of an HTML fragment (raw HTML inside markdown): tags removed, entities decoded. */
+export function htmlFragmentText(html: string): string {
+  return renderText(parseDocument(html, { decodeEntities: true }).children);
+}

@@ -1,0 +1,358 @@
+/**
+ * Document loaders for Node: walks files, folders and glob patterns and turns Markdown, HTML,
+ * PDF, DOCX, plain text and JSON / JSONL records into documents for `engine.ingest`, reporting
+ * every file it leaves out and why. PDF and DOCX need the optional peers `unpdf` and `mammoth`.
+ * @module
+ * @example
+ * ```ts
+ * import { createChatEngine } from 'cortexis';
+ * import { loadDocuments } from 'cortexis/loaders';
+ *
+ * const { documents, skipped } = await loadDocuments(['docs/', 'policies/**\/*.pdf']);
+ * for (const file of skipped) console.warn(`skipped ${file.path}: ${file.reason}`);
+ * const engine = createChatEngine();
+ * await engine.ingest(documents);
+ * ```
+ */
+import type { Stats } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, relative, resolve, sep } from 'node:path';
+import { ConfigError, ValidationError } from '../errors/index.js';
+import type { MetadataValue } from '../ports/common.js';
+import type { IngestDocument } from '../types.js';
+import { parseDocx, type MammothLibrary } from './docx.js';
+import type { LibrarySource } from './library.js';
+import { parseHtml } from './html.js';
+import { parseMarkdown } from './markdown.js';
+import { PAGE_BREAK, parsePdf, type UnpdfLibrary } from './pdf.js';
+import {
+  parseJsonLines,
+  parseJsonRecords,
+  type RecordFields,
+  type RecordResult,
+} from './records.js';
+import { decodeText, fileTitle, firstHeading } from './text.js';
+import { walkPaths, type SkipCode, type SkippedFile } from './walk.js';
+import { isGlob, globBase } from './glob.js';
+
+export { parseMarkdown, splitFrontMatter, type MarkdownContent } from './markdown.js';
+export { parseHtml, type HtmlContent } from './html.js';
+export { parsePdf, PAGE_BREAK, type PdfContent, type UnpdfLibrary } from './pdf.js';
+export { parseDocx, type MammothLibrary } from './docx.js';
+export type { LibrarySource } from './library.js';
+export {
+  parseJsonLines,
+  parseJsonRecords,
+  type RecordFields,
+  type RecordResult,
+} from './records.js';
+export { DEFAULT_IGNORE, type SkipCode, type SkippedFile } from './walk.js';
+
+/** The kinds of file `loadDocuments` reads, by file ending. */
+export const FILE_TYPES = {
+  '.md': 'markdown',
+  '.markdown': 'markdown',
+  '.txt': 'text',
+  '.text': 'text',
+  '.html': 'html',
+  '.htm': 'html',
+  '.xhtml': 'html',
+  '.pdf': 'pdf',
+  '.docx': 'docx',
+  '.json': 'json',
+  '.jsonl': 'jsonl',
+  '.ndjson': 'jsonl',
+} as const satisfies Record<string, string>;
+
+/** A kind of file `loadDocuments` reads. */
+export type FileType = (typeof FILE_TYPES)[keyof typeof FILE_TYPES];
+
+/** Default most bytes of a file: 50 MiB. */
+export const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024;
+/** Default most characters of a document's text: the engine's default `limits.maxDocumentLength`. */
+export const DEFAULT_MAX_TEXT_LENGTH = 10_000_000;
+
+/** How far `loadDocuments` has got. */
+export interface LoadProgress {
+  /** Files read so far (loaded or skipped). */
+  readonly filesDone: number;
+  /** Files found. */
+  readonly filesTotal: number;
+  /** The file just read. */
+  readonly path: string;
+}
+
+/** Options of `loadDocuments`. */
+export interface LoadOptions extends RecordFields {
+  /**
+   * Document ids are file paths relative to this folder, with `/` separators. Default: the
+   * folder given when one folder (or one pattern, its folder) is given, else the current one.
+   */
+  readonly root?: string | undefined;
+  /**
+   * Names (`draft-*.md`, `build`) or paths relative to a walked folder (`old/**`) left out,
+   * gitignore-style; dot-files and `node_modules` are always left out of folders.
+   */
+  readonly ignore?: readonly string[] | undefined;
+  /** Files larger than this many bytes are skipped (`too-large`). Default 50 MiB. */
+  readonly maxFileBytes?: number | undefined;
+  /**
+   * Documents with more characters of text are skipped (`too-large`): pass the engine's
+   * `limits.maxDocumentLength` when you change it. Default 10,000,000 (the engine's default).
+   */
+  readonly maxTextLength?: number | undefined;
+  /** Called after each file. */
+  readonly onProgress?: ((progress: LoadProgress) => void) | undefined;
+  /** The `unpdf` module (or a function loading it) for PDF files. Default: `import('unpdf')`. */
+  readonly unpdf?: LibrarySource<UnpdfLibrary> | undefined;
+  /** The `mammoth` module (or a function loading it) for DOCX files. Default: `import('mammoth')`. */
+  readonly mammoth?: LibrarySource<MammothLibrary> | undefined;
+  /** Stops loading; the promise rejects with the signal's reason. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** What `loadDocuments` found. */
+export interface LoadResult {
+  /** Documents, in path order; each has `id`, `title`, `text`, `uri` and `metadata.fileType`. */
+  documents: IngestDocument[];
+  /** Every file (or record) not loaded, with the reason. */
+  skipped: SkippedFile[];
+}
+
+function invalid(path: string, message: string): ValidationError {
+  return new ValidationError(`Invalid load options: ${path} ${message}`, [{ path, message }]);
+}
+
+function checkOptions(paths: unknown, options: LoadOptions): void {
+  if (!Array.isArray(paths) || paths.some((path) => typeof path !== 'string' || path === '')) {
+    throw invalid('paths', 'must be an array of non-empty strings');
+  }
+  const { ignore } = options;
+  for (const key of ['maxFileBytes', 'maxTextLength'] as const) {
+    const value = options[key];
+    if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
+      throw invalid(key, 'must be a positive integer');
+    }
+  }
+  if (
+    ignore !== undefined &&
+    (!Array.isArray(ignore) || ignore.some((p) => typeof p !== 'string'))
+  ) {
+    throw invalid('ignore', 'must be an array of strings');
+  }
+  for (const key of ['textField', 'idField', 'titleField'] as const) {
+    const value = options[key];
+    if (value !== undefined && (typeof value !== 'string' || value === '')) {
+      throw invalid(key, 'must be a non-empty string');
+    }
+  }
+}
+
+async function defaultRoot(paths: readonly string[]): Promise<string> {
+  if (paths.length !== 1) return resolve('.');
+  const [only] = paths as [string];
+  const literal = await stat(only).then(
+    () => true,
+    () => false,
+  );
+  return resolve(isGlob(only) && !literal ? globBase(only) : only);
+}
+
+function documentId(root: string, path: string): string {
+  const rel = relative(root, path);
+  return rel === '' ? fileTitle(path) + extname(path) : rel.split(sep).join('/');
+}
+
+/** What one file yields: documents, or a reason to skip it. */
+type FileResult =
+  | { readonly documents: IngestDocument[]; readonly skipped: SkippedFile[] }
+  | { readonly skip: SkipCode; readonly reason: string };
+
+interface FileContext {
+  readonly path: string;
+  readonly id: string;
+  readonly bytes: Uint8Array;
+  readonly metadata: Record<string, MetadataValue>;
+  readonly options: LoadOptions;
+}
+
+function single(
+  context: FileContext,
+  fileType: FileType,
+  text: string,
+  title: string | undefined,
+  metadata: Record<string, MetadataValue> = {},
+): FileResult {
+  if (text.trim() === '') {
+    const reason = fileType === 'pdf' ? 'no text layer (a scanned PDF needs OCR first)' : 'no text';
+    return { skip: 'empty', reason };
+  }
+  const limit = context.options.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH;
+  if (text.length > limit) {
+    return {
+      skip: 'too-large',
+      reason: `text of ${text.length} characters, more than maxTextLength (${limit})`,
+    };
+  }
+  const document: IngestDocument = {
+    id: context.id,
+    title: (title ?? fileTitle(context.path)).slice(0, 1000),
+    text,
+    uri: context.path,
+    metadata: { ...metadata, ...context.metadata, fileType },
+  };
+  return { documents: [document], skipped: [] };
+}
+
+function fromRecords(
+  context: FileContext,
+  fileType: FileType,
+  records: RecordResult[],
+): FileResult {
+  const documents: IngestDocument[] = [];
+  const skipped: SkippedFile[] = [];
+  const where = fileType === 'jsonl' ? 'line' : 'record';
+  for (const record of records) {
+    const path = `${context.path}:${record.position}`;
+    if (!record.ok) {
+      skipped.push({
+        path,
+        code: record.empty ? 'empty' : 'parse-error',
+        reason: `${where} ${record.position}: ${record.reason}`,
+      });
+      continue;
+    }
+    documents.push({
+      id: record.id ?? `${context.id}#${record.position}`,
+      title: (record.title ?? `${fileTitle(context.path)} #${record.position}`).slice(0, 1000),
+      text: record.text,
+      uri: context.path,
+      metadata: { ...record.metadata, ...context.metadata, fileType, record: record.position },
+    });
+  }
+  if (documents.length === 0 && skipped.length === 0)
+    return { skip: 'empty', reason: 'no records' };
+  return { documents, skipped };
+}
+
+async function readAs(fileType: FileType, context: FileContext): Promise<FileResult> {
+  const { bytes, options } = context;
+  switch (fileType) {
+    case 'pdf': {
+      const pdf = await parsePdf(bytes, { library: options.unpdf });
+      return single(context, fileType, pdf.pages.join(PAGE_BREAK), pdf.title, pdf.metadata);
+    }
+    case 'docx': {
+      const docx = await parseDocx(bytes, { library: options.mammoth });
+      return single(context, fileType, docx.text, docx.title, docx.metadata);
+    }
+    default:
+      break;
+  }
+  const source = decodeText(bytes);
+  switch (fileType) {
+    case 'markdown': {
+      const markdown = parseMarkdown(source);
+      return single(context, fileType, markdown.text, markdown.title, markdown.metadata);
+    }
+    case 'html': {
+      const html = parseHtml(source);
+      return single(context, fileType, html.text, html.title, html.metadata);
+    }
+    case 'json':
+      return fromRecords(context, fileType, parseJsonRecords(source, options));
+    case 'jsonl':
+      return fromRecords(context, fileType, parseJsonLines(source, options));
+    case 'text':
+      return single(context, fileType, source.trim(), firstHeading(source));
+  }
+}
+
+function skipFor(error: unknown): { skip: SkipCode; reason: string } {
+  if (ConfigError.isInstance(error)) return { skip: 'missing-dependency', reason: error.message };
+  const { name, message } = error as Error;
+  if (name === 'BinaryContentError') return { skip: 'binary', reason: message };
+  return { skip: 'parse-error', reason: `cannot parse: ${message}` };
+}
+
+async function loadFile(path: string, root: string, options: LoadOptions): Promise<FileResult> {
+  const ending = extname(path).toLowerCase();
+  const fileType = (FILE_TYPES as Record<string, FileType | undefined>)[ending];
+  if (!fileType) {
+    const supported = Object.keys(FILE_TYPES).join(', ');
+    const what = ending ? `'${ending}'` : '(no file ending)';
+    return {
+      skip: 'unsupported',
+      reason: `unsupported file type ${what}; supported: ${supported}`,
+    };
+  }
+  let info: Stats;
+  let bytes: Uint8Array;
+  try {
+    info = await stat(path);
+    const limit = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    if (info.size > limit) {
+      return { skip: 'too-large', reason: `${info.size} bytes, more than maxFileBytes (${limit})` };
+    }
+    bytes = await readFile(path);
+  } catch (error) {
+    return { skip: 'unreadable', reason: `cannot read: ${(error as Error).message}` };
+  }
+  const context: FileContext = {
+    path,
+    id: documentId(root, path),
+    bytes,
+    metadata: { modifiedAt: info.mtime.toISOString() },
+    options,
+  };
+  try {
+    return await readAs(fileType, context);
+  } catch (error) {
+    return skipFor(error);
+  }
+}
+
+/**
+ * Loads every supported file under the given files, folders and glob patterns (`docs/**\/*.md`).
+ * Folders are walked in name order, leaving out `ignore` patterns, dot-files and `node_modules`;
+ * symlinks are followed only inside the folder and never in a loop. Every file not loaded is
+ * in `skipped` with a reason: unsupported type, binary, too large, parse error, empty, missing
+ * optional dependency, symlink, duplicate or not found. Document ids are unique: a later file
+ * or record with an id already taken is skipped as `duplicate`.
+ */
+export async function loadDocuments(
+  paths: readonly string[],
+  options: LoadOptions = {},
+): Promise<LoadResult> {
+  checkOptions(paths, options);
+  const root = options.root === undefined ? await defaultRoot(paths) : resolve(options.root);
+  const walked = await walkPaths(paths, { ignore: options.ignore, signal: options.signal });
+  const documents: IngestDocument[] = [];
+  const skipped = [...walked.skipped];
+  const ids = new Map<string, string>();
+  let filesDone = 0;
+  for (const { path } of walked.files) {
+    options.signal?.throwIfAborted();
+    const result = await loadFile(path, root, options);
+    if ('skip' in result) {
+      skipped.push({ path, code: result.skip, reason: result.reason });
+    } else {
+      for (const document of result.documents) {
+        const owner = ids.get(document.id);
+        if (owner !== undefined) {
+          skipped.push({
+            path,
+            code: 'duplicate',
+            reason: `id '${document.id}' already used by ${owner}`,
+          });
+          continue;
+        }
+        ids.set(document.id, path);
+        documents.push(document);
+      }
+      skipped.push(...result.skipped);
+    }
+    options.onProgress?.({ filesDone: ++filesDone, filesTotal: walked.files.length, path });
+  }
+  return { documents, skipped };
+}

@@ -1,0 +1,175 @@
+import { Lexer, type Token, type Tokens } from 'marked';
+import { parse as parseYaml } from 'yaml';
+import type { MetadataValue } from '../ports/common.js';
+import { firstHeading, tidyText } from './text.js';
+import { htmlFragmentText } from './html.js';
+
+/** A parsed markdown file. */
+export interface MarkdownContent {
+  /** The text without markup: headings kept as `#` lines, code fences kept, inline markup removed. */
+  readonly text: string;
+  /** `title` from the front matter, else the first heading. */
+  readonly title: string | undefined;
+  /** The other front matter fields, as metadata values. */
+  readonly metadata: Record<string, MetadataValue>;
+}
+
+const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
+
+/** Front matter keys the engine sets itself on every chunk; never taken as metadata. */
+const RESERVED = new Set([
+  'documentId',
+  'chunkIndex',
+  'revision',
+  'text',
+  'title',
+  'uri',
+  'section',
+]);
+
+/** Thrown for front matter that is not a YAML mapping. */
+export class FrontMatterError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'FrontMatterError';
+  }
+}
+
+/** Splits YAML front matter (between `---` lines at the very start) from the body. */
+export function splitFrontMatter(source: string): {
+  data: Record<string, unknown>;
+  body: string;
+} {
+  const match = FRONT_MATTER.exec(source);
+  if (!match) return { data: {}, body: source.replace(/^\uFEFF/, '') };
+  let data: unknown;
+  try {
+    data = parseYaml(match[1]!);
+  } catch (error) {
+    throw new FrontMatterError(`invalid YAML front matter: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  if (data !== null && data !== undefined && (typeof data !== 'object' || Array.isArray(data))) {
+    throw new FrontMatterError('front matter must be a YAML mapping of keys to values');
+  }
+  return { data: (data ?? {}) as Record<string, unknown>, body: source.slice(match[0].length) };
+}
+
+/** A front matter value as a metadata value: lists joined with `, `, dates as ISO strings. */
+function metadataValue(value: unknown): MetadataValue | undefined {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
+  if (Array.isArray(value)) {
+    const items = value.map(metadataValue).filter((item) => item !== undefined && item !== null);
+    return items.join(', ');
+  }
+  if (typeof value === 'object') return JSON.stringify(value);
+  return undefined;
+}
+
+/** Front matter as document metadata; reserved keys are left out (`title` becomes the title). */
+export function frontMatterMetadata(data: Record<string, unknown>): Record<string, MetadataValue> {
+  const metadata: Record<string, MetadataValue> = {};
+  for (const [key, value] of Object.entries(data)) {
+    if (RESERVED.has(key)) continue;
+    const converted = metadataValue(value);
+    if (converted !== undefined) metadata[key] = converted;
+  }
+  return metadata;
+}
+
+/** Markdown with front matter → plain text that keeps headings, lists and code fences. */
+export function parseMarkdown(source: string): MarkdownContent {
+  const { data, body } = splitFrontMatter(source);
+  const text = tidyText(blocksText(new Lexer({ gfm: true }).lex(body), ''));
+  const declared = typeof data.title === 'string' ? data.title.trim() : undefined;
+  return {
+    text,
+    title: declared || firstHeading(text),
+    metadata: frontMatterMetadata(data),
+  };
+}
+
+function blocksText(tokens: readonly Token[], indent: string): string {
+  const parts: string[] = [];
+  for (const token of tokens) {
+    const part = blockText(token as Tokens.Generic, indent);
+    if (part.trim() !== '') parts.push(part);
+  }
+  return parts.join('\n\n');
+}
+
+function blockText(token: Tokens.Generic, indent: string): string {
+  switch (token.type) {
+    case 'heading':
+      return `${'#'.repeat(token.depth as number)} ${inlineText(token.tokens ?? [])}`;
+    case 'paragraph':
+    case 'text':
+      return indentLines(token.tokens ? inlineText(token.tokens) : String(token.text), indent);
+    case 'code': {
+      const fence = (token.text as string).includes('```') ? '~~~~' : '```';
+      return `${fence}${(token.lang as string | undefined) ?? ''}\n${token.text as string}\n${fence}`;
+    }
+    case 'blockquote':
+      return blocksText(token.tokens ?? [], indent);
+    case 'list':
+      return listText(token as unknown as Tokens.List, indent);
+    case 'table':
+      return tableText(token as unknown as Tokens.Table, indent);
+    case 'html':
+      return indentLines(htmlFragmentText(token.text as string), indent);
+    default:
+      // space, hr, def (link definitions) carry no text.
+      return '';
+  }
+}
+
+function listText(list: Tokens.List, indent: string): string {
+  const start = typeof list.start === 'number' ? list.start : 1;
+  return list.items
+    .map((item, index) => {
+      const marker = list.ordered ? `${start + index}. ` : '- ';
+      const body = blocksText(item.tokens, `${indent}  `).replace(/^\s+/, '');
+      return `${indent}${marker}${body}`;
+    })
+    .join('\n');
+}
+
+function tableText(table: Tokens.Table, indent: string): string {
+  const row = (cells: readonly Tokens.TableCell[]) =>
+    `${indent}${cells.map((cell) => inlineText(cell.tokens)).join(' | ')}`;
+  return [row(table.header), ...table.rows.map(row)].join('\n');
+}
+
+function indentLines(text: string, indent: string): string {
+  return indent ? text.replace(/\n/g, `\n${indent}`) : text;
+}
+
+/** Inline tokens as text: emphasis and links keep their text, images their alt text. */
+function inlineText(tokens: readonly Token[]): string {
+  let text = '';
+  for (const token of tokens as readonly Tokens.Generic[]) {
+    switch (token.type) {
+      case 'br':
+        text += '\n';
+        break;
+      case 'image':
+        text += token.text as string;
+        break;
+      case 'html':
+        text += htmlFragmentText(token.text as string);
+        break;
+      case 'codespan':
+      case 'escape':
+        text += token.text as string;
+        break;
+      default:
+        text += token.tokens
+          ? inlineText(token.tokens)
+          : ((token.text as string | undefined) ?? '');
+    }
+  }
+  return text;
+}

@@ -1,0 +1,74 @@
+import type { MetadataValue } from '../ports/common.js';
+import { importOptional, type LibrarySource } from './library.js';
+
+/** The page separator in a PDF's text: a form feed on its own line (as `pdftotext` writes). */
+export const PAGE_BREAK = '\n\n\f\n\n';
+
+/** A parsed PDF. */
+export interface PdfContent {
+  /** Text of each page, in order. */
+  readonly pages: string[];
+  /** The document's `Title`, if it has one. */
+  readonly title: string | undefined;
+  /** `pages` and, when present, `author` and `subject`. */
+  readonly metadata: Record<string, MetadataValue>;
+}
+
+/** The part of `unpdf` the PDF loader uses. */
+export interface UnpdfLibrary {
+  /** Opens a PDF. */
+  getDocumentProxy(
+    data: Uint8Array,
+    options?: { verbosity?: number },
+  ): Promise<{
+    numPages: number;
+    getMetadata(): Promise<{ info: unknown }>;
+    destroy(): Promise<void>;
+  }>;
+  /** Text of each page. */
+  extractText(
+    pdf: unknown,
+    options: { mergePages: false },
+  ): Promise<{ totalPages: number; text: string[] }>;
+}
+
+function infoString(info: unknown, key: string): string | undefined {
+  if (typeof info !== 'object' || info === null) return undefined;
+  const value = (info as Record<string, unknown>)[key];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/** Text per page of a PDF, with its title and author, via `unpdf` (an optional peer). */
+export async function parsePdf(
+  bytes: Uint8Array,
+  options: { readonly library?: LibrarySource<UnpdfLibrary> | undefined } = {},
+): Promise<PdfContent> {
+  const unpdf = await importOptional<UnpdfLibrary>(
+    'unpdf',
+    'PDF files',
+    () => import('unpdf'),
+    options.library,
+  );
+  // pdf.js takes ownership of (detaches) the buffer it is given: pass a copy.
+  const pdf = await unpdf.getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
+  try {
+    const { text } = await unpdf.extractText(pdf, { mergePages: false });
+    const info = await pdf
+      .getMetadata()
+      .then((meta) => meta.info)
+      .catch(() => undefined);
+    const metadata: Record<string, MetadataValue> = { pages: text.length };
+    const author = infoString(info, 'Author');
+    const subject = infoString(info, 'Subject');
+    if (author) metadata.author = author;
+    if (subject) metadata.subject = subject;
+    return {
+      // A form feed inside a page would read as a page break.
+      pages: text.map((page) => page.replace(/\f/g, '\n').trim()),
+      title: infoString(info, 'Title'),
+      metadata,
+    };
+  } finally {
+    await pdf.destroy().catch(() => undefined);
+  }
+}

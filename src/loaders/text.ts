@@ -1,0 +1,53 @@
+import { basename, extname } from 'node:path';
+
+/** Bytes inspected for NUL characters when deciding whether a file is binary. */
+const BINARY_PROBE_BYTES = 8192;
+
+/** Thrown by `decodeText` for content that is not text. */
+export class BinaryContentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BinaryContentError';
+  }
+}
+
+/**
+ * Bytes as text: UTF-8 (a byte-order mark is dropped) or UTF-16 with a byte-order mark.
+ * Throws `BinaryContentError` for NUL bytes or invalid UTF-8.
+ */
+export function decodeText(bytes: Uint8Array): string {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes);
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes);
+  if (bytes.subarray(0, BINARY_PROBE_BYTES).includes(0)) {
+    throw new BinaryContentError('binary content (NUL bytes)');
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new BinaryContentError('not valid UTF-8 text');
+  }
+}
+
+/** The file name without its ending. */
+export function fileTitle(path: string): string {
+  return basename(path, extname(path));
+}
+
+/** The first markdown heading's title (the highest level first), if any. */
+export function firstHeading(text: string): string | undefined {
+  let best: { level: number; title: string } | undefined;
+  for (const match of text.matchAll(/^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$/gm)) {
+    const level = match[1]!.length;
+    if (!best || level < best.level) best = { level, title: match[2]!.trim() };
+    if (level === 1) break;
+  }
+  return best?.title || undefined;
+}
+
+/** Text with runs of blank lines collapsed to one and trailing spaces removed. */
+export function tidyText(text: string): string {
+  return text
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}

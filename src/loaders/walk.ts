@@ -1,0 +1,187 @@
+import type { Dirent } from 'node:fs';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
+import { globBase, globToRegExp, ignoreMatcher, isGlob } from './glob.js';
+
+/** A file found by `walkPaths`. */
+export interface FoundFile {
+  /** Absolute path as walked (through symlinks inside the folder). */
+  readonly path: string;
+}
+
+/** Why a path was not loaded. */
+export type SkipCode =
+  | 'not-found'
+  | 'unreadable'
+  | 'unsupported'
+  | 'binary'
+  | 'too-large'
+  | 'parse-error'
+  | 'empty'
+  | 'missing-dependency'
+  | 'symlink'
+  | 'duplicate';
+
+/** A path that was not loaded, and why. */
+export interface SkippedFile {
+  /** The file's path (a record's is `file:line`). */
+  readonly path: string;
+  /** Why, in words. */
+  readonly reason: string;
+  /** Why, as a stable code. */
+  readonly code: SkipCode;
+}
+
+/** Names never walked into unless named explicitly: dot-files and folders, `node_modules`. */
+export const DEFAULT_IGNORE = ['.*', 'node_modules'] as const;
+
+interface WalkState {
+  readonly files: FoundFile[];
+  readonly skipped: SkippedFile[];
+  /** Real paths of folders entered, to stop symlink loops. */
+  readonly folders: Set<string>;
+  /** Real path of each file found → the path it was found under. */
+  readonly seen: Map<string, string>;
+  readonly ignored: (relativePath: string) => boolean;
+  readonly signal: AbortSignal | undefined;
+}
+
+function toPosix(path: string): string {
+  return sep === '/' ? path : path.split(sep).join('/');
+}
+
+function within(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith('..') && !rel.startsWith(`..${sep}`) && rel !== '..');
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+function addFile(state: WalkState, path: string, real: string): void {
+  const first = state.seen.get(real);
+  if (first !== undefined) {
+    if (first !== path) {
+      state.skipped.push({ path, code: 'duplicate', reason: `same file as ${first}` });
+    }
+    return;
+  }
+  state.seen.set(real, path);
+  state.files.push({ path });
+}
+
+/**
+ * Walks a folder: entries sorted by name, ignored names left out silently, symlinks followed
+ * only when they stay inside `rootReal` and do not lead back into a folder already walked.
+ */
+async function walkFolder(
+  state: WalkState,
+  folder: string,
+  folderReal: string,
+  root: string,
+  rootReal: string,
+  accept: (path: string) => boolean,
+): Promise<void> {
+  state.signal?.throwIfAborted();
+  if (state.folders.has(folderReal)) return;
+  state.folders.add(folderReal);
+  let entries: Dirent[];
+  try {
+    entries = await readdir(folder, { withFileTypes: true });
+  } catch (error) {
+    state.skipped.push({
+      path: folder,
+      code: 'unreadable',
+      reason: `cannot read folder: ${(error as Error).message}`,
+    });
+    return;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    const path = join(folder, entry.name);
+    if (state.ignored(toPosix(relative(root, path)))) continue;
+    let real = path;
+    let isDirectory = entry.isDirectory();
+    let isFile = entry.isFile();
+    if (entry.isSymbolicLink()) {
+      try {
+        real = await realpath(path);
+      } catch {
+        state.skipped.push({ path, code: 'symlink', reason: 'broken symlink' });
+        continue;
+      }
+      if (!within(rootReal, real)) {
+        state.skipped.push({
+          path,
+          code: 'symlink',
+          reason: `symlink to ${real}, outside ${root}`,
+        });
+        continue;
+      }
+      const info = await stat(real);
+      isDirectory = info.isDirectory();
+      isFile = info.isFile();
+      if (isDirectory && state.folders.has(real)) {
+        state.skipped.push({ path, code: 'symlink', reason: `symlink loop back to ${real}` });
+        continue;
+      }
+    } else if (isDirectory || isFile) {
+      real = join(folderReal, entry.name);
+    }
+    if (isDirectory) await walkFolder(state, path, real, root, rootReal, accept);
+    else if (isFile && accept(path)) addFile(state, path, real);
+  }
+}
+
+/**
+ * Files under the given files, folders and glob patterns, in order, each once. A file named
+ * explicitly is always taken; inside folders, ignored names are left out silently.
+ */
+export async function walkPaths(
+  paths: readonly string[],
+  options: { ignore?: readonly string[] | undefined; signal?: AbortSignal | undefined } = {},
+): Promise<{ files: FoundFile[]; skipped: SkippedFile[] }> {
+  const state: WalkState = {
+    files: [],
+    skipped: [],
+    folders: new Set(),
+    seen: new Map(),
+    ignored: ignoreMatcher([...DEFAULT_IGNORE, ...(options.ignore ?? [])]),
+    signal: options.signal,
+  };
+  for (const argument of paths) {
+    // A name with glob characters that exists (`notes [old].md`) is taken as it is.
+    const glob = isGlob(argument) && !(await exists(argument));
+    const target = resolve(glob ? globBase(argument) : argument);
+    const pattern = glob ? globToRegExp(toPosix(resolve(argument))) : undefined;
+    const before = state.files.length;
+    let info;
+    try {
+      info = await stat(target);
+    } catch {
+      state.skipped.push({ path: argument, code: 'not-found', reason: 'no such file or folder' });
+      continue;
+    }
+    const targetReal = await realpath(target);
+    if (info.isDirectory()) {
+      // A new walk root: folders seen under another argument may be walked again from here.
+      state.folders.clear();
+      const accept = pattern ? (path: string) => pattern.test(toPosix(path)) : () => true;
+      await walkFolder(state, target, targetReal, target, targetReal, accept);
+    } else if (!pattern || pattern.test(toPosix(target))) {
+      addFile(state, target, targetReal);
+    }
+    if (pattern && state.files.length === before) {
+      state.skipped.push({
+        path: argument,
+        code: 'not-found',
+        reason: 'no file matches the pattern',
+      });
+    }
+  }
+  return { files: state.files, skipped: state.skipped };
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { formatDuration, progressLine, renderSources, sortByScore } from '../../src/cli/render.js';
+import { parseHistory } from '../../src/cli/repl.js';
+import type { Source } from '../../src/ports/chat-records.js';
+
+function source(id: string, score: number): Source {
+  return {
+    id,
+    chunkId: `${id}#0`,
+    documentId: `${id}.md`,
+    title: id,
+    uri: null,
+    snippet: '',
+    score,
+    vectorScore: null,
+    keywordScore: null,
+    fusedScore: score,
+    type: 'vector',
+    graphBoost: 0,
+    learnedBoost: 0,
+    graphContext: null,
+    metadata: {},
+  } as Source;
+}
+
+describe('CLI rendering', () => {
+  it('lists sources best first, ties in label order', () => {
+    const sources = [source('S1', 0.5), source('S2', 0.9), source('S3', 0.5), source('S4', 0.7)];
+    expect(sortByScore(sources).map((s) => s.id)).toEqual(['S2', 'S4', 'S1', 'S3']);
+    expect(
+      renderSources(sources)
+        .split('\n')
+        .slice(1)
+        .map((line) => line.trim().slice(0, 4)),
+    ).toEqual(['[S2]', '[S4]', '[S1]', '[S3]']);
+  });
+
+  it('estimates the time left from the rate so far', () => {
+    expect(progressLine(10, 40, 5_000)).toMatch(/25% 10\/40 documents, ETA 15s$/);
+    expect(progressLine(1, 100, 10_000)).toMatch(/ETA 16m 30s$/);
+    expect(progressLine(0, 40, 1_000)).not.toMatch(/ETA/);
+    expect(progressLine(40, 40, 9_000)).toMatch(/100% 40\/40 documents$/);
+    expect(formatDuration(2 * 3_600_000 + 5 * 60_000)).toBe('2h 05m');
+  });
+
+  it('reads the chat history newest first without blanks or repeats', () => {
+    expect(parseHistory('first\n\nsecond\nfirst\nthird\n')).toEqual(['third', 'first', 'second']);
+  });
+});
