@@ -21,7 +21,7 @@ import { createMemoryKeywordIndex } from '../adapters/memory/keyword-index.js';
 import { createMemoryVectorStore } from '../adapters/memory/vector-store.js';
 import { createProvider, providerFromEnv } from '../adapters/provider-factory.js';
 import { EXIT, parseCommandLine, USAGE, UsageError, type ProviderName } from './args.js';
-import { findFiles, readDocuments, SUPPORTED_EXTENSIONS } from './files.js';
+import { FILE_TYPES, loadDocuments, type SkippedFile } from '../loaders/index.js';
 import { describeChanges, diffDocuments, hashDocuments, type IndexChanges } from './incremental.js';
 import { loadSnapshot, restoreStores, saveSnapshot } from './snapshot.js';
 import { answerJson, progressLine, renderConfidence, renderSources } from './render.js';
@@ -145,16 +145,33 @@ async function openSessionDatabase(
   }
 }
 
+/** Skipped files listed on stderr; the rest are counted (`index --json` lists them all). */
+const SKIPPED_SHOWN = 20;
+
 /** Reads the documents under `paths` and reports every file skipped, with the reason. */
-async function readCorpus(paths: readonly string[], io: CliIO): Promise<IngestDocument[]> {
-  const files = await findFiles(paths);
-  const documents = await readDocuments(files, resolve(paths.length === 1 ? paths[0]! : '.'));
-  if (documents.length === 0) {
-    throw new NoDocumentsError(
-      `no ${SUPPORTED_EXTENSIONS.join('/')} files found in ${paths.join(', ')}`,
+async function readCorpus(
+  paths: readonly string[],
+  io: CliIO,
+  showProgress: boolean,
+): Promise<{ documents: IngestDocument[]; skipped: SkippedFile[] }> {
+  const progress = progressWriter(io, showProgress, 'Reading', 'files');
+  const { documents, skipped } = await loadDocuments(paths, {
+    onProgress: ({ filesDone, filesTotal }) => progress(filesDone, filesTotal),
+  });
+  for (const file of skipped.slice(0, SKIPPED_SHOWN)) {
+    io.stderr.write(`Skipped ${file.path}: ${file.reason}\n`);
+  }
+  if (skipped.length > SKIPPED_SHOWN) {
+    io.stderr.write(
+      `Skipped ${skipped.length - SKIPPED_SHOWN} more files (index --json lists them)\n`,
     );
   }
-  return documents;
+  if (documents.length === 0) {
+    throw new NoDocumentsError(
+      `no documents found in ${paths.join(', ')} (readable: ${Object.keys(FILE_TYPES).join(' ')})`,
+    );
+  }
+  return { documents, skipped };
 }
 
 interface OpenOptions {
@@ -174,6 +191,8 @@ interface OpenedIndex {
   readonly changes: IndexChanges;
   readonly dir: string;
   readonly documents: number;
+  /** Files (or records) not loaded, with the reason. */
+  readonly skipped: readonly SkippedFile[];
   /** Sessions are kept in the SQLite file. */
   readonly persisted: boolean;
 }
@@ -223,7 +242,7 @@ function progressWriter(
 async function openIndex(io: CliIO, options: OpenOptions): Promise<OpenedIndex> {
   const env = io.env ?? {};
   const provider = options.indexOnly ? null : chooseProvider(env, options.provider, options.model);
-  const docs = await readCorpus(options.paths, io);
+  const { documents: docs, skipped } = await readCorpus(options.paths, io, options.progress);
   const embedder = createHashingEmbedder();
   const { chunking } = resolveConfig({});
   // What besides the documents shapes the index; a change rebuilds it from scratch.
@@ -302,6 +321,7 @@ async function openIndex(io: CliIO, options: OpenOptions): Promise<OpenedIndex> 
     changes,
     dir,
     documents: docs.length,
+    skipped,
     persisted: sessions !== undefined,
   };
 }
@@ -379,6 +399,7 @@ function changesJson(opened: OpenedIndex): Record<string, unknown> {
     changed: opened.changes.changed,
     removed: opened.changes.removed,
     unchanged: opened.changes.unchanged,
+    skipped: opened.skipped.map(({ path, reason }) => ({ path, reason })),
   };
 }
 

@@ -42,12 +42,21 @@ export function sortByScore(sources: readonly Source[]): Source[] {
     .map(({ source }) => source);
 }
 
+/** Where in its document a source is: `p. 2` or `pp. 2–3` for paged documents (PDF). */
+function pagesOf(source: Source): string {
+  const { page, pageEnd } = source.metadata;
+  if (typeof page !== 'number') return '';
+  return typeof pageEnd === 'number' && pageEnd !== page
+    ? `, pp. ${page}–${pageEnd}`
+    : `, p. ${page}`;
+}
+
 /** The sources block printed under an answer, best first. */
 export function renderSources(sources: readonly Source[]): string {
   if (sources.length === 0) return 'Sources: none';
   const lines = sortByScore(sources).map(
     (source) =>
-      `  [${source.id}] ${source.title ?? source.documentId} (${source.documentId}) score ${source.score.toFixed(2)}`,
+      `  [${source.id}] ${source.title ?? source.documentId} (${source.documentId}${pagesOf(source)}) score ${source.score.toFixed(2)}`,
   );
   return ['Sources:', ...lines].join('\n');
 }

@@ -201,7 +201,8 @@ describe('cortexis CLI', () => {
     expect(model.stderr).toMatch(/--model needs a provider/);
     const empty = await cli(['ask', join(root, 'src/ports'), 'anything?']);
     expect(empty.code).toBe(3);
-    expect(empty.stderr).toMatch(/no .* files found/);
+    expect(empty.stderr).toMatch(/no documents found in .*src\/ports/);
+    expect(empty.stderr).toMatch(/Skipped .*\.ts: unsupported file type/);
   });
 
   it('--json prints one object with answer, sources best first, confidence and grounding', async () => {
@@ -300,6 +301,16 @@ describe('cortexis CLI', () => {
     expect(asked.code).toBe(0);
     expect(asked.stderr).toMatch(/Indexed 2 documents/);
     expect(asked.stdout).toMatch(/one business day/);
+  });
+
+  it('reports every skipped file with its reason', async () => {
+    const dir = await folder({ ...FAQ, 'logo.xyz': 'not a document' });
+    const { code, stderr, stdout } = await cli(['index', dir, '--json']);
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/Skipped .*logo\.xyz: unsupported file type/);
+    expect(JSON.parse(stdout).skipped).toEqual([
+      { path: join(dir, 'logo.xyz'), reason: expect.stringMatching(/unsupported/) },
+    ]);
   });
 
   it('prints no sources or confidence line after small talk', async () => {

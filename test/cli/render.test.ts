@@ -35,6 +35,15 @@ describe('CLI rendering', () => {
     ).toEqual(['[S2]', '[S4]', '[S1]', '[S3]']);
   });
 
+  it('names the page of a paged source (PDF)', () => {
+    const one = { ...source('S1', 0.9), metadata: { page: 2 } } as Source;
+    const span = { ...source('S2', 0.8), metadata: { page: 2, pageEnd: 3 } } as Source;
+    const lines = renderSources([one, span, source('S3', 0.1)]).split('\n');
+    expect(lines[1]).toContain('(S1.md, p. 2)');
+    expect(lines[2]).toContain('(S2.md, pp. 2–3)');
+    expect(lines[3]).toContain('(S3.md)');
+  });
+
   it('estimates the time left from the rate so far', () => {
     expect(progressLine(10, 40, 5_000)).toMatch(/25% 10\/40 documents, ETA 15s$/);
     expect(progressLine(1, 100, 10_000)).toMatch(/ETA 16m 30s$/);

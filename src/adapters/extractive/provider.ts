@@ -354,7 +354,7 @@ function inverseFrequencies(
 export type AnswerKind = 'duration' | 'money' | 'age' | 'clock' | 'distance' | 'when' | 'count';
 
 const NUMBER_WORD =
-  '(?:\\d+(?:[.,:]\\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve)';
+  '(?:\\d+(?:[.,:]\\d+)?|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|hundred)';
 const DURATION_UNIT =
   '(?:business\\s+|working\\s+|calendar\\s+)?(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)';
 const ANSWER_KINDS: readonly {

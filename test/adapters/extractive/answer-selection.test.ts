@@ -101,6 +101,22 @@ describe('extractive answers that answer (issue 13)', () => {
     expect(asked.certainty).toBe(0.5);
   });
 
+  it('takes a quantity written in words ("ninety days") as stating a duration', () => {
+    const answer = composeAnswer({
+      messages: [{ role: 'user', content: 'How long are chat transcripts kept?' }],
+      sources: [
+        {
+          label: 'S1',
+          text: 'Chat transcripts are kept until they are deleted after ninety days.',
+        },
+        { label: 'S2', text: 'Chat transcripts are kept in the archive.' },
+      ],
+    });
+    expect(answer.text).toContain('after ninety days [source: S1]');
+    expect(labelsCited(answer.text)[0]).toBe('S1');
+    expect(answer.certainty).toBe(1);
+  });
+
   it('reads the kind of answer a question asks for', () => {
     expect(answerKindOf('How fast are refunds?')).toBe('duration');
     expect(answerKindOf('How old do I have to be to ride?')).toBe('age');
