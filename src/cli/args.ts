@@ -177,6 +177,30 @@ function parseProvider(value: string | undefined, command: CommandName): Provide
   );
 }
 
+/** What `parseArgs` returns as `values`. */
+type FlagValues = Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;
+
+/** The flags every document command shares (`--json`, `--no-cache`, `--progress`). */
+function commonValues(values: FlagValues): CommonOptions {
+  return {
+    json: values['json'] === true,
+    noCache: values['no-cache'] === true,
+    progress: values['progress'] === true,
+  };
+}
+
+/** The model flags of `ask` and `chat` (`--top-k`, `--provider`, `--model`). */
+function modelValues(values: FlagValues, command: CommandName) {
+  const text = (name: string): string | undefined =>
+    typeof values[name] === 'string' ? values[name] : undefined;
+  const topK = text('top-k');
+  return {
+    topK: topK === undefined ? undefined : parseCount(topK, '--top-k', command, 50),
+    provider: parseProvider(text('provider'), command),
+    model: text('model'),
+  };
+}
+
 /** Runs `parseArgs`, turning its errors (unknown or malformed flags) into `UsageError`s. */
 function guard<Result>(command: CommandName, parse: () => Result): Result {
   try {
@@ -235,15 +259,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         paths: positionals.slice(0, -1),
         question,
         stream: values.stream === true,
-        json: values.json === true,
-        noCache: values['no-cache'] === true,
-        progress: values.progress === true,
-        topK:
-          values['top-k'] === undefined
-            ? undefined
-            : parseCount(values['top-k'], '--top-k', command, 50),
-        provider: parseProvider(values.provider, command),
-        model: values.model,
+        ...commonValues(values),
+        ...modelValues(values, command),
       };
     }
     case 'chat': {
@@ -267,15 +284,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         command,
         paths: positionals,
         session: values.session,
-        json: values.json === true,
-        noCache: values['no-cache'] === true,
-        progress: values.progress === true,
-        topK:
-          values['top-k'] === undefined
-            ? undefined
-            : parseCount(values['top-k'], '--top-k', command, 50),
-        provider: parseProvider(values.provider, command),
-        model: values.model,
+        ...commonValues(values),
+        ...modelValues(values, command),
       };
     }
     case 'index': {
@@ -289,9 +299,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       return {
         command,
         paths: positionals,
-        json: values.json === true,
-        noCache: values['no-cache'] === true,
-        progress: values.progress === true,
+        ...commonValues(values),
       };
     }
     case 'sessions': {

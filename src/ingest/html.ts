@@ -12,7 +12,8 @@ const COMMENT = /<!--[\s\S]*?(?:-->|$)|<!\[CDATA\[[\s\S]*?\]\]>|<![^>]*>|<\?[^>]
 const TAG = /<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)(?:[^>"']|"[^"]*"|'[^']*')*?(\/?)>/g;
 const PRE = /<pre\b(?:[^>"']|"[^"]*"|'[^']*')*>([\s\S]*?)<\/pre\s*>/gi;
 
-const BLOCK = new Set([
+/** Elements that break a paragraph (shared with the `cortexis/loaders` HTML loader). */
+export const BLOCK_ELEMENTS: ReadonlySet<string> = new Set([
   'address',
   'article',
   'aside',
@@ -196,7 +197,7 @@ function renderMarkup(html: string): string {
       cell = 0;
     } else if (name === 'td' || name === 'th') {
       if (!closing && cell++ > 0) parts.push(' | ');
-    } else if (BLOCK.has(name)) {
+    } else if (BLOCK_ELEMENTS.has(name)) {
       parts.push(PARAGRAPH);
     } else if (name === 'img' && !closing) {
       const alt = /\balt\s*=\s*("([^"]*)"|'([^']*)')/i.exec(match[0]);

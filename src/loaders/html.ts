@@ -1,6 +1,7 @@
 import { parseDocument } from 'htmlparser2';
 import type { ChildNode, Element } from 'domhandler';
 import type { MetadataValue } from '../ports/common.js';
+import { BLOCK_ELEMENTS } from '../ingest/html.js';
 import { tidyText } from './text.js';
 
 /** A parsed HTML page. */
@@ -36,40 +37,6 @@ const NEVER_TEXT = new Set([
 const CHROME = new Set(['nav', 'aside']);
 const PAGE_FRAME = new Set(['header', 'footer']);
 const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search']);
-
-const BLOCK = new Set([
-  'address',
-  'article',
-  'blockquote',
-  'body',
-  'caption',
-  'dd',
-  'details',
-  'div',
-  'dl',
-  'dt',
-  'fieldset',
-  'figcaption',
-  'figure',
-  'footer',
-  'form',
-  'header',
-  'hgroup',
-  'hr',
-  'html',
-  'legend',
-  'main',
-  'ol',
-  'p',
-  'section',
-  'summary',
-  'table',
-  'tbody',
-  'tfoot',
-  'thead',
-  'tr',
-  'ul',
-]);
 
 const HEADING = /^h([1-6])$/;
 
@@ -202,7 +169,7 @@ class Renderer {
       if (alt) this.inline(` ${alt} `);
       return;
     }
-    const block = BLOCK.has(name);
+    const block = BLOCK_ELEMENTS.has(name);
     if (block) this.paragraphBreak(listDepth === 0);
     this.render(element.children, insideArticle, listDepth);
     if (block) this.paragraphBreak(listDepth === 0);

@@ -1,7 +1,7 @@
 import { Lexer, type Token, type Tokens } from 'marked';
 import { parse as parseYaml } from 'yaml';
 import type { MetadataValue } from '../ports/common.js';
-import { firstHeading, tidyText } from './text.js';
+import { RESERVED_METADATA_KEYS, firstHeading, tidyText } from './text.js';
 import { htmlFragmentText } from './html.js';
 
 /** A parsed markdown file. */
@@ -15,17 +15,6 @@ export interface MarkdownContent {
 }
 
 const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
-
-/** Front matter keys the engine sets itself on every chunk; never taken as metadata. */
-const RESERVED = new Set([
-  'documentId',
-  'chunkIndex',
-  'revision',
-  'text',
-  'title',
-  'uri',
-  'section',
-]);
 
 /** Thrown for front matter that is not a YAML mapping. */
 export class FrontMatterError extends Error {
@@ -73,7 +62,7 @@ function metadataValue(value: unknown): MetadataValue | undefined {
 export function frontMatterMetadata(data: Record<string, unknown>): Record<string, MetadataValue> {
   const metadata: Record<string, MetadataValue> = {};
   for (const [key, value] of Object.entries(data)) {
-    if (RESERVED.has(key)) continue;
+    if (RESERVED_METADATA_KEYS.has(key)) continue;
     const converted = metadataValue(value);
     if (converted !== undefined) metadata[key] = converted;
   }

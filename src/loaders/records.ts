@@ -1,4 +1,5 @@
 import type { MetadataValue } from '../ports/common.js';
+import { RESERVED_METADATA_KEYS } from './text.js';
 
 /** Which fields of JSON / JSONL records hold the text, id and title. */
 export interface RecordFields {
@@ -41,16 +42,6 @@ export class RecordsFormatError extends Error {
 
 type ResolvedFields = { textField: string; idField: string; titleField: string };
 
-const RESERVED = new Set([
-  'documentId',
-  'chunkIndex',
-  'revision',
-  'text',
-  'title',
-  'uri',
-  'section',
-]);
-
 function field(record: Record<string, unknown>, path: string): unknown {
   if (path in record) return record[path];
   // `a.b` reaches into nested objects.
@@ -82,7 +73,7 @@ function toRecord(value: unknown, position: number, fields: ResolvedFields): Rec
   const used = new Set([fields.textField, fields.idField, fields.titleField]);
   const metadata: Record<string, MetadataValue> = {};
   for (const [key, item] of Object.entries(record)) {
-    if (used.has(key) || RESERVED.has(key)) continue;
+    if (used.has(key) || RESERVED_METADATA_KEYS.has(key)) continue;
     if (item === null || typeof item === 'string' || typeof item === 'boolean')
       metadata[key] = item;
     else if (typeof item === 'number' && Number.isFinite(item)) metadata[key] = item;

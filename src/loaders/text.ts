@@ -1,5 +1,16 @@
 import { basename, extname } from 'node:path';
 
+/** Metadata keys the engine sets itself on every chunk; a loader never takes them from a file. */
+export const RESERVED_METADATA_KEYS: ReadonlySet<string> = new Set([
+  'documentId',
+  'chunkIndex',
+  'revision',
+  'text',
+  'title',
+  'uri',
+  'section',
+]);
+
 /** Bytes inspected for NUL characters when deciding whether a file is binary. */
 const BINARY_PROBE_BYTES = 8192;
 
