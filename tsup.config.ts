@@ -16,6 +16,9 @@ export const entries = {
   redis: 'src/adapters/redis/index.ts',
   lancedb: 'src/adapters/lancedb/index.ts',
   loaders: 'src/loaders/index.ts',
+  providers: 'src/adapters/providers/index.ts',
+  langchain: 'src/integrations/langchain/index.ts',
+  opentelemetry: 'src/integrations/opentelemetry/index.ts',
 } as const;
 
 export default defineConfig([
@@ -37,6 +40,8 @@ export default defineConfig([
       'apache-arrow',
       'unpdf',
       'mammoth',
+      '@langchain/core',
+      '@opentelemetry/api',
     ],
   },
   {

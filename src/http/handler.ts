@@ -1,11 +1,19 @@
 import type { ChatEngine } from '../engine.js';
 import { createMemoryRateLimiter } from '../adapters/memory/rate-limiter.js';
-import { rateLimitKey } from '../util/rate-limit-key.js';
-import { CortexisError, RateLimitError, ValidationError } from '../errors/index.js';
+import { CortexisError, ValidationError } from '../errors/index.js';
 import type { RateLimitEvent } from '../events.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { FeedbackParams } from '../types.js';
-import { errorResponse } from './errors.js';
+import {
+  booleanParam,
+  createRequestLimit,
+  decodeSegments,
+  fail,
+  HttpError,
+  integerParam,
+  json,
+  readJson,
+} from './request.js';
 
 /** The caller of a request, as `authenticate` returns it. */
 export interface HttpUser {
@@ -50,117 +58,6 @@ export interface ChatHandlerSettings {
 /** A web-standard request handler: works in Node (via `toNodeListener`), Bun, Deno, workers. */
 export type ChatHandler = (request: Request) => Promise<Response>;
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
-
-function json(status: number, body: unknown): Response {
-  return new Response(status === 204 ? null : JSON.stringify(body), {
-    status,
-    headers: JSON_HEADERS,
-  });
-}
-
-function fail(error: unknown): Response {
-  const { status, body, headers } = errorResponse(error);
-  return new Response(JSON.stringify(body), { status, headers });
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** Whether a `content-type` header names JSON (`application/json`, any parameters). */
-function isJsonContentType(header: string | null): boolean {
-  return (header ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
-}
-
-/**
- * Reads a JSON object body within the size limit; 413 when larger, 415 when a non-empty body
- * is not declared `application/json` (a cross-site form can send `text/plain` with cookies,
- * but not JSON), 400 when not JSON.
- */
-async function readJson(request: Request, maxBytes: number): Promise<Record<string, unknown>> {
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > maxBytes)
-    throw new HttpError(413, 'payload_too_large', `Body exceeds ${maxBytes} bytes`);
-  if (!request.body) return {};
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw new HttpError(413, 'payload_too_large', `Body exceeds ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  const text = new TextDecoder().decode(bytes).trim();
-  if (text.length === 0) return {};
-  if (!isJsonContentType(request.headers.get('content-type'))) {
-    throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json');
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new ValidationError('Invalid body: not JSON', [
-      { path: '(body)', message: 'must be JSON' },
-    ]);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new ValidationError('Invalid body: must be a JSON object', [
-      { path: '(body)', message: 'must be a JSON object' },
-    ]);
-  }
-  return parsed as Record<string, unknown>;
-}
-
-/** Path segments, percent-decoded; null when a segment has a malformed escape (`%zz`). */
-function decodeSegments(path: string): string[] | null {
-  try {
-    return path.split('/').filter(Boolean).map(decodeURIComponent);
-  } catch {
-    return null;
-  }
-}
-
-function integerParam(url: URL, name: string): number | undefined {
-  const raw = url.searchParams.get(name);
-  if (raw === null) return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value)) {
-    throw new ValidationError(`Invalid query: ${name}: must be an integer`, [
-      { path: name, message: 'must be an integer' },
-    ]);
-  }
-  return value;
-}
-
-function booleanParam(url: URL, name: string): boolean | undefined {
-  const raw = url.searchParams.get(name);
-  if (raw === null) return undefined;
-  if (raw !== 'true' && raw !== 'false') {
-    throw new ValidationError(`Invalid query: ${name}: must be true or false`, [
-      { path: name, message: 'must be true or false' },
-    ]);
-  }
-  return raw === 'true';
-}
-
 /** Only the fields a client may send with feedback. */
 const FEEDBACK_FIELDS = new Set([
   'rating',
@@ -201,40 +98,7 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
       }
     : {};
 
-  /**
-   * Counts one request of `budget` for the caller — per user, or per client IP for an anonymous
-   * user — and throws `RateLimitError` when refused.
-   */
-  const limit = async (request: Request, user: HttpUser, budget: 'message' | 'create') => {
-    if (!limiter) return;
-    const ip = settings.clientIp?.(request)?.trim() || undefined;
-    const key = user.anonymous
-      ? rateLimitKey(budget, 'ip', ip ?? 'unknown')
-      : rateLimitKey(budget, 'user', user.id);
-    const decision = await limiter.hit(key, Date.now(), { signal: request.signal });
-    if (decision.allowed) return;
-    const reason = decision.reason ?? 'window';
-    try {
-      settings.onRateLimit?.({
-        turnId: null,
-        scope: 'http',
-        key,
-        reason,
-        retryAfterMs: decision.retryAfterMs,
-        ...(ip === undefined ? {} : { ip }),
-      });
-    } catch {
-      // A listener never breaks a request.
-    }
-    throw new RateLimitError(
-      reason === 'flood'
-        ? 'Requests are arriving too fast'
-        : budget === 'create'
-          ? 'Too many new conversations'
-          : 'Too many messages',
-      decision.retryAfterMs,
-    );
-  };
+  const limit = createRequestLimit(limiter, settings);
 
   const withCors = (response: Response): Response => {
     for (const [name, value] of Object.entries(corsHeaders)) response.headers.set(name, value);
