@@ -1,4 +1,4 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
 /**
  * One entry per subpath export. `test/package/exports.test.ts` fails when this list and
@@ -19,14 +19,26 @@ export const entries = {
   providers: 'src/adapters/providers/index.ts',
   langchain: 'src/integrations/langchain/index.ts',
   opentelemetry: 'src/integrations/opentelemetry/index.ts',
+  rerank: 'src/adapters/rerank/index.ts',
 } as const;
+
+/**
+ * Source maps point at the published lines without embedding the sources (`sourcesContent`):
+ * they made up most of the tarball. `test/package/consumer-types.test.ts` checks it.
+ */
+const sourceMaps = {
+  sourcemap: true,
+  esbuildOptions(options) {
+    options.sourcesContent = false;
+  },
+} satisfies Options;
 
 export default defineConfig([
   {
     entry: entries,
     format: ['esm', 'cjs'],
     dts: true,
-    sourcemap: true,
+    ...sourceMaps,
     clean: true,
     target: 'es2022',
     splitting: true,
@@ -49,7 +61,7 @@ export default defineConfig([
     format: ['esm'],
     platform: 'node',
     target: 'node20',
-    sourcemap: true,
+    ...sourceMaps,
     banner: { js: '#!/usr/bin/env node' },
   },
 ]);

@@ -1,40 +1,15 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { entries } from './tsup.config.js';
 
 export default defineConfig({
   resolve: {
-    // Tests and examples import the package by name, resolved to the sources.
-    alias: [
-      ...[
-        'http',
-        'loaders',
-        'openai',
-        'anthropic',
-        'ollama',
-        'sqlite',
-        'postgres',
-        'redis',
-        'lancedb',
-      ].map((name) => ({
-        find: new RegExp(`^cortexis/${name}$`),
-        replacement: fileURLToPath(
-          new URL(
-            name === 'http' || name === 'loaders'
-              ? `./src/${name}/index.ts`
-              : `./src/adapters/${name}/index.ts`,
-            import.meta.url,
-          ),
-        ),
-      })),
-      {
-        find: /^cortexis\/testing$/,
-        replacement: fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
-      },
-      {
-        find: /^cortexis$/,
-        replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
-      },
-    ],
+    // Tests and examples import the package by name (`cortexis`, `cortexis/http`, …), resolved
+    // to the sources of the same entries tsup builds.
+    alias: Object.entries(entries).map(([entry, source]) => ({
+      find: new RegExp(`^cortexis${entry === 'index' ? '' : `/${entry}`}$`),
+      replacement: fileURLToPath(new URL(`./${source}`, import.meta.url)),
+    })),
   },
   test: {
     // Tests never reach a real provider, whatever the developer's shell exports.

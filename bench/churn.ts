@@ -72,7 +72,6 @@ function countingSink(): { sink: LearningSink; held: () => number } {
 const vectorStore = createMemoryVectorStore();
 const learning = countingSink();
 const engine = createChatEngine({
-  providerFromEnvironment: false,
   vectorStore,
   sessionStore: createMemorySessionStore({ maxSessions: MAX_SESSIONS }),
   learningSink: learning.sink,

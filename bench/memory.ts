@@ -192,7 +192,7 @@ async function main(): Promise<void> {
   async function measure(setup: Setup): Promise<Row> {
     const { config, close } = await setup.open();
     try {
-      const engine = createChatEngine({ providerFromEnvironment: false, ...config });
+      const engine = createChatEngine({ ...config });
       const ingestStarted = performance.now();
       await engine.ingest(docs);
       const ingestMs = performance.now() - ingestStarted;

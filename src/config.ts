@@ -9,6 +9,8 @@ import type { RateLimiter } from './ports/rate-limiter.js';
 import type { Reranker } from './ports/reranker.js';
 import type { Tokenizer } from './ports/tokenizer.js';
 import type { VectorStore } from './ports/vector-store.js';
+import type { Tracer } from './ports/tracer.js';
+import type { Logger } from './util/logger.js';
 import type { Chunker } from './ingest/chunkers.js';
 import {
   DEFAULT_CHAT_INSTRUCTIONS,
@@ -27,6 +29,7 @@ import { recallConfigSchema } from './pipeline/recall.js';
 import { rewriteConfigSchema } from './pipeline/rewrite.js';
 import { DEFAULT_FALLBACK_TEMPLATE } from './resilience/fallback.js';
 import { rateLimitSettingsSchema, resilienceSettingsSchema } from './resilience/settings.js';
+import { TEXT_LANGUAGES } from './text/analyzer.js';
 import { describeIssues, intRange, range, safeParse } from './schema.js';
 
 /** An adapter object: checked to have the port's methods. */
@@ -52,13 +55,12 @@ export const engineConfigSchema = z.strictObject({
   keywordIndex: port<KeywordIndex>('KeywordIndex', ['add', 'search', 'delete', 'count']),
   /** Embedder (default: the hashing embedder, 384 dimensions). */
   embedder: port<EmbeddingProvider>('EmbeddingProvider', ['embed']),
-  /** Language model (default: from the environment, else the offline extractive provider). */
-  llm: port<LLMProvider>('LLMProvider', ['generate', 'stream']),
   /**
-   * Without `llm`, use the provider an environment variable names (`OPENAI_API_KEY`,
-   * `ANTHROPIC_API_KEY`, `OLLAMA_HOST`) when one is set. Default true.
+   * Language model (default: the offline extractive provider; the engine never reads the
+   * environment: build a hosted one with `createProvider` or `providerFromEnv` from
+   * `cortexis/providers`).
    */
-  providerFromEnvironment: z._default(z.boolean(), true),
+  llm: port<LLMProvider>('LLMProvider', ['generate', 'stream']),
   /** Session store (default: in-memory). */
   sessionStore: port<SessionStore>('SessionStore', [
     'createSession',
@@ -86,6 +88,13 @@ export const engineConfigSchema = z.strictObject({
   reranker: port<Reranker>('Reranker', ['rerank']),
   /** Rate limiter used when `rateLimit.enabled` (default: in-memory sliding window). */
   rateLimiter: port<RateLimiter>('RateLimiter', ['hit']),
+  /**
+   * Receives a span per turn (with a child per stage), per `search` and per `ingest`
+   * (default: none, and no tracing cost). `openTelemetryTracer()` from `cortexis/opentelemetry`.
+   */
+  tracer: port<Tracer>('Tracer', ['startSpan']),
+  /** Structured logger (pino-compatible) for the engine's events (default: none). */
+  logger: port<Logger>('Logger', ['debug', 'info', 'warn', 'error']),
   /** Timeouts, retries and circuit breaker around every model and embedder call. */
   resilience: z.prefault(resilienceSettingsSchema, {}),
   /** Per-key request limits (opt-in: library callers are trusted code). */
@@ -116,6 +125,18 @@ export const engineConfigSchema = z.strictObject({
           path: ['chunkOverlap'],
         }),
       ),
+    {},
+  ),
+  /** How texts are analysed into index terms (`docs/retrieval.md`, "Languages"). */
+  text: z.prefault(
+    z.strictObject({
+      /**
+       * Language of documents and queries for the default keyword index: `'auto'` (default)
+       * detects it per chunk and per query; a code (`'de'`, `'fr'`, `'ja'`, …) analyses every
+       * text in that language (stemmer and stop words).
+       */
+      language: z._default(z.enum(['auto', ...TEXT_LANGUAGES]), 'auto'),
+    }),
     {},
   ),
   /** How sources are found. */
@@ -318,14 +339,26 @@ export type EngineConfig = z.input<typeof engineConfigSchema>;
 /** The configuration with every default applied. */
 export type ResolvedConfig = z.output<typeof engineConfigSchema>;
 
+/**
+ * Keys that were removed, with what replaces them: reported instead of "unknown key" so an
+ * upgrade fails with a pointer rather than silently changing behaviour.
+ */
+const REMOVED_KEYS: ReadonlyMap<string, string> = new Map([
+  [
+    'providerFromEnvironment',
+    "was removed: the engine never reads the environment. Pass llm, e.g. llm: providerFromEnv(process.env)?.llm or createProvider({...}).llm from 'cortexis/providers'",
+  ],
+]);
+
 /** Validates the configuration and applies defaults; throws `ConfigError` naming each bad field. */
 export function resolveConfig(config: EngineConfig | undefined): ResolvedConfig {
   const parsed = safeParse(engineConfigSchema, config ?? {});
   if (!parsed.success) {
-    throw new ConfigError(
-      `Invalid cortexis config: ${describeIssues(parsed.issues)}`,
-      parsed.issues,
-    );
+    const issues = parsed.issues.map((issue) => {
+      const removed = issue.message === 'unknown key' ? REMOVED_KEYS.get(issue.path) : undefined;
+      return removed === undefined ? issue : { ...issue, message: removed };
+    });
+    throw new ConfigError(`Invalid cortexis config: ${describeIssues(issues)}`, issues);
   }
   return parsed.data;
 }

@@ -25,7 +25,7 @@ import {
   type ResilienceBreakerEvent,
 } from './resilience/resilient-llm.js';
 import { retrieve } from './pipeline/retrieve.js';
-import { toSources } from './pipeline/sources.js';
+import { toSearchHits } from './pipeline/sources.js';
 import {
   loadOwnedSession,
   providerRateLimitEvent,
@@ -42,11 +42,18 @@ import {
   listSessionsSchema,
   parseInput,
   queryTextSchema,
+  findPatternsOptionsSchema,
   searchOptionsSchema,
   sessionRefSchema,
   type IngestProgress,
 } from './pipeline/validate.js';
-import type { FeedbackRecord, MessageRecord, SessionRecord, Source } from './ports/chat-records.js';
+import type {
+  FeedbackRecord,
+  MessageRecord,
+  SessionRecord,
+  Source,
+  TrajectoryRecord,
+} from './ports/chat-records.js';
 import type { SessionPage } from './ports/session-store.js';
 import type { LLMProvider } from './ports/llm-provider.js';
 import type { Tokenizer } from './ports/tokenizer.js';
@@ -60,10 +67,14 @@ import type {
   HistoryParams,
   IngestDocument,
   IngestResult,
+  SearchHit,
+  FindPatternsOptions,
   SearchOptions,
 } from './types.js';
 import { isoNow, ulid } from './util/ids.js';
 import { KeyedLock } from './util/keyed-lock.js';
+import { attachLogger } from './util/logger.js';
+import { TURN_SPAN, traceEngineCalls, traceOperation } from './util/tracing.js';
 import { createFeedbackSync } from './learning/feedback-sync.js';
 
 /** Options of `engine.ingest`. */
@@ -101,8 +112,29 @@ export interface ChatEngine {
   chat(request: ChatRequest): Promise<ChatResponse>;
   /** Runs one turn, streaming its parts. */
   stream(request: ChatRequest): ChatStream;
-  /** The ranked sources a turn would use, without generation. */
-  search(query: string, options?: SearchOptions): Promise<Source[]>;
+  /**
+   * The ranked sources a turn would use, without generation. Each hit is a {@link Source}
+   * (labelled S1..Sn, with its chunk metadata and a display `snippet`) plus the whole chunk
+   * `text`, ready to hand to another framework's prompt.
+   *
+   * @example
+   * ```ts
+   * const hits = await engine.search('refund policy', { k: 3, filter: { lang: 'en' } });
+   * const context = hits.map((hit) => `[${hit.id}] ${hit.title ?? ''}\n${hit.text}`).join('\n\n');
+   * ```
+   */
+  search(query: string, options?: SearchOptions): Promise<SearchHit[]>;
+  /**
+   * Past learning trajectories like a query (seed 000 `findPatterns`): ended conversations
+   * whose first question shares the most content terms with it, weighted by their quality,
+   * best first. Pass `userId` to see only that user's.
+   *
+   * @example
+   * ```ts
+   * const patterns = await engine.findPatterns('refund policy', { k: 3, userId: 'user-42' });
+   * ```
+   */
+  findPatterns(query: string, options?: FindPatternsOptions): Promise<TrajectoryRecord[]>;
   /** A page of a session's stored messages, oldest first. */
   history(params: HistoryParams): Promise<HistoryPage>;
   /**
@@ -122,23 +154,12 @@ export interface ChatEngine {
 }
 
 /**
- * The model of an engine: the configured one; else, when allowed and an environment variable
- * names a provider (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `OLLAMA_HOST`), that provider
- * (loaded on demand, so the core entry stays small); else the offline extractive model.
+ * The model of an engine: the configured one, else the offline extractive model. The engine
+ * never reads the environment nor picks a remote provider by itself (opt in with `llm`, e.g.
+ * from `cortexis/providers`), so the provider adapters stay out of the core entry.
  */
-async function resolveModel(
-  configured: LLMProvider | undefined,
-  fromEnvironment: boolean,
-): Promise<LLMProvider> {
-  if (configured) return configured;
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
-    ?.env;
-  if (fromEnvironment && env && (env.OPENAI_API_KEY || env.ANTHROPIC_API_KEY || env.OLLAMA_HOST)) {
-    const { providerFromEnv } = await import('./adapters/provider-factory.js');
-    const provider = providerFromEnv(env);
-    if (provider) return provider.llm;
-  }
-  return createExtractiveProvider();
+function resolveModel(configured: LLMProvider | undefined): LLMProvider {
+  return configured ?? createExtractiveProvider();
 }
 
 /**
@@ -149,6 +170,7 @@ async function resolveModel(
 export function createChatEngine(config?: EngineConfig): ChatEngine {
   const resolved = resolveConfig(config);
   const events = new EngineEmitter();
+  if (resolved.logger) attachLogger(events, resolved.logger);
   const lock = new KeyedLock();
   // Every model and embedder call goes through timeouts, retries and a circuit breaker.
   const onBreaker = (event: ResilienceBreakerEvent): void =>
@@ -186,7 +208,8 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
     config: resolved,
     events,
     vectorStore: resolved.vectorStore ?? createMemoryVectorStore(),
-    keywordIndex: resolved.keywordIndex ?? createMemoryKeywordIndex(),
+    keywordIndex:
+      resolved.keywordIndex ?? createMemoryKeywordIndex({ language: resolved.text.language }),
     embedder,
     embeddingCache,
     graphStore,
@@ -197,6 +220,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
       : undefined,
     sessionStore: resolved.sessionStore ?? createMemorySessionStore(),
     learningSink: resolved.learningSink ?? createMemoryLearningSink(),
+    tracer: resolved.tracer,
     rateLimiter: resolved.rateLimit.enabled
       ? (resolved.rateLimiter ?? createMemoryRateLimiter(resolved.rateLimit))
       : undefined,
@@ -294,30 +318,29 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
   let turnRuntime: Promise<EngineRuntime> | undefined;
   let countCache: CountCachedTokenizer | undefined;
   const runtime = (): Promise<EngineRuntime> =>
-    (turnRuntime ??= Promise.all([
-      loadTokenizer(),
-      resolveModel(resolved.llm, resolved.providerFromEnvironment),
-    ]).then(([loaded, model]) => {
-      const counted = (countCache = withCountCache(loaded));
-      return {
-        ...base,
-        llm: createResilientLLM(model, resolved.resilience, { onBreaker }),
-        tokenizer: counted,
-        recall: createRecall(
-          {
-            vectorStore: base.vectorStore,
-            embedder,
-            tokenizer: counted,
-            namespace: resolved.namespace,
-            embeddingCache,
-            onError: (error, where) => events.emit('error', { where, error }),
-          },
-          resolved.recall,
-        ),
-        endSession,
-        afterTurn,
-      };
-    }));
+    (turnRuntime ??= Promise.all([loadTokenizer(), resolveModel(resolved.llm)]).then(
+      ([loaded, model]) => {
+        const counted = (countCache = withCountCache(loaded));
+        return {
+          ...base,
+          llm: createResilientLLM(model, resolved.resilience, { onBreaker }),
+          tokenizer: counted,
+          recall: createRecall(
+            {
+              vectorStore: base.vectorStore,
+              embedder,
+              tokenizer: counted,
+              namespace: resolved.namespace,
+              embeddingCache,
+              onError: (error, where) => events.emit('error', { where, error }),
+            },
+            resolved.recall,
+          ),
+          endSession,
+          afterTurn,
+        };
+      },
+    ));
 
   // A session's records in the other stores (recall vectors, learning records) go with it.
   const purgeSession = async (sessionId: string): Promise<void> => {
@@ -380,7 +403,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
       const input = parseInput(createSessionSchema, params, 'session parameters');
       const now = isoNow();
       const session: SessionRecord = {
-        id: ulid(),
+        id: input.id ?? ulid(),
         userId: input.userId,
         title: input.title ?? null,
         status: 'active',
@@ -446,18 +469,23 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
       });
     },
 
-    async chat(request) {
-      feedbackSync?.pullIfDue();
-      const rt = await runtime();
-      return serialized(request, () => runTurn(rt, request, false, () => undefined));
+    // The turn span starts in the call itself, so the caller's current span is its parent.
+    chat(request) {
+      return traceOperation(resolved.tracer, TURN_SPAN, async (span) => {
+        feedbackSync?.pullIfDue();
+        const rt = await runtime();
+        return serialized(request, () => runTurn(rt, request, false, () => undefined, span));
+      });
     },
 
     stream(request) {
-      return new ChatStream(async (sink) => {
-        feedbackSync?.pullIfDue();
-        const rt = await runtime();
-        return serialized(request, () => runTurn(rt, request, true, sink));
-      });
+      return new ChatStream((sink) =>
+        traceOperation(resolved.tracer, TURN_SPAN, async (span) => {
+          feedbackSync?.pullIfDue();
+          const rt = await runtime();
+          return serialized(request, () => runTurn(rt, request, true, sink, span));
+        }),
+      );
     },
 
     async search(query, options = {}) {
@@ -481,9 +509,10 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
           signal: input.signal,
         }),
       );
-      const sources = toSources(result.chunks);
+      const hits = toSearchHits(result.chunks);
       events.emit('retrieval', {
         turnId: null,
+        sessionId: null,
         query: text,
         ids: result.chunks.map((chunk) => chunk.chunkId),
         scores: result.chunks.map((chunk) => chunk.score),
@@ -493,7 +522,19 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
         droppedForBudget: 0,
         durationMs: performance.now() - started,
       });
-      return sources;
+      return hits;
+    },
+
+    async findPatterns(query, options = {}) {
+      const input = parseInput(findPatternsOptionsSchema, options, 'findPatterns options');
+      const text = parseInput(queryTextSchema, query, 'findPatterns query');
+      const { userId, k, signal } = input;
+      if (userId === undefined) return base.learningSink.findPatterns(text, k, { signal });
+      // The sink ranks every user's trajectories: read deeper, keep the caller's.
+      const ranked = await base.learningSink.findPatterns(text, Math.min(1_000, k * 20), {
+        signal,
+      });
+      return ranked.filter((trajectory) => trajectory.userId === userId).slice(0, k);
     },
 
     async feedback(params) {
@@ -614,5 +655,6 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
       return events.on(event, listener);
     },
   };
+  if (resolved.tracer) traceEngineCalls(engine, resolved.tracer, resolved.namespace);
   return engine;
 }

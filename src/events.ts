@@ -32,6 +32,8 @@ export interface TurnStartedEvent {
 export interface RouteEvent {
   /** Turn id. */
   readonly turnId: string;
+  /** The conversation (session id), or null for a stateless query. */
+  readonly sessionId: string | null;
   /** The route: an intent (`retrieval`, `relational`, `synthesis`, `hybrid`), or `small-talk` / `chat`. */
   readonly route: string;
   /** How clearly the intent won, in [0, 1] (1 for fixed routes). */
@@ -46,6 +48,8 @@ export interface RouteEvent {
 export interface RetrievalEvent {
   /** Turn id, or null for `engine.search`. */
   readonly turnId: string | null;
+  /** The conversation (session id), or null for a stateless query. */
+  readonly sessionId: string | null;
   /** The query searched (the standalone form of a follow-up). */
   readonly query: string;
   /** Whether `query` is a rewrite of the user's follow-up. */
@@ -74,6 +78,8 @@ export interface RetrievalEvent {
 export interface GuardEvent {
   /** Turn id. */
   readonly turnId: string;
+  /** The conversation (session id), or null for a stateless query. */
+  readonly sessionId: string | null;
   /** Why: nothing relevant retrieved, or the judge found too little of the answer supported. */
   readonly reason: 'low-similarity' | 'no-sources' | 'judge';
   /** Best score found. */
@@ -90,6 +96,8 @@ export interface GuardEvent {
 export interface CitationsEvent {
   /** Turn id. */
   readonly turnId: string;
+  /** The conversation (session id), or null for a stateless query. */
+  readonly sessionId: string | null;
   /** Labels the answer cited. */
   readonly generatedIds: readonly string[];
   /** Cited labels that name a retrieved source. */
@@ -98,10 +106,39 @@ export interface CitationsEvent {
   readonly removed: readonly string[];
 }
 
+/**
+ * Semantic recall ran for a turn (seed 004's RAG log entry): what it found and what reached the
+ * prompt. Emitted for every chat-mode turn that reaches recall, also when it found nothing.
+ */
+export interface RecallEvent {
+  /** Turn id. */
+  readonly turnId: string;
+  /** The conversation (session id). */
+  readonly sessionId: string;
+  /** The user whose messages were searched. */
+  readonly userId: string;
+  /** Whether recall is enabled (`config.recall.enabled`). */
+  readonly enabled: boolean;
+  /** `session` (this conversation) or `user` (all of the user's conversations). */
+  readonly scope: 'session' | 'user';
+  /** Characters of the query recall searched with. */
+  readonly messageLength: number;
+  /** Earlier messages found above the similarity floor. */
+  readonly found: number;
+  /** Of those, the ones that reached the prompt (within the token budget), best first. */
+  readonly messageIds: readonly string[];
+  /** Tokens of the recalled text in the prompt. */
+  readonly contextTokens: number;
+  /** Duration of the search, ms. */
+  readonly durationMs: number;
+}
+
 /** Confidence of an answer. */
 export interface ConfidenceEvent {
   /** Turn id. */
   readonly turnId: string;
+  /** The conversation (session id), or null for a stateless query. */
+  readonly sessionId: string | null;
   /** The confidence. */
   readonly confidence: Confidence;
 }
@@ -110,6 +147,8 @@ export interface ConfidenceEvent {
 export interface JudgeEvent {
   /** Turn id. */
   readonly turnId: string;
+  /** The conversation (session id), or null for a stateless query. */
+  readonly sessionId: string | null;
   /** Per-claim grounding. */
   readonly grounding: Grounding;
   /** Policy applied. */
@@ -174,6 +213,8 @@ export interface RetryEvent {
   readonly delayMs: number;
   /** The error of the attempt that failed. */
   readonly error: unknown;
+  /** The conversation (session id) when the event belongs to one. */
+  readonly sessionId?: string | null | undefined;
 }
 
 /** A circuit breaker changed state. */
@@ -206,6 +247,8 @@ export interface RateLimitEvent {
   readonly retryAfterMs: number;
   /** The client's IP (HTTP handler with `clientIp`), when known. */
   readonly ip?: string | undefined;
+  /** The conversation (session id) when the event belongs to one. */
+  readonly sessionId?: string | null | undefined;
 }
 
 /** A turn finished. */
@@ -242,6 +285,8 @@ export interface MetricsEvent {
   readonly ms: number;
   /** Extra numbers of the phase (token counts, items). */
   readonly detail?: Readonly<Record<string, number>> | undefined;
+  /** The conversation (session id) when the event belongs to one. */
+  readonly sessionId?: string | null | undefined;
 }
 
 /** A non-fatal error (a failed side step, a listener that threw). */
@@ -263,6 +308,7 @@ export interface EngineEvents {
   citations: CitationsEvent;
   confidence: ConfidenceEvent;
   judge: JudgeEvent;
+  recall: RecallEvent;
   summary: SummaryEvent;
   feedback: FeedbackEvent;
   learning: LearningEvent;

@@ -16,9 +16,17 @@
  */
 export { createChatEngine, type ChatEngine, type IngestOptions } from './engine.js';
 export { ChatStream } from './stream.js';
+export type {
+  CortexisSourceMetadata,
+  CortexisUIDataTypes,
+  CortexisUIMessageMetadata,
+  UIMessageStreamOptions,
+  UIMessageStreamResponseInit,
+} from './http/ui-message-stream.js';
 export { engineConfigSchema, type EngineConfig, type ResolvedConfig } from './config.js';
 export * from './errors/index.js';
 export { EngineEmitter } from './events.js';
+export type { Logger, LogMethod } from './util/logger.js';
 export type * from './events.js';
 export type * from './types.js';
 export type * from './ports/index.js';
@@ -46,6 +54,15 @@ export {
 } from './adapters/memory/rate-limiter.js';
 export { rateLimitKey } from './util/rate-limit-key.js';
 export { createHashingEmbedder } from './adapters/hashing/embedder.js';
+export {
+  createTextAnalyzer,
+  detectLanguage,
+  TEXT_LANGUAGES,
+  type LanguageSetting,
+  type TextAnalyzer,
+  type TextAnalyzerSettings,
+  type TextLanguage,
+} from './text/analyzer.js';
 export { createExtractiveProvider } from './adapters/extractive/provider.js';
 export { createGptTokenizer } from './adapters/tokenizer/gpt-tokenizer.js';
 
@@ -70,7 +87,8 @@ export {
   type ConfidenceInput,
   type ConfidenceWeights,
 } from './pipeline/score.js';
-export { assessSessionQuality, type QualityMessage } from './pipeline/learn.js';
+export { assessSessionQuality, turnReward, type QualityMessage } from './pipeline/learn.js';
+export { calculateFeedbackReward, type FeedbackInput } from './learning/feedback.js';
 export {
   DEFAULT_GUARD_ANSWER,
   DEFAULT_SYSTEM_PROMPT,
@@ -91,3 +109,36 @@ export {
   type ResilientEmbedder,
   type ResilientLLM,
 } from './resilience/index.js';
+
+// Types named by the exports above (settings, results, events), so users can name them too.
+export type { ExtractiveProviderSettings } from './adapters/extractive/provider.js';
+export type { HashingEmbedderSettings } from './adapters/hashing/embedder.js';
+export type { MemoryGraphStoreSettings } from './adapters/memory/graph-store.js';
+export type { HnswGraph, HnswLibrary, HnswParameters } from './adapters/memory/hnsw-index.js';
+export type { MemoryKeywordIndexSettings } from './adapters/memory/keyword-index.js';
+export type { MemoryLearningSinkSettings } from './adapters/memory/learning-sink.js';
+export type { MemorySessionStoreSettings } from './adapters/memory/session-store.js';
+export type { GptEncodingName, GptTokenizerSettings } from './adapters/tokenizer/gpt-tokenizer.js';
+export type { ChunkOptions, TextChunk } from './ingest/chunk.js';
+export type { CitationFilterOptions } from './pipeline/cite.js';
+export type { ContradictionKind } from './pipeline/judge-contradiction.js';
+export type { ClaimEvidence, ClaimVerdict } from './pipeline/judge.js';
+export type { RetrievalStrategy } from './pipeline/route.js';
+export type { ConfidenceLevels, ConfidenceModel } from './pipeline/score.js';
+export type {
+  BreakerPermit,
+  BreakerSnapshot,
+  BreakerState,
+  CircuitBreaker,
+} from './resilience/breaker.js';
+export type { RetryStopReason } from './resilience/errors.js';
+export type { FallbackOptions, FallbackSource } from './resilience/fallback.js';
+export type {
+  ProviderRateLimitEvent,
+  ResilienceBreakerEvent,
+  ResilienceCallContext,
+  ResilienceRetryEvent,
+  ResilienceRuntime,
+  ResilientOperation,
+} from './resilience/resilient-llm.js';
+export type { SplitText } from './text/analyzer.js';

@@ -1,5 +1,11 @@
-import { CortexisError } from './errors/index.js';
-import { clientError, publicMessage } from './http/errors.js';
+import {
+  encodeUIMessageStream,
+  streamErrorBody,
+  uiMessageChunks,
+  UI_MESSAGE_STREAM_HEADERS,
+  type UIMessageStreamOptions,
+  type UIMessageStreamResponseInit,
+} from './http/ui-message-stream.js';
 import type { ChatResponse, ChatStreamPart } from './types.js';
 
 const encoder = new TextEncoder();
@@ -59,7 +65,8 @@ export class ChatStream implements AsyncIterable<ChatStreamPart> {
   }
 
   /**
-   * The parts as Server-Sent Events (`event: <type>`, `data: <json>`), safe to send to a
+   * The parts as Server-Sent Events (`event: <type>`, `data: <json>` whose object repeats the
+   * `type`, so readers that ignore `event:` lines still tell parts apart), safe to send to a
    * browser: an `error` frame carries the error's code, a client-safe message (never a
    * provider's or database's own message), `retryable`, and `retryAfterMs` or `issues` where
    * they apply — the same body the HTTP handler answers with. Iterate the stream for the raw
@@ -68,20 +75,11 @@ export class ChatStream implements AsyncIterable<ChatStreamPart> {
   toSSE(): ReadableStream<Uint8Array> {
     const iterator = this[Symbol.asyncIterator]();
     const frameData = async (part: ChatStreamPart): Promise<object> => {
-      const { type: _type, ...data } = part;
-      if (part.type !== 'error') return data;
+      if (part.type !== 'error') return part;
       // The turn rejects with the error the part describes; it has the details (issues, wait).
-      const failure = await this.response.then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
-      const safe = CortexisError.isInstance(failure)
-        ? clientError(failure)
-        : {
-            code: part.error.code,
-            message: publicMessage(part.error.code, part.error.message),
-          };
+      const safe = streamErrorBody(part.error, await this.#failure());
       return {
+        type: part.type,
         error: { ...safe, retryable: part.error.retryable },
         partialMessageId: part.partialMessageId,
       };
@@ -111,5 +109,59 @@ export class ChatStream implements AsyncIterable<ChatStreamPart> {
     headers.set('cache-control', 'no-cache');
     headers.set('connection', 'keep-alive');
     return new Response(this.toSSE(), { ...init, headers });
+  }
+
+  /**
+   * The turn in the AI SDK UI message stream protocol (v1), as the bytes `useChat`'s
+   * `DefaultChatTransport` and `readUIMessageStream` read: text parts, one `source-document`
+   * part per source, data parts `data-route`, `data-citations`, `data-confidence`,
+   * `data-grounding` and `data-guard`, and `finish` with the stored message ids as message
+   * metadata. Errors arrive as an `error` chunk with a client-safe message.
+   */
+  toUIMessageStream(options: UIMessageStreamOptions = {}): ReadableStream<Uint8Array> {
+    return encodeUIMessageStream(
+      uiMessageChunks(this, {
+        messageId: options.messageId,
+        sendSources: options.sendSources,
+        failure: () => this.#failure(),
+      }),
+    );
+  }
+
+  /**
+   * A web `Response` streaming {@link ChatStream.toUIMessageStream}, with the protocol's
+   * headers (`x-vercel-ai-ui-message-stream: v1`): return it from your own route for `useChat`.
+   *
+   * @example
+   * ```ts
+   * // app/api/chat/route.ts (Next.js), for `useChat` on the client
+   * import { openUIChat, parseUIChatRequest } from 'cortexis/http';
+   *
+   * export async function POST(request: Request) {
+   *   const userId = await currentUserId(request); // your auth
+   *   const turn = parseUIChatRequest(await request.json());
+   *   await openUIChat(engine, turn.chatId, userId); // created on first use; 404 if not theirs
+   *   return engine
+   *     .stream({ sessionId: turn.chatId, userId, message: turn.message, messageId: turn.messageId })
+   *     .toUIMessageStreamResponse();
+   * }
+   * ```
+   */
+  toUIMessageStreamResponse(init: UIMessageStreamResponseInit = {}): Response {
+    const { messageId, sendSources, ...responseInit } = init;
+    const headers = new Headers(responseInit.headers);
+    for (const [name, value] of Object.entries(UI_MESSAGE_STREAM_HEADERS)) headers.set(name, value);
+    return new Response(this.toUIMessageStream({ messageId, sendSources }), {
+      ...responseInit,
+      headers,
+    });
+  }
+
+  /** The turn's failure, or undefined when it succeeded (settles when the turn ends). */
+  #failure(): Promise<unknown> {
+    return this.response.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
   }
 }

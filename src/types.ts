@@ -63,10 +63,43 @@ export interface ChatRequest {
   readonly topK?: number | undefined;
   /** Overrides the route's search depth: `shallow` (fewer candidates, no graph), `medium`, `deep`. */
   readonly searchDepth?: 'shallow' | 'medium' | 'deep' | undefined;
+  /**
+   * Chat profile for this turn's history selection (seed 001 `chat_profile_id`): one of
+   * `default`, `long_context`, `compact` or `compaction.profiles`; the session's profile
+   * otherwise. A conversation the turn creates keeps it. An unknown name is a `ValidationError`.
+   */
+  readonly chatProfile?: string | undefined;
+  /**
+   * Seed 000's switch for graph rerank ("GNN boost": score propagation over graph
+   * neighbours): `true` turns it on for this turn, `false` off; absent, the session's setting,
+   * then the route's strategy decides.
+   */
+  readonly enableGNN?: boolean | undefined;
+  /**
+   * Seed 000's switch for graph traversal (expanding the candidates through the knowledge
+   * graph, depth 2 over all edge types): `true` on for this turn, `false` off; absent, the
+   * session's setting, then the route's strategy (`searchDepth: 'deep'` turns it on) decides.
+   */
+  readonly enableGraphTraversal?: boolean | undefined;
   /** Only sources whose metadata matches. */
   readonly filter?: MetadataFilter | undefined;
   /** Cancels the turn; the user message and any partial answer are kept. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Earlier turns of a stateless conversation, oldest first (`mode: 'query'` only): the model
+   * sees them as history and a follow-up is rewritten from them before retrieval, as in a
+   * session; nothing is stored. Clients that keep the conversation themselves (OpenAI-style
+   * message arrays) send it here.
+   */
+  readonly history?: readonly HistoryTurn[] | undefined;
+}
+
+/** One earlier turn of a stateless conversation (`ChatRequest.history`). */
+export interface HistoryTurn {
+  /** Who said it. */
+  readonly role: 'user' | 'assistant';
+  /** The text. */
+  readonly content: string;
 }
 
 /** The answer of a turn. */
@@ -99,7 +132,26 @@ export interface ChatResponse {
   readonly usage: LLMUsage | null;
   /** Model that answered. */
   readonly model: string;
+  /**
+   * The user's earlier messages recalled into this turn's prompt (seed 004 `sourceMessages`),
+   * best first; empty when recall is off, found nothing, or the turn did not reach the model.
+   */
+  readonly recalled: readonly RecalledReference[];
   /** ISO-8601 UTC. */
+  readonly createdAt: string;
+}
+
+/** An earlier message recalled into a turn's prompt (its text is in that session's history). */
+export interface RecalledReference {
+  /** The stored message id. */
+  readonly messageId: string;
+  /** Its session. */
+  readonly sessionId: string;
+  /** Who said it. */
+  readonly role: 'user' | 'assistant';
+  /** Calibrated similarity to the query in [0, 1]. */
+  readonly score: number;
+  /** When it was said (ISO-8601 UTC). */
   readonly createdAt: string;
 }
 
@@ -143,6 +195,11 @@ export type ChatStreamPart =
 export interface CreateSessionParams {
   /** Owner. */
   readonly userId: string;
+  /**
+   * Id of the new session (default: a new ULID), e.g. a chat id chosen by a client; an id that
+   * is already taken, by any user, is a `ConflictError`.
+   */
+  readonly id?: string | undefined;
   /** Display title. */
   readonly title?: string | undefined;
   /** Per-session settings. */
@@ -187,7 +244,31 @@ export interface HistoryPage {
   readonly feedback?: FeedbackRecord[] | undefined;
 }
 
+/**
+ * A result of `engine.search`: a ranked source plus the whole text of its chunk, for callers
+ * that hand the context to another framework (a LangChain retriever, their own prompt).
+ * Chat responses and stream parts carry plain {@link Source}s, without `text`, to keep their
+ * payloads small.
+ */
+export interface SearchHit extends Source {
+  /** The whole chunk text, as indexed (`snippet` is its start, for display). */
+  readonly text: string;
+}
+
 /** Options of `engine.search`. */
+/** Options of `engine.findPatterns`. */
+export interface FindPatternsOptions {
+  /** Trajectories to return, 1–100 (default 5). */
+  readonly k?: number | undefined;
+  /**
+   * Only this user's trajectories. Trajectories hold users' first questions: pass the
+   * caller's id whenever the result reaches a user (the HTTP route always does).
+   */
+  readonly userId?: string | undefined;
+  /** Cancels the lookup. */
+  readonly signal?: AbortSignal | undefined;
+}
+
 export interface SearchOptions {
   /** Sources to return (default: the route's k). */
   readonly k?: number | undefined;

@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createChatEngine, createMemorySessionStore } from '../src/index.js';
+import { providerFromEnv } from '../src/adapters/providers/index.js';
+import { ConfigError } from '../src/errors/index.js';
+import { createChatEngine, createMemorySessionStore, type EngineConfig } from '../src/index.js';
 import { createMockLLM } from '../src/testing/index.js';
 import { startLoopback, type Loopback } from './adapters/http/loopback.js';
 import { handbook } from './fixtures/handbook.js';
@@ -13,8 +15,68 @@ afterEach(async () => {
   server = undefined;
 });
 
-describe('provider from the environment', () => {
-  it('createChatEngine() uses an OpenAI-compatible server named by the environment, with no other change', async () => {
+describe('the engine never reads the environment', () => {
+  /** Sets every variable that used to switch the engine to a remote provider. */
+  async function providerVariablesPointingAtLoopback(): Promise<Loopback> {
+    const loopback = await startLoopback((_request, response) => {
+      response.writeHead(500).end();
+    });
+    vi.stubEnv('OPENAI_API_KEY', 'sk-test-key');
+    vi.stubEnv('OPENAI_BASE_URL', `${loopback.url}/v1`);
+    vi.stubEnv('OPENAI_MODEL', 'remote-model');
+    vi.stubEnv('ANTHROPIC_API_KEY', 'sk-ant-test-key');
+    vi.stubEnv('ANTHROPIC_BASE_URL', loopback.url);
+    vi.stubEnv('OLLAMA_HOST', loopback.url);
+    return loopback;
+  }
+
+  it('createChatEngine() answers with the extractive model and sends nothing, whatever is set', async () => {
+    server = await providerVariablesPointingAtLoopback();
+    const fetchSpy = vi.spyOn(globalThis, 'fetch');
+    try {
+      const engine = createChatEngine();
+      await engine.ingest(handbook);
+      const chat = await engine.chat({ message: 'What is the refund policy?', mode: 'query' });
+      const streamed = await engine.stream({ message: 'How fast are refunds?', mode: 'query' })
+        .response;
+      await engine.search('refund policy');
+      await engine.flush();
+      expect(chat.model).toBe('extractive-v1');
+      expect(streamed.model).toBe('extractive-v1');
+      expect(chat.text.length).toBeGreaterThan(0);
+      expect(server.requests).toHaveLength(0);
+      expect(fetchSpy).not.toHaveBeenCalled();
+    } finally {
+      fetchSpy.mockRestore();
+    }
+  });
+
+  it('reads no provider variable while it is created and runs a turn', async () => {
+    server = await providerVariablesPointingAtLoopback();
+    const original = process.env;
+    const reads = new Set<string>();
+    process.env = new Proxy(original, {
+      get(target, key, receiver) {
+        if (typeof key === 'string') reads.add(key);
+        return Reflect.get(target, key, receiver);
+      },
+      has(target, key) {
+        if (typeof key === 'string') reads.add(key);
+        return Reflect.has(target, key);
+      },
+    });
+    try {
+      const engine = createChatEngine();
+      await engine.ingest(handbook);
+      await engine.chat({ message: 'What is the refund policy?', mode: 'query' });
+      await engine.flush();
+    } finally {
+      process.env = original;
+    }
+    expect([...reads].filter((key) => /OPENAI|ANTHROPIC|OLLAMA/.test(key))).toEqual([]);
+  });
+
+  it('uses a provider only when the caller passes one (here from providerFromEnv)', async () => {
     const stream = await readFile(
       join(import.meta.dirname, 'fixtures/providers/openai-chat-stream.sse'),
       'utf8',
@@ -23,10 +85,12 @@ describe('provider from the environment', () => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       response.end(stream);
     });
-    vi.stubEnv('OPENAI_API_KEY', 'sk-test-key');
-    vi.stubEnv('OPENAI_BASE_URL', `${server.url}/v1`);
-    vi.stubEnv('OPENAI_MODEL', 'local-model');
-    const engine = createChatEngine();
+    const provider = providerFromEnv({
+      OPENAI_API_KEY: 'sk-test-key',
+      OPENAI_BASE_URL: `${server.url}/v1`,
+      OPENAI_MODEL: 'local-model',
+    });
+    const engine = createChatEngine({ llm: provider!.llm });
     await engine.ingest(handbook);
     const reply = await engine.stream({ message: 'What is the refund policy?', mode: 'query' })
       .response;
@@ -41,14 +105,26 @@ describe('provider from the environment', () => {
     expect(reply.text.length).toBeGreaterThan(0);
   });
 
-  it('stays offline when told to ignore the environment', async () => {
-    vi.stubEnv('OPENAI_API_KEY', 'sk-test-key');
-    vi.stubEnv('OPENAI_BASE_URL', 'http://127.0.0.1:9/v1');
-    vi.stubEnv('OPENAI_MODEL', 'unused');
-    const engine = createChatEngine({ providerFromEnvironment: false });
-    await engine.ingest(handbook);
-    const reply = await engine.chat({ message: 'What is the refund policy?', mode: 'query' });
-    expect(reply.model).toBe('extractive-v1');
+  it('rejects the removed providerFromEnvironment key with a ConfigError naming its replacement', () => {
+    for (const value of [true, false]) {
+      let caught: unknown;
+      try {
+        createChatEngine({ providerFromEnvironment: value } as EngineConfig);
+      } catch (error) {
+        caught = error;
+      }
+      expect(ConfigError.isInstance(caught)).toBe(true);
+      const error = caught as ConfigError;
+      expect(error.issues).toHaveLength(1);
+      expect(error.issues[0]?.path).toBe('providerFromEnvironment');
+      expect(error.issues[0]?.message).toMatch(/never reads the environment/);
+      expect(error.message).toMatch(/providerFromEnv\(process\.env\)/);
+      expect(error.message).toMatch(/cortexis\/providers/);
+    }
+    // Other unknown keys are still reported as such.
+    expect(() => createChatEngine({ providerFromEnv: true } as EngineConfig)).toThrow(
+      /providerFromEnv: unknown key/,
+    );
   });
 });
 
@@ -77,7 +153,8 @@ describe('fault matrix through the engine', () => {
         retries: 1,
         minDelayMs: 1,
         maxDelayMs: 5,
-        breaker: { failureThreshold: 3, windowMs: 60_000, cooldownMs: 50 },
+        // The breaker counts failed calls (after the retry), so two in a row open it here.
+        breaker: { failureThreshold: 2, windowMs: 60_000, cooldownMs: 50 },
       },
     });
     await engine.ingest(handbook);

@@ -345,6 +345,39 @@ describe('ingestion', () => {
   });
 });
 
+describe('search', () => {
+  it('returns the whole chunk text and its metadata; chat sources stay snippets', async () => {
+    const engine = createChatEngine();
+    const filler = Array.from(
+      { length: 8 },
+      (_, i) => `Section ${i} of the warehouse manual describes shelving rules in plain words.`,
+    ).join(' ');
+    const text = `${filler} The loading dock closes at 17:30 on Fridays.`;
+    await engine.ingest([
+      { id: 'manual', title: 'Warehouse manual', text, metadata: { lang: 'en', site: 3 } },
+    ]);
+    const [hit] = await engine.search('When does the loading dock close on Fridays?');
+    expect(hit).toMatchObject({ id: 'S1', documentId: 'manual', title: 'Warehouse manual' });
+    expect(hit!.text).toBe(text);
+    expect(hit!.text.length).toBeGreaterThan(240);
+    expect(hit!.snippet.length).toBeLessThanOrEqual(241);
+    expect(hit!.snippet).not.toContain('17:30');
+    expect(hit!.metadata).toMatchObject({
+      documentId: 'manual',
+      chunkIndex: 0,
+      lang: 'en',
+      site: 3,
+    });
+
+    const reply = await engine.chat({
+      message: 'When does the loading dock close?',
+      mode: 'query',
+    });
+    expect(reply.sources[0]?.documentId).toBe('manual');
+    expect(reply.sources[0]).not.toHaveProperty('text');
+  });
+});
+
 describe('failures', () => {
   it('keeps the user message when the model fails and reports a typed error', async () => {
     const store = createMemorySessionStore();

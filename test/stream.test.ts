@@ -51,6 +51,21 @@ describe('ChatStream', () => {
     expect(text).toMatch(/business days/);
   });
 
+  it('repeats the part type in every frame’s data, for readers that ignore `event:`', async () => {
+    const engine = createChatEngine();
+    await engine.ingest(handbook);
+    const events = parseSSE(
+      await readAll(
+        engine.stream({ message: 'What is the refund policy?', mode: 'query' }).toSSE(),
+      ),
+    );
+    expect(events[0]).toEqual({
+      event: 'route',
+      data: { type: 'route', route: expect.any(String), k: expect.any(Number) },
+    });
+    for (const { event, data } of events) expect((data as { type: string }).type).toBe(event);
+  });
+
   it('ends with an error event when the turn fails, and .response rejects', async () => {
     const engine = createChatEngine();
     const stream = engine.stream({ message: '' });
@@ -59,6 +74,7 @@ describe('ChatStream', () => {
       {
         event: 'error',
         data: {
+          type: 'error',
           error: {
             code: 'validation_error',
             message: expect.stringMatching(/message/),

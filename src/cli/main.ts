@@ -19,7 +19,7 @@ import { createHashingEmbedder } from '../adapters/hashing/embedder.js';
 import { createMemoryGraphStore } from '../adapters/memory/graph-store.js';
 import { createMemoryKeywordIndex } from '../adapters/memory/keyword-index.js';
 import { createMemoryVectorStore } from '../adapters/memory/vector-store.js';
-import { createProvider, providerFromEnv } from '../adapters/provider-factory.js';
+import { providerFromEnv, type EnvironmentProvider } from '../adapters/providers/index.js';
 import { EXIT, parseCommandLine, USAGE, UsageError, type ProviderName } from './args.js';
 import { FILE_TYPES, loadDocuments, type SkippedFile } from '../loaders/index.js';
 import { describeChanges, diffDocuments, hashDocuments, type IndexChanges } from './incremental.js';
@@ -89,38 +89,42 @@ async function packageVersion(): Promise<string> {
   return 'unknown';
 }
 
-/** The model the flags or the environment name; null for the offline extractive model. */
+/**
+ * The model the flags or the environment name; null for the offline extractive model. The
+ * CLI is the one place in cortexis that detects a provider from environment variables (the
+ * library leaves that to its caller); it prints which one it uses and why.
+ */
 function chooseProvider(
   env: Env,
   provider: ProviderName | undefined,
   model: string | undefined,
-): ReturnType<typeof providerFromEnv> {
-  const get = (key: string): string | undefined => env[key]?.trim() || undefined;
-  if (provider === 'extractive' || provider === undefined) {
-    const bundle =
-      provider === 'extractive'
-        ? null
-        : providerFromEnv(
-            model
-              ? { ...env, OPENAI_MODEL: model, ANTHROPIC_MODEL: model, OLLAMA_MODEL: model }
-              : env,
-          );
-    if (bundle === null && model !== undefined) {
-      throw new ConfigError(
-        `--model needs a provider: the offline extractive model has one model`,
-        [{ path: 'model', message: 'needs --provider or a provider key in the environment' }],
-      );
-    }
-    return bundle;
+): EnvironmentProvider | null {
+  if (provider === 'extractive') {
+    if (model !== undefined) throw modelWithoutProvider();
+    return null;
   }
-  const prefix = provider.toUpperCase();
-  return createProvider({
-    type: provider,
-    apiKey: get(`${prefix}_API_KEY`),
-    baseURL: provider === 'ollama' ? get('OLLAMA_HOST') : get(`${prefix}_BASE_URL`),
-    model: model ?? get(`${prefix}_MODEL`),
-    embeddingModel: get(`${prefix}_EMBEDDING_MODEL`),
-  });
+  const bundle = providerFromEnv(env, { type: provider, model });
+  if (bundle === null && model !== undefined) throw modelWithoutProvider();
+  return bundle;
+}
+
+/** The `Model:` line: what answers, and why (a flag or the variables that chose it). */
+function describeModel(
+  provider: EnvironmentProvider | null,
+  flag: ProviderName | undefined,
+): string {
+  if (provider === null) {
+    return flag === 'extractive'
+      ? 'extractive (offline; --provider extractive)'
+      : 'extractive (offline, no API key needed; no provider variable is set)';
+  }
+  return `${provider.description}; ${flag ? `--provider ${flag}` : provider.reason}`;
+}
+
+function modelWithoutProvider(): ConfigError {
+  return new ConfigError(`--model needs a provider: the offline extractive model has one model`, [
+    { path: 'model', message: 'needs --provider or a provider key in the environment' },
+  ]);
 }
 
 /**
@@ -279,16 +283,13 @@ async function openIndex(io: CliIO, options: OpenOptions): Promise<OpenedIndex> 
     vectorStore: vectors,
     keywordIndex: keywords,
     graphStore: graph,
-    providerFromEnvironment: false,
     ...(provider ? { llm: provider.llm } : {}),
     ...(sessions
       ? { sessionStore: sessions.sessionStore, learningSink: sessions.learningSink }
       : {}),
   });
   if (!options.indexOnly) {
-    io.stderr.write(
-      `Model: ${provider ? provider.description : 'extractive (offline, no API key needed)'}\n`,
-    );
+    io.stderr.write(`Model: ${describeModel(provider, options.provider)}\n`);
   }
 
   const changes = diffDocuments(previous, hashes);

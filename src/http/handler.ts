@@ -14,6 +14,13 @@ import {
   json,
   readJson,
 } from './request.js';
+import { openUIChat, parseUIChatRequest } from './ui-chat.js';
+import {
+  addOpenAICorsHeaders,
+  createOpenAIRoutes,
+  resolveOpenAISettings,
+  type OpenAICompatibleSettings,
+} from './openai-compatible.js';
 
 /** The caller of a request, as `authenticate` returns it. */
 export interface HttpUser {
@@ -34,6 +41,12 @@ export interface ChatHandlerSettings {
   readonly basePath?: string | undefined;
   /** Largest accepted request body in bytes (default 64 KiB); larger is 413. */
   readonly maxBodyBytes?: number | undefined;
+  /**
+   * Largest accepted body of the AI SDK route `POST {basePath}/ui/chat` in bytes (default 1 MiB,
+   * at least `maxBodyBytes`): `useChat` sends the whole chat every time, although only its last
+   * message is read. Larger is 413.
+   */
+  readonly maxUIChatBodyBytes?: number | undefined;
   /** CORS: the allowed origin (`*` or one origin); omitted: no CORS headers. */
   readonly cors?: { readonly origin: string } | undefined;
   /**
@@ -53,6 +66,12 @@ export interface ChatHandlerSettings {
   readonly clientIp?: ((request: Request) => string | null | undefined) | undefined;
   /** Called when the handler's limiter refuses a request (a throwing listener is ignored). */
   readonly onRateLimit?: ((event: RateLimitEvent) => void) | undefined;
+  /**
+   * Serves `POST {basePath}/v1/chat/completions` and `GET {basePath}/v1/models` for the official
+   * `openai` client and the tools built on it (`true`: the defaults). Off by default (404). Same
+   * authentication, rate limits and body limit as the other routes; see `docs/openai-compatible.md`.
+   */
+  readonly openaiCompatible?: boolean | OpenAICompatibleSettings | undefined;
 }
 
 /** A web-standard request handler: works in Node (via `toNodeListener`), Bun, Deno, workers. */
@@ -72,6 +91,9 @@ const MESSAGE_FIELDS = new Set([
   'content',
   'mode',
   'searchDepth',
+  'enableGNN',
+  'enableGraphTraversal',
+  'chatProfile',
   'temperature',
   'topK',
   'messageId',
@@ -79,7 +101,8 @@ const MESSAGE_FIELDS = new Set([
 
 /**
  * Serves an engine over HTTP: conversations, messages (JSON or Server-Sent Events when the
- * client sends `Accept: text/event-stream`) and health. Every conversation route is scoped to
+ * client sends `Accept: text/event-stream`), the AI SDK's `useChat` at `POST /ui/chat` (UI
+ * message stream protocol; see `docs/ai-sdk.md`) and health. Every conversation route is scoped to
  * the authenticated user: another user's conversation is 404, never its data.
  */
 export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSettings): ChatHandler {
@@ -89,6 +112,7 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
       ? undefined
       : (settings.rateLimiter ?? createMemoryRateLimiter());
   const maxBodyBytes = settings.maxBodyBytes ?? 64 * 1024;
+  const maxUIChatBodyBytes = settings.maxUIChatBodyBytes ?? Math.max(maxBodyBytes, 1024 * 1024);
   const corsHeaders: Record<string, string> = settings.cors
     ? {
         'access-control-allow-origin': settings.cors.origin,
@@ -99,6 +123,15 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
     : {};
 
   const limit = createRequestLimit(limiter, settings);
+  const openaiSettings = resolveOpenAISettings(settings.openaiCompatible);
+  if (openaiSettings) addOpenAICorsHeaders(corsHeaders, openaiSettings);
+  const openai = openaiSettings
+    ? createOpenAIRoutes(engine, openaiSettings, {
+        authenticate: settings.authenticate,
+        limit,
+        maxBodyBytes,
+      })
+    : undefined;
 
   const withCors = (response: Response): Response => {
     for (const [name, value] of Object.entries(corsHeaders)) response.headers.set(name, value);
@@ -117,10 +150,39 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
 
     if (method === 'OPTIONS' && settings.cors) return new Response(null, { status: 204 });
     if (method === 'GET' && path === '/health') return json(200, { status: 'ok' });
+    // OpenAI-compatible routes answer in OpenAI's shapes, their 401 included.
+    if (openai && segments[0] === 'v1') return openai(request, segments, method);
 
     const user = await settings.authenticate(request);
     if (!user) return json(401, { code: 'unauthorized', message: 'Authentication required' });
     const userId = user.id;
+
+    // The AI SDK's `useChat` (`DefaultChatTransport`): the chat id is the conversation id.
+    if (segments[0] === 'ui' && segments[1] === 'chat') {
+      if (segments.length === 2 && method === 'POST') {
+        const turn = parseUIChatRequest(await readJson(request, maxUIChatBodyBytes), {
+          maxMessageLength: engine.config.limits.maxMessageLength,
+        });
+        await limit(request, user, 'message');
+        // Created on first use (in the `create` budget); another user's chat id is 404.
+        await openUIChat(engine, turn.chatId, userId, () => limit(request, user, 'create'));
+        return engine
+          .stream({
+            sessionId: turn.chatId,
+            userId,
+            message: turn.message,
+            ...(turn.messageId === undefined ? {} : { messageId: turn.messageId }),
+            ...(turn.searchDepth === undefined ? {} : { searchDepth: turn.searchDepth }),
+            ...(turn.temperature === undefined ? {} : { temperature: turn.temperature }),
+            ...(turn.topK === undefined ? {} : { topK: turn.topK }),
+            signal: request.signal,
+          })
+          .toUIMessageStreamResponse();
+      }
+      // `useChat({ resume: true })` asks for a stream still running: none is kept.
+      if (segments.length === 4 && segments[3] === 'stream' && method === 'GET')
+        return new Response(null, { status: 204 });
+    }
 
     if (segments[0] === 'conversations') {
       if (segments.length === 1 && method === 'POST') {
@@ -204,6 +266,11 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
           ...(body.searchDepth === undefined
             ? {}
             : { searchDepth: body.searchDepth as 'shallow' | 'medium' | 'deep' }),
+          ...(body.chatProfile === undefined ? {} : { chatProfile: body.chatProfile as string }),
+          ...(body.enableGNN === undefined ? {} : { enableGNN: body.enableGNN as boolean }),
+          ...(body.enableGraphTraversal === undefined
+            ? {}
+            : { enableGraphTraversal: body.enableGraphTraversal as boolean }),
           ...(body.messageId === undefined ? {} : { messageId: body.messageId as string }),
           signal: request.signal,
         };
@@ -217,6 +284,23 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
         }
         return json(200, await engine.chat(chatRequest));
       }
+    }
+    // Learning patterns (seed 000 `findPatterns`): the caller's own past conversations like a
+    // query — never another user's, since a trajectory holds its user's first question.
+    if (
+      segments[0] === 'learning' &&
+      segments[1] === 'patterns' &&
+      segments.length === 2 &&
+      method === 'GET'
+    ) {
+      const query = url.searchParams.get('q') ?? '';
+      const k = integerParam(url, 'k');
+      const patterns = await engine.findPatterns(query, {
+        userId,
+        signal: request.signal,
+        ...(k === undefined ? {} : { k }),
+      });
+      return json(200, { patterns });
     }
     if (
       segments[0] === 'messages' &&

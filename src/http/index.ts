@@ -26,4 +26,19 @@ export {
   type HttpUser,
 } from './handler.js';
 export { clientError, errorResponse, type ErrorBody } from './errors.js';
-export { toNodeListener } from './node.js';
+export { openUIChat, parseUIChatRequest, type UIChatTurn } from './ui-chat.js';
+export {
+  encodeUIMessageStream,
+  uiMessageChunks,
+  UI_MESSAGE_STREAM_HEADERS,
+  type CortexisSourceMetadata,
+  type CortexisUIDataChunk,
+  type CortexisUIDataTypes,
+  type CortexisUIMessageMetadata,
+  type UIMessageChunksSettings,
+  type UIMessageStreamChunk,
+  type UIMessageStreamOptions,
+  type UIMessageStreamResponseInit,
+} from './ui-message-stream.js';
+export { toNodeListener, type NodeRequestLike, type NodeResponseLike } from './node.js';
+export type { CortexisCompletionExtension, OpenAICompatibleSettings } from './openai-compatible.js';

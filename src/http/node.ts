@@ -1,8 +1,38 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ChatHandler } from './handler.js';
 
+/**
+ * What {@link toNodeListener} uses of a `node:http` `IncomingMessage` (declared here, so that
+ * the published types do not need `@types/node`).
+ */
+export interface NodeRequestLike extends AsyncIterable<Uint8Array> {
+  /** Header values by lower-case name. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The request target (path and query). */
+  readonly url?: string | undefined;
+  /** The request method. */
+  readonly method?: string | undefined;
+}
+
+/** What {@link toNodeListener} uses of a `node:http` `ServerResponse`. */
+export interface NodeResponseLike {
+  /** Whether `end()` was called and everything was flushed. */
+  readonly writableFinished: boolean;
+  /** Whether the status line and headers were sent. */
+  readonly headersSent: boolean;
+  /** Subscribes to `close` (the connection ended) or `drain` (ready for more). */
+  on(event: 'close' | 'drain', listener: () => void): unknown;
+  /** Unsubscribes a listener. */
+  off(event: 'close' | 'drain', listener: () => void): unknown;
+  /** Sends the status line and headers. */
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  /** Writes a chunk of the body; `false` when the caller should wait for `drain`. */
+  write(chunk: Uint8Array): boolean;
+  /** Ends the response, with a last chunk. */
+  end(chunk?: string): unknown;
+}
+
 /** Resolves on the response's next `drain`, or when it closes (the client disconnected). */
-function drainOrClose(outgoing: ServerResponse): Promise<void> {
+function drainOrClose(outgoing: NodeResponseLike): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
       outgoing.off('drain', done);
@@ -22,7 +52,7 @@ function drainOrClose(outgoing: ServerResponse): Promise<void> {
  */
 export function toNodeListener(
   handler: ChatHandler,
-): (request: IncomingMessage, response: ServerResponse) => void {
+): (request: NodeRequestLike, response: NodeResponseLike) => void {
   return (incoming, outgoing) => {
     const controller = new AbortController();
     outgoing.on('close', () => {
@@ -44,7 +74,7 @@ export function toNodeListener(
             async pull(stream) {
               const next = await iterator.next();
               if (next.done) stream.close();
-              else stream.enqueue(new Uint8Array(next.value as Buffer));
+              else stream.enqueue(new Uint8Array(next.value));
             },
             async cancel() {
               await iterator.return?.();

@@ -68,14 +68,14 @@ export interface GraphDocument {
 
 /** Settings of the graph builder. */
 export interface GraphBuildSettings {
-  /** Salient terms linked per chunk (default 6; 0 disables `RELATES_TO`). */
+  /** Salient terms linked per chunk (default 4; 0 disables `RELATES_TO`). */
   readonly maxTermsPerChunk?: number | undefined;
   /** A term in more chunks than this is too common to relate them (default 50). */
   readonly maxChunksPerTerm?: number | undefined;
   /** Shortest term (after stemming) considered (default 4 characters). */
   readonly minTermLength?: number | undefined;
   /**
-   * Characters of each chunk read for its terms (default 600: the heading and first
+   * Characters of each chunk read for its terms (default 300: the heading and first
    * sentences name its topic; reading whole chunks costs ingestion time for little gain).
    */
   readonly termCharacters?: number | undefined;
@@ -122,11 +122,12 @@ export interface GraphUpdate {
   readonly removedNodeIds: string[];
 }
 
+/** The engine's defaults (`config.graph`), also used when a caller passes none. */
 const DEFAULTS = {
-  maxTermsPerChunk: 6,
+  maxTermsPerChunk: 4,
   maxChunksPerTerm: 50,
   minTermLength: 4,
-  termCharacters: 600,
+  termCharacters: 300,
 } as const;
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;

@@ -11,6 +11,7 @@
  * ```
  */
 import { ValidationError } from '../errors/index.js';
+import { isFloat32Array } from '../util/realm.js';
 
 /** Settings of `createLearnedBoost`. */
 export interface LearnedBoostSettings {
@@ -144,7 +145,7 @@ function checkEvent(event: LearnedBoostEvent): void {
   if (typeof event.chunkId !== 'string' || event.chunkId.length === 0) {
     throw invalid('chunkId', 'must be a non-empty string');
   }
-  if (!(event.queryVector instanceof Float32Array) || event.queryVector.length === 0) {
+  if (!isFloat32Array(event.queryVector) || event.queryVector.length === 0) {
     throw invalid('queryVector', 'must be a non-empty Float32Array');
   }
   if (!Number.isFinite(norm(event.queryVector))) {

@@ -1,8 +1,10 @@
 /**
  * Citation validation (chat workflow spec): the prompt labels sources S1..Sn and the answer
- * cites them as `[source: S2]`. Tags naming no retrieved source are removed — also while
- * streaming, so an invalid tag never reaches the client. One filter serves both paths: the
- * whole answer is just one delta.
+ * cites them as `[source: S2]`. Labels are matched without regard to case (`[source: s2]` is
+ * S2), an alias (a chunk or document id the caller maps to its label) is rewritten to the
+ * label, and every other tag — whatever it names, `[source: refunds#0]` included — is removed,
+ * also while streaming, so an invalid tag never reaches the client. One filter serves both
+ * paths: the whole answer is just one delta.
  */
 
 /** What the answer cited. */
@@ -25,25 +27,54 @@ export interface CitationFilter {
   report(): CitationReport;
 }
 
-const TAG = /^\[\s*source\s*:\s*([A-Za-z0-9_-]+(?:\s*,\s*[A-Za-z0-9_-]+)*)\s*\]/i;
+// A tag names one or more ids separated by commas; an id is anything but brackets, commas
+// and line breaks (labels, chunk ids such as `refunds#0`, document paths).
+const TAG = /^\[\s*source\s*:\s*([^\[\],\n]+(?:,[^\[\],\n]+)*)\]/i;
 // Text that could still become a tag when more arrives.
-const TAG_PREFIX =
-  /^\[(?:\s*(?:s(?:o(?:u(?:r(?:c(?:e(?:\s*(?::[\sA-Za-z0-9_,-]*)?)?)?)?)?)?)?)?)?$/i;
+const TAG_PREFIX = /^\[(?:\s*(?:s(?:o(?:u(?:r(?:c(?:e(?:\s*(?::[^\[\]\n]*)?)?)?)?)?)?)?)?)?$/i;
+
+/** Options of {@link createCitationFilter}. */
+export interface CitationFilterOptions {
+  /**
+   * Other names of a label, e.g. a chunk id → `S2`: a tag citing one is rewritten to the label.
+   * Matched without regard to case, like the labels.
+   */
+  readonly aliases?: ReadonlyMap<string, string> | undefined;
+}
 const MAX_TAG_LENGTH = 200;
 
-/** Creates a filter that keeps tags citing `validLabels` and removes every other tag. */
-export function createCitationFilter(validLabels: Iterable<string>): CitationFilter {
-  const valid = new Set(validLabels);
+/**
+ * Creates a filter that keeps tags citing `validLabels` (written in any case, or as one of
+ * their `aliases`), normalised to the label, and removes every other tag.
+ */
+export function createCitationFilter(
+  validLabels: Iterable<string>,
+  options: CitationFilterOptions = {},
+): CitationFilter {
+  // Lower-cased name → label: the labels themselves, then their aliases.
+  const canonical = new Map<string, string>();
+  for (const label of validLabels) canonical.set(label.toLowerCase(), label);
+  for (const [alias, label] of options.aliases ?? []) {
+    const target = canonical.get(label.toLowerCase());
+    const key = alias.toLowerCase();
+    if (target !== undefined && !canonical.has(key)) canonical.set(key, target);
+  }
   const generated = new Set<string>();
   const kept = new Set<string>();
   const removed = new Set<string>();
   let pending = '';
 
   const resolveTag = (ids: string[]): string => {
-    const good = ids.filter((id) => valid.has(id));
+    const good: string[] = [];
     for (const id of ids) {
-      generated.add(id);
-      (valid.has(id) ? kept : removed).add(id);
+      const label = canonical.get(id.toLowerCase());
+      generated.add(label ?? id);
+      if (label === undefined) {
+        removed.add(id);
+        continue;
+      }
+      kept.add(label);
+      if (!good.includes(label)) good.push(label);
     }
     return good.length === 0 ? '' : `[source: ${good.join(', ')}]`;
   };
@@ -64,7 +95,10 @@ export function createCitationFilter(validLabels: Iterable<string>): CitationFil
       const rest = pending.slice(open);
       const tag = TAG.exec(rest);
       if (tag) {
-        const ids = tag[1]!.split(',').map((id) => id.trim());
+        const ids = tag[1]!
+          .split(',')
+          .map((id) => id.trim())
+          .filter((id) => id.length > 0);
         const replacement = resolveTag(ids);
         out += replacement === '' ? before.slice(0, before.length - space) : before + replacement;
         pending = rest.slice(tag[0].length);
@@ -104,8 +138,9 @@ export function createCitationFilter(validLabels: Iterable<string>): CitationFil
 export function validateCitations(
   text: string,
   validLabels: Iterable<string>,
+  options: CitationFilterOptions = {},
 ): { readonly text: string; readonly report: CitationReport } {
-  const filter = createCitationFilter(validLabels);
+  const filter = createCitationFilter(validLabels, options);
   const out = filter.push(text) + filter.flush();
   return { text: out, report: filter.report() };
 }

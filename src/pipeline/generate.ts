@@ -24,6 +24,8 @@ export interface CitationNotes {
   readonly removalNote?: boolean | undefined;
   /** Append a standard line listing the cited sources: "Sources: S1, S2". */
   readonly includeCitations?: boolean | undefined;
+  /** Other names of the labels (a source's chunk id → its label), rewritten to the label. */
+  readonly aliases?: ReadonlyMap<string, string> | undefined;
 }
 
 /** Removal note, then the standard citation line, as configured ('' when none applies). */
@@ -80,7 +82,7 @@ export async function generateAnswer(
   onDelta?: (text: string) => void,
   notes: CitationNotes = {},
 ): Promise<GenerateOutcome> {
-  const filter = createCitationFilter(validLabels);
+  const filter = createCitationFilter(validLabels, { aliases: notes.aliases });
   let text = '';
   let certainty: number | undefined;
   let usage: LLMUsage | undefined;

@@ -176,6 +176,8 @@ export function replayResponse(previous: AnsweredTurn, options: ReplayOptions): 
     timings: reply.timings ?? { retrievalMs: 0, generationMs: 0, totalMs: 0 },
     usage: null,
     model: options.model,
+    // Recall is not stored with the answer: a replay reports none.
+    recalled: [],
     createdAt: reply.createdAt,
   };
 }

@@ -20,7 +20,7 @@ import * as z from 'zod/mini';
 import { stem } from '../text/stem.js';
 import type { LLMProvider } from '../ports/llm-provider.js';
 import { splitSentences } from '../text/sentences.js';
-import { STOP_WORDS } from '../text/words.js';
+import { STOP_WORDS, words } from '../text/words.js';
 import { findContradiction, type ContradictionKind } from './judge-contradiction.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -132,7 +132,6 @@ export interface PreparedSource {
   readonly acronyms: ReadonlySet<string>;
 }
 
-const WORD = /[\p{L}\p{N}]+/gu;
 const PREFIX_LENGTH = 5;
 
 const UNITS: Readonly<Record<string, string>> = {
@@ -215,7 +214,7 @@ function cachedStem(word: string): string {
 /** Stemmed content terms of a text, in order (numbers are kept: "14" is a term). */
 function termsOf(text: string): string[] {
   const terms: string[] = [];
-  for (const word of text.toLowerCase().match(WORD) ?? []) {
+  for (const word of words(text)) {
     if (!STOP_WORDS.has(word)) terms.push(cachedStem(word));
   }
   return terms;

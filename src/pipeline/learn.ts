@@ -61,12 +61,17 @@ export async function sessionQuality(
   );
 }
 
-/** Begins the session's trajectory at its first turn, then records this turn as a step. */
+/**
+ * Begins the session's trajectory at its first turn (with the route that turn took:
+ * `retrieval`, `relational`, `synthesis`, `hybrid`, or `chat` without retrieval), then records
+ * this turn as a step.
+ */
 export async function recordLearningStep(
   runtime: Pick<EngineRuntime, 'learningSink' | 'sessionStore' | 'events' | 'config'>,
   session: SessionRecord,
   query: string,
   message: MessageRecord,
+  route = 'retrieval',
 ): Promise<void> {
   const { learningSink, sessionStore, events } = runtime;
   let trajectoryId = session.trajectoryId;
@@ -93,7 +98,7 @@ export async function recordLearningStep(
       sessionId: session.id,
       userId: session.userId,
       initialQuery: query,
-      route: 'retrieval',
+      route,
       startedAt: isoNow(),
     });
     await sessionStore.updateSession(session.id, { trajectoryId, updatedAt: isoNow() });

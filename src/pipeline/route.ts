@@ -231,6 +231,40 @@ export function applySearchDepth(
   };
 }
 
+/**
+ * Seed 000's switches mapped onto a strategy: `enableGNN` turns graph rerank (score
+ * propagation over graph neighbours) on or off; `enableGraphTraversal` turns expansion through
+ * the graph on (the strategy's own, else depth 2 over all edge types, with graph weight 0.2 in
+ * the fusion when the route gives it none) or off. Absent switches keep the strategy.
+ */
+export function applyGraphSwitches(
+  strategy: RetrievalStrategy,
+  switches: {
+    readonly enableGNN?: boolean | undefined;
+    readonly enableGraphTraversal?: boolean | undefined;
+  },
+): RetrievalStrategy {
+  const { enableGNN, enableGraphTraversal } = switches;
+  if (enableGNN === undefined && enableGraphTraversal === undefined) return strategy;
+  const traversal =
+    enableGraphTraversal === undefined
+      ? {}
+      : enableGraphTraversal
+        ? {
+            graph: strategy.graph ?? { depth: 2, edgeTypes: ALL_EDGE_TYPES },
+            fusion: {
+              ...strategy.fusion,
+              graph: strategy.fusion.graph > 0 ? strategy.fusion.graph : 0.2,
+            },
+          }
+        : { graph: null };
+  return {
+    ...strategy,
+    ...(enableGNN === undefined ? {} : { graphRerank: enableGNN }),
+    ...traversal,
+  };
+}
+
 /** Settings of {@link createRouter}. */
 export interface RouterSettings {
   /** Embeds the query and the examples; the engine's embedder. */
@@ -430,6 +464,8 @@ export function retrievalOptions(
     readonly maxK: number;
     readonly strategy: RetrievalStrategy;
     readonly filter?: MetadataFilter | undefined;
+    /** The session's per-chunk threshold; the engine's and the route's apply when higher. */
+    readonly threshold?: number | undefined;
     readonly signal?: AbortSignal | undefined;
   },
 ): RetrievalOptions {
@@ -440,7 +476,7 @@ export function retrievalOptions(
     k: request.k,
     maxK: Math.max(request.k, request.maxK),
     candidates: Math.max(retrieval.candidates, strategy.candidates, request.maxK),
-    threshold: Math.max(retrieval.threshold, strategy.threshold),
+    threshold: Math.max(retrieval.threshold, strategy.threshold, request.threshold ?? 0),
     filter: request.filter,
     weights: { ...retrieval.weights, graph: strategy.fusion.graph },
     rrfK: retrieval.rrfK,
@@ -480,6 +516,9 @@ export async function planRetrieval(
     readonly topK?: number | undefined;
     readonly sessionTopK?: number | undefined;
     readonly searchDepth?: SearchDepth | undefined;
+    /** Seed 000's switches, mapped onto the strategy (see {@link applyGraphSwitches}). */
+    readonly enableGNN?: boolean | undefined;
+    readonly enableGraphTraversal?: boolean | undefined;
     readonly signal?: AbortSignal | undefined;
   },
 ): Promise<RetrievalPlan> {
@@ -490,12 +529,16 @@ export async function planRetrieval(
         signal: request.signal,
       })
     : undefined;
-  const strategy =
+  const strategy = applyGraphSwitches(
     decision?.strategy ??
-    applySearchDepth(runtime.router.strategies.retrieval, request.searchDepth ?? 'medium');
+      applySearchDepth(runtime.router.strategies.retrieval, request.searchDepth ?? 'medium'),
+    request,
+  );
+  // An explicit topK — the request's or the session's — is exact: adaptive widening never
+  // adds sources to it (seed 003: a session with topK 1 gets one source).
   const fixed = request.topK ?? request.sessionTopK;
   const k = fixed ?? (decision ? strategy.k : config.retrieval.topK);
-  const maxK = request.topK !== undefined ? k : decision ? strategy.maxK : config.retrieval.maxK;
+  const maxK = fixed !== undefined ? k : decision ? strategy.maxK : config.retrieval.maxK;
   return {
     route: decision?.intent ?? 'retrieval',
     confidence: decision?.confidence ?? 1,

@@ -1,5 +1,6 @@
 import type { Source } from '../ports/chat-records.js';
 import type { PromptSource } from '../ports/llm-provider.js';
+import type { SearchHit } from '../types.js';
 import type { RetrievedChunk } from './retrieve.js';
 
 const SNIPPET_LENGTH = 240;
@@ -32,6 +33,11 @@ export function toSources(chunks: readonly RetrievedChunk[]): Source[] {
     graphContext: chunk.graphContext,
     metadata: chunk.metadata,
   }));
+}
+
+/** Labels ranked chunks S1..Sn as `engine.search` returns them: sources with the whole chunk text. */
+export function toSearchHits(chunks: readonly RetrievedChunk[]): SearchHit[] {
+  return toSources(chunks).map((source, index) => ({ ...source, text: chunks[index]!.text }));
 }
 
 /** The sources as the prompt gives them to the model. */

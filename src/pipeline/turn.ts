@@ -4,7 +4,13 @@
  * Every stage lives in its own file next to this one; this file only orchestrates them.
  */
 import type { ResolvedConfig } from '../config.js';
-import { AbortError, ConflictError, NotFoundError, RateLimitError } from '../errors/index.js';
+import {
+  AbortError,
+  ConflictError,
+  NotFoundError,
+  RateLimitError,
+  ValidationError,
+} from '../errors/index.js';
 import type { EngineEmitter, RateLimitEvent, RetryEvent } from '../events.js';
 import { CircuitOpenError } from '../resilience/errors.js';
 import { fallbackAnswer } from '../resilience/fallback.js';
@@ -13,19 +19,35 @@ import type {
   ResilienceRetryEvent,
   ResilientLLM,
 } from '../resilience/resilient-llm.js';
-import type { MessageRecord, SessionRecord, Source } from '../ports/chat-records.js';
+import type { Confidence, MessageRecord, SessionRecord, Source } from '../ports/chat-records.js';
 import type { EmbeddingProvider } from '../ports/embedding-provider.js';
 import type { KeywordIndex } from '../ports/keyword-index.js';
 import type { LearningSink } from '../ports/learning-sink.js';
 import type { GraphStore } from '../ports/graph-store.js';
-import type { PromptSource } from '../ports/llm-provider.js';
+import type {
+  FinishReason,
+  LLMProvider,
+  LLMStreamPart,
+  PromptSource,
+} from '../ports/llm-provider.js';
 import type { Reranker } from '../ports/reranker.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { SessionStore } from '../ports/session-store.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
+import type { TraceAttributes, TraceSpan, Tracer } from '../ports/tracer.js';
 import type { VectorStore } from '../ports/vector-store.js';
 import type { ChatResponse, ChatStreamPart } from '../types.js';
 import { isoNow, ulid } from '../util/ids.js';
+import {
+  inSpan,
+  inSpanSync,
+  retrievalAttributes,
+  retrievalSpanName,
+  retrievalSpanOptions,
+  traceScope,
+  type StageOptions,
+  type TraceScope,
+} from '../util/tracing.js';
 import type { EmbeddingCache } from './embedding-cache.js';
 import { validateCitations } from './cite.js';
 import { generateAnswer, toTurnError } from './generate.js';
@@ -44,7 +66,7 @@ import {
   type AnsweredTurn,
   type PreviousTurnQuery,
 } from './idempotency.js';
-import type { Recall } from './recall.js';
+import type { Recall, RecalledMessage } from './recall.js';
 import { rewriteQuery, type RewriteResult } from './rewrite.js';
 import { packContext, withMemory } from './pack.js';
 import { buildSystemPrompt } from './prompt.js';
@@ -78,6 +100,8 @@ export interface EngineRuntime {
   readonly learningSink: LearningSink;
   readonly tokenizer: Tokenizer;
   readonly events: EngineEmitter;
+  /** Receives a span per turn and per stage; undefined when tracing is off. */
+  readonly tracer: Tracer | undefined;
   /** Ends a session (quit word); shared with `engine.endSession`. */
   readonly endSession: (session: SessionRecord, reason: 'quit' | 'ended') => Promise<void>;
   /** Schedules work after the current turn of a session, before its next turn. */
@@ -85,9 +109,14 @@ export interface EngineRuntime {
 }
 
 /** The `retry` event of a resilience retry. */
-export function retryEvent(turnId: string | null, event: ResilienceRetryEvent): RetryEvent {
+export function retryEvent(
+  turnId: string | null,
+  event: ResilienceRetryEvent,
+  sessionId: string | null = null,
+): RetryEvent {
   return {
     turnId,
+    sessionId,
     provider: event.provider,
     operation: event.operation,
     attempt: event.attempt,
@@ -100,9 +129,11 @@ export function retryEvent(turnId: string | null, event: ResilienceRetryEvent): 
 export function providerRateLimitEvent(
   turnId: string | null,
   event: ProviderRateLimitEvent,
+  sessionId: string | null = null,
 ): RateLimitEvent {
   return {
     turnId,
+    sessionId,
     scope: 'provider',
     key: event.key,
     reason: 'provider',
@@ -136,6 +167,31 @@ export async function loadOwnedSession(
   return session;
 }
 
+/**
+ * The earlier turns of a stateless request as unsaved message records, so that the context
+ * window, the follow-up rewrite and the prompt treat them exactly like a session's history.
+ */
+function statelessHistory(
+  turns: readonly { readonly role: 'user' | 'assistant'; readonly content: string }[],
+  userId: string,
+): MessageRecord[] {
+  const createdAt = isoNow();
+  return turns.map((turn, index) => ({
+    id: `history-${index}`,
+    sessionId: '',
+    userId,
+    role: turn.role,
+    content: turn.content,
+    status: 'complete',
+    createdAt,
+    sources: [],
+    confidence: null,
+    timings: null,
+    guard: false,
+    metadata: {},
+  }));
+}
+
 /** Runs a side step that must never fail the turn; failures become `error` events. */
 async function sideStep(
   events: EngineEmitter,
@@ -159,10 +215,19 @@ export async function runTurn(
   rawRequest: unknown,
   streaming: boolean,
   sink: PartSink,
+  turnSpan?: TraceSpan,
 ): Promise<ChatResponse> {
   const { config, events, sessionStore } = runtime;
   const started = performance.now();
   const turnId = ulid();
+  // Stage spans are children of the turn span; undefined (and free) when tracing is off.
+  const scope = traceScope(runtime.tracer, turnSpan);
+  turnSpan?.setAttributes({
+    'cortexis.turn.id': turnId,
+    'cortexis.streaming': streaming,
+    'gen_ai.provider.name': runtime.llm.metadata.provider,
+    'gen_ai.request.model': runtime.llm.metadata.model,
+  });
   let sessionId: string | null = null;
   let partialMessageId: string | null = null;
   let signal: AbortSignal | undefined;
@@ -174,19 +239,33 @@ export async function runTurn(
     );
     signal = request.signal;
     if (signal?.aborted) throw new AbortError('The turn was aborted before it started');
+    if (request.history !== undefined && request.mode !== 'query') {
+      const message =
+        "only a stateless turn (mode: 'query') takes history; a session keeps its own";
+      throw new ValidationError(`Invalid chat request: history: ${message}`, [
+        { path: 'history', message },
+      ]);
+    }
+    if (request.chatProfile !== undefined) checkChatProfile(config, request.chatProfile);
 
     // rate-limit, before anything is loaded or stored: one budget per user across all of
     // their conversations (new ones included), so rotating conversation ids gains nothing
-    if (runtime.rateLimiter) {
+    const limiter = runtime.rateLimiter;
+    if (limiter) {
       const key =
         request.userId === undefined
           ? rateLimitKey('turn', 'anonymous')
           : rateLimitKey('turn', 'user', request.userId);
-      const decision = await runtime.rateLimiter.hit(key, Date.now(), { signal });
+      const decision = await inSpan(scope, 'cortexis.rate_limit', async (span) => {
+        const hit = await limiter.hit(key, Date.now(), { signal });
+        span?.setAttributes({ 'cortexis.rate_limit.allowed': hit.allowed });
+        return hit;
+      });
       if (!decision.allowed) {
         const reason = decision.reason ?? 'window';
         events.emit('rateLimit', {
           turnId,
+          sessionId: request.sessionId ?? null,
           scope: 'engine',
           key,
           reason,
@@ -200,42 +279,70 @@ export async function runTurn(
       }
     }
 
-    // session
-    let session: SessionRecord | null = null;
-    if (request.mode === 'chat') {
-      if (request.sessionId !== undefined) {
-        session = await loadOwnedSession(sessionStore, request.sessionId, request.userId, signal);
-        if (session.status !== 'active') {
-          throw new ConflictError(`session '${session.id}' has ended; start a new session`);
-        }
-      } else {
-        session = await createSessionRecord(runtime, request.userId ?? 'anonymous');
-      }
-      sessionId = session.id;
-    } else if (request.sessionId !== undefined) {
-      // A stateless query naming a conversation still needs it to be the user's own.
-      await loadOwnedSession(sessionStore, request.sessionId, request.userId, signal);
-    }
+    // session (a stateless query naming none has nothing to load)
+    const needsSession = request.mode === 'chat' || request.sessionId !== undefined;
+    const session: SessionRecord | null = !needsSession
+      ? null
+      : await inSpan(scope, 'cortexis.session', async () => {
+          if (request.mode === 'chat') {
+            if (request.sessionId === undefined) {
+              return createSessionRecord(
+                runtime,
+                request.userId ?? 'anonymous',
+                // A new conversation keeps the profile it was started with (seed 001).
+                request.chatProfile === undefined ? {} : { chatProfile: request.chatProfile },
+              );
+            }
+            const owned = await loadOwnedSession(
+              sessionStore,
+              request.sessionId,
+              request.userId,
+              signal,
+            );
+            if (owned.status !== 'active') {
+              throw new ConflictError(`session '${owned.id}' has ended; start a new session`);
+            }
+            return owned;
+          }
+          // A stateless query naming a conversation still needs it to be the user's own.
+          if (request.sessionId !== undefined) {
+            await loadOwnedSession(sessionStore, request.sessionId, request.userId, signal);
+          }
+          return null;
+        });
+    sessionId = session?.id ?? null;
+    turnSpan?.setAttributes({
+      'cortexis.mode': request.mode,
+      'gen_ai.conversation.id': sessionId ?? undefined,
+    });
     const settings = session?.settings ?? {};
 
     if (session && isQuitMessage(request.message, config.quitWords)) {
       await runtime.endSession(session, 'quit');
       sink({ type: 'sources', sources: [] });
       sink({ type: 'text-delta', text: QUIT_ANSWER });
-      return finalResponse(runtime, sink, {
-        turnId,
-        sessionId,
-        userMessageId: null,
-        text: QUIT_ANSWER,
-        sources: [],
-        chunks: [],
-        guard: false,
-        ended: true,
-        started,
-        retrievalMs: 0,
-        generationMs: 0,
-        outcome: undefined,
-      });
+      turnSpan?.setAttributes({ 'cortexis.ended': true });
+      return finalResponse(
+        runtime,
+        sink,
+        {
+          turnId,
+          sessionId,
+          userMessageId: null,
+          text: QUIT_ANSWER,
+          sources: [],
+          chunks: [],
+          guard: false,
+          ended: true,
+          started,
+          retrievalMs: 0,
+          generationMs: 0,
+          outcome: undefined,
+        },
+        'complete',
+        undefined,
+        scope,
+      );
     }
 
     // idempotency: a retried message returns the first answer instead of a second turn
@@ -246,7 +353,10 @@ export async function runTurn(
         : undefined;
     if (key) {
       const previous = await findPreviousTurn(sessionStore, key);
-      if (previous.status === 'answered') return replayTurn(runtime, sink, previous, true);
+      if (previous.status === 'answered') {
+        turnSpan?.setAttributes({ 'cortexis.replayed': true });
+        return replayTurn(runtime, sink, previous, true);
+      }
       // Stored but never answered: answer it now, without storing it twice.
       if (previous.status === 'unanswered') userMessage = previous.userMessage;
     }
@@ -269,13 +379,19 @@ export async function runTurn(
         requestId: request.messageId ?? null,
       };
       try {
-        await sessionStore.appendMessages(session.id, [message], undefined, { signal });
+        await inSpan(
+          scope,
+          'cortexis.persist',
+          () => sessionStore.appendMessages(session.id, [message], undefined, { signal }),
+          PERSIST_USER,
+        );
       } catch (error) {
         // Another engine on this store stored the key first: its answer is this one's.
         if (!key || !ConflictError.isInstance(error)) throw error;
         const winner = await waitForAnswer(sessionStore, key, {
           timeoutMs: config.resilience.timeoutMs || ANSWER_WAIT_MS,
         });
+        turnSpan?.setAttributes({ 'cortexis.replayed': true });
         return replayTurn(runtime, sink, winner, true);
       }
       userMessage = message;
@@ -285,90 +401,155 @@ export async function runTurn(
 
     // small talk: greetings and thanks need no retrieval and never hit guard mode
     if (config.smallTalk && isSmallTalk(request.message)) {
-      events.emit('route', { turnId, route: 'small-talk', confidence: 1, k: 0, strategy: null });
+      events.emit('route', {
+        turnId,
+        sessionId,
+        route: 'small-talk',
+        confidence: 1,
+        k: 0,
+        strategy: null,
+      });
       sink({ type: 'route', route: 'small-talk', k: 0 });
+      turnSpan?.setAttributes({ 'cortexis.route': 'small-talk', 'cortexis.retrieval.k': 0 });
       const text = smallTalkReply(request.message);
       sink({ type: 'sources', sources: [] });
       sink({ type: 'text-delta', text });
-      return await finishTurn(runtime, sink, session, userMessage, {
-        turnId,
-        sessionId,
-        userMessageId: userMessage?.id ?? null,
-        text,
-        sources: [],
-        chunks: [],
-        guard: false,
-        ended: false,
-        started,
-        retrievalMs: 0,
-        generationMs: 0,
-        outcome: undefined,
-        smallTalk: true,
-      });
+      return await finishTurn(
+        runtime,
+        sink,
+        session,
+        userMessage,
+        {
+          turnId,
+          sessionId,
+          userMessageId: userMessage?.id ?? null,
+          text,
+          sources: [],
+          chunks: [],
+          guard: false,
+          ended: false,
+          started,
+          retrievalMs: 0,
+          generationMs: 0,
+          outcome: undefined,
+          smallTalk: true,
+        },
+        scope,
+      );
     }
 
     // remember: the summary and the uncovered recent turns, as the model will see them
-    const profile = resolveChatProfile(config.compaction, settings.chatProfile);
-    const uncovered = session
-      ? (
-          await sessionStore.listMessages(session.id, {
-            uncoveredOnly: true,
-            order: 'desc',
-            limit: 2 * profile.maxTurns + 8,
-            signal,
-          })
-        ).reverse()
-      : [];
-    const context = selectContext(uncovered, profile, runtime.tokenizer, userMessage?.id ?? null);
-    const history = toModelHistory(context.messages, userMessage?.id ?? null);
+    // The request's profile wins for this turn (seed 001 `chat_profile_id`), then the session's.
+    const profile = resolveChatProfile(
+      config.compaction,
+      request.chatProfile ?? settings.chatProfile,
+    );
+    const userMessageId = userMessage?.id ?? null;
+    const { context, history } = await inSpan(scope, 'cortexis.remember', async (span) => {
+      const uncovered = session
+        ? (
+            await sessionStore.listMessages(session.id, {
+              uncoveredOnly: true,
+              order: 'desc',
+              limit: 2 * profile.maxTurns + 8,
+              signal,
+            })
+          ).reverse()
+        : statelessHistory(request.history ?? [], request.userId ?? 'anonymous');
+      const selected = selectContext(uncovered, profile, runtime.tokenizer, userMessageId);
+      // `history.messages` caps the recent messages sent with the turn (seed 002).
+      const modelHistory = lastMessages(
+        toModelHistory(selected.messages, userMessageId),
+        config.history.messages,
+      );
+      span?.setAttributes({
+        'cortexis.history.messages': modelHistory.length,
+        'cortexis.history.summary': selected.summary !== null,
+      });
+      return { context: selected, history: modelHistory };
+    });
 
     // route: the intent's retrieval strategy
     const useRetrieval = settings.rag ?? true;
     const plan = useRetrieval
-      ? await planRetrieval(runtime, request.message, {
-          topK: request.topK,
-          sessionTopK: settings.topK,
-          searchDepth: request.searchDepth ?? settings.searchDepth,
-          signal,
+      ? await inSpan(scope, 'cortexis.route', async (span) => {
+          const planned = await planRetrieval(runtime, request.message, {
+            topK: request.topK,
+            sessionTopK: settings.topK,
+            searchDepth: request.searchDepth ?? settings.searchDepth,
+            enableGNN: request.enableGNN ?? settings.enableGNN,
+            enableGraphTraversal: request.enableGraphTraversal ?? settings.enableGraphTraversal,
+            signal,
+          });
+          span?.setAttributes({
+            'cortexis.route': planned.route,
+            'cortexis.route.confidence': planned.confidence,
+            'cortexis.retrieval.k': planned.k,
+          });
+          return planned;
         })
       : undefined;
     const k = plan?.k ?? 0;
     events.emit('route', {
       turnId,
+      sessionId,
       route: plan?.route ?? 'chat',
       confidence: plan?.confidence ?? 1,
       k,
       strategy: plan?.strategy ?? null,
     });
     sink({ type: 'route', route: plan?.route ?? 'chat', k });
+    turnSpan?.setAttributes({ 'cortexis.route': plan?.route ?? 'chat', 'cortexis.retrieval.k': k });
 
     // rewrite a follow-up into a standalone query, then retrieve; a failure degrades to a
     // turn without context
     const retrievalStarted = performance.now();
     const rewrite: RewriteResult =
       plan && config.rewrite.enabled
-        ? await rewriteQuery({
-            message: request.message,
-            history: history.slice(-config.rewrite.historyMessages),
-            llm: usesLLMRewrite(runtime) ? runtime.llm : undefined,
-            maxQueryLength: config.rewrite.maxQueryLength,
-            signal,
+        ? await inSpan(scope, 'cortexis.rewrite', async (span) => {
+            const rewritten = await rewriteQuery({
+              message: request.message,
+              history: history.slice(-config.rewrite.historyMessages),
+              llm: usesLLMRewrite(runtime) ? runtime.llm : undefined,
+              maxQueryLength: config.rewrite.maxQueryLength,
+              signal,
+            });
+            span?.setAttributes({
+              'cortexis.rewrite.rewritten': rewritten.rewritten,
+              'cortexis.rewrite.method': rewritten.method,
+            });
+            return rewritten;
           })
         : { query: request.message, rewritten: false, method: 'none' };
     let retrieval: RetrievalResult | null = null;
     let retrievalError: unknown;
     if (plan) {
       try {
-        retrieval = await retrieve(
-          rewrite.query,
-          runtime,
-          retrievalOptions(runtime, {
-            k,
-            maxK: plan.maxK,
-            strategy: plan.strategy,
-            filter: request.filter,
-            signal,
-          }),
+        retrieval = await inSpan(
+          scope,
+          scope ? retrievalSpanName(config.namespace) : '',
+          async (span) => {
+            const result = await retrieve(
+              rewrite.query,
+              runtime,
+              retrievalOptions(runtime, {
+                k,
+                maxK: plan.maxK,
+                strategy: plan.strategy,
+                filter: request.filter,
+                threshold: settings.threshold,
+                signal,
+              }),
+            );
+            span?.setAttributes(
+              retrievalAttributes(
+                result,
+                runtime.tracer?.recordContent ? rewrite.query : undefined,
+              ),
+            );
+            return result;
+          },
+          () => retrievalSpanOptions(config.namespace, k),
         );
       } catch (error) {
         if (signal?.aborted) throw new AbortError('The turn was aborted', { cause: error });
@@ -376,34 +557,57 @@ export async function runTurn(
       }
     }
     const retrievalMs = performance.now() - retrievalStarted;
+    if (retrieval) {
+      turnSpan?.setAttributes({
+        'cortexis.retrieval.top_score': retrieval.topScore,
+        'cortexis.retrieval.cache_hit': retrieval.cacheHit,
+      });
+    } else if (retrievalError !== undefined) {
+      turnSpan?.setAttributes({ 'cortexis.retrieval.failed': true });
+    }
     // guard: a fixed minSimilarity when the user set one, else the index-adaptive model
     const fixedMinSimilarity = settings.minSimilarity ?? config.retrieval.minSimilarity;
+    const found = retrieval;
     const decision =
-      retrieval === null
+      found === null
         ? null
-        : decideGuard({
-            query: rewrite.query,
-            chunks: retrieval.chunks,
-            topScore: retrieval.topScore,
-            // Index size for the adaptive guard; a failing count must not fail the turn.
-            indexSize:
-              fixedMinSimilarity === undefined && retrieval.chunks.length > 0
-                ? await runtime.keywordIndex
-                    .count(config.namespace, { signal })
-                    .catch((error: unknown) => {
-                      if (signal?.aborted) throw error;
-                      return 0;
-                    })
-                : 0,
-            cosineRange: config.retrieval.cosineRange ?? runtime.embedder.similarityRange,
-            minSimilarity: fixedMinSimilarity,
+        : await inSpan(scope, 'cortexis.guard', async (span) => {
+            const decided = decideGuard({
+              query: rewrite.query,
+              chunks: found.chunks,
+              topScore: found.topScore,
+              // Index size for the adaptive guard; a failing count must not fail the turn.
+              indexSize:
+                fixedMinSimilarity === undefined && found.chunks.length > 0
+                  ? await runtime.keywordIndex
+                      .count(config.namespace, { signal })
+                      .catch((error: unknown) => {
+                        if (signal?.aborted) throw error;
+                        return 0;
+                      })
+                  : 0,
+              cosineRange: config.retrieval.cosineRange ?? runtime.embedder.similarityRange,
+              minSimilarity: fixedMinSimilarity,
+            });
+            span?.setAttributes({
+              'cortexis.guard': decided.guard,
+              'cortexis.guard.reason': decided.reason ?? undefined,
+              'cortexis.guard.evidence': decided.evidence,
+              'cortexis.guard.threshold': decided.threshold,
+              'cortexis.guard.adaptive': decided.adaptive,
+            });
+            return decided;
           });
     const minSimilarity = decision?.threshold ?? fixedMinSimilarity ?? DEFAULT_GUARD_MODEL.cut;
 
     if (decision?.guard && retrieval) {
-      events.emit('retrieval', retrievalEvent(turnId, rewrite, retrieval, 0, retrievalMs));
+      events.emit(
+        'retrieval',
+        retrievalEvent(turnId, sessionId, rewrite, retrieval, 0, retrievalMs),
+      );
       events.emit('guard', {
         turnId,
+        sessionId,
         reason: decision.reason ?? 'low-similarity',
         topScore: retrieval.topScore,
         minSimilarity,
@@ -412,61 +616,100 @@ export async function runTurn(
       });
       sink({ type: 'sources', sources: [] });
       sink({ type: 'text-delta', text: config.prompt.guard });
-      return await finishTurn(runtime, sink, session, userMessage, {
-        turnId,
-        sessionId,
-        userMessageId: userMessage?.id ?? null,
-        text: config.prompt.guard,
-        sources: [],
-        chunks: [],
-        guard: true,
-        ended: false,
-        started,
-        retrievalMs,
-        generationMs: 0,
-        outcome: undefined,
-      });
+      turnSpan?.setAttributes({ 'cortexis.guard.reason': decision.reason ?? 'low-similarity' });
+      return await finishTurn(
+        runtime,
+        sink,
+        session,
+        userMessage,
+        {
+          turnId,
+          sessionId,
+          userMessageId: userMessage?.id ?? null,
+          text: config.prompt.guard,
+          sources: [],
+          chunks: [],
+          guard: true,
+          ended: false,
+          started,
+          retrievalMs,
+          generationMs: 0,
+          outcome: undefined,
+          route: plan?.route ?? 'chat',
+        },
+        scope,
+      );
     }
 
     // recall the same user's earlier messages, then pack everything under one budget
+    const recallStarted = performance.now();
     const recalled = session
-      ? await runtime.recall.recall({
-          userId: session.userId,
-          sessionId: session.id,
-          query: rewrite.query,
-          excludeIds: [
-            ...(userMessage ? [userMessage.id] : []),
-            ...context.messages.map((message) => message.id),
-          ],
-          signal,
+      ? await inSpan(scope, 'cortexis.recall', async (span) => {
+          const earlier = await runtime.recall.recall({
+            userId: session.userId,
+            sessionId: session.id,
+            query: rewrite.query,
+            excludeIds: [
+              ...(userMessage ? [userMessage.id] : []),
+              ...context.messages.map((message) => message.id),
+            ],
+            signal,
+          });
+          span?.setAttributes({ 'cortexis.recall.count': earlier.length });
+          return earlier;
         })
       : [];
+    const recallMs = performance.now() - recallStarted;
     const template = settings.systemPrompt ?? config.prompt.system;
     const maxTokens = settings.maxTokens ?? config.generation.maxTokens;
-    const packed = packContext(
-      {
-        contextWindow: runtime.llm.metadata.contextWindow,
-        answerTokens: maxTokens,
-        system: buildSystemPrompt(template, []),
-        message: request.message,
-        summary: context.summary,
-        history,
-        historyTokens: Math.min(profile.reservedTokens, config.history.maxTokens),
-        chunks: retrieval?.chunks ?? [],
-        recalled,
-        caps: { summary: profile.summaryTokens, recalled: config.recall.maxTokens },
-      },
-      runtime.tokenizer,
-    );
+    const packed = inSpanSync(scope, 'cortexis.pack', (span) => {
+      const result = packContext(
+        {
+          contextWindow: runtime.llm.metadata.contextWindow,
+          answerTokens: maxTokens,
+          system: buildSystemPrompt(template, []),
+          message: request.message,
+          summary: context.summary,
+          history,
+          historyTokens: Math.min(profile.reservedTokens, config.history.maxTokens),
+          chunks: retrieval?.chunks ?? [],
+          recalled,
+          caps: { summary: profile.summaryTokens, recalled: config.recall.maxTokens },
+        },
+        runtime.tokenizer,
+      );
+      span?.setAttributes({
+        'cortexis.pack.prompt_tokens': result.promptTokens,
+        'cortexis.pack.chunks': result.chunks.length,
+        'cortexis.pack.dropped_chunks': result.droppedChunks,
+        'cortexis.pack.dropped_history': result.droppedHistory,
+      });
+      return result;
+    });
+    if (session) {
+      events.emit('recall', {
+        turnId,
+        sessionId: session.id,
+        userId: session.userId,
+        enabled: config.recall.enabled,
+        scope: config.recall.scope,
+        messageLength: rewrite.query.length,
+        found: recalled.length,
+        messageIds: packed.recalled.map((message) => message.messageId),
+        contextTokens: packed.recalled.reduce((sum, message) => sum + message.tokens, 0),
+        durationMs: recallMs,
+      });
+    }
     const sources = toSources(packed.chunks);
     if (retrieval) {
       events.emit(
         'retrieval',
-        retrievalEvent(turnId, rewrite, retrieval, packed.droppedChunks, retrievalMs),
+        retrievalEvent(turnId, sessionId, rewrite, retrieval, packed.droppedChunks, retrievalMs),
       );
     } else if (retrievalError !== undefined) {
       events.emit('retrieval', {
         turnId,
+        sessionId,
         query: rewrite.query,
         rewritten: rewrite.rewritten,
         rewriteMethod: rewrite.method,
@@ -488,36 +731,81 @@ export async function runTurn(
     const llm = runtime.llm.withContext({
       conversationId: sessionId,
       hooks: {
-        onRetry: (event) => events.emit('retry', retryEvent(turnId, event)),
-        onRateLimit: (event) => events.emit('rateLimit', providerRateLimitEvent(turnId, event)),
+        onRetry: (event) => events.emit('retry', retryEvent(turnId, event, sessionId)),
+        onRateLimit: (event) =>
+          events.emit('rateLimit', providerRateLimitEvent(turnId, event, sessionId)),
       },
     });
-    let outcome = await generateAnswer(
-      llm,
-      {
-        system: withMemory(
+    const temperature =
+      request.temperature ?? settings.temperature ?? config.generation.temperature;
+    const { metadata } = runtime.llm;
+    let outcome = await inSpan(
+      scope,
+      scope ? `chat ${metadata.model}` : '',
+      async (span) => {
+        const system = withMemory(
           buildSystemPrompt(
             template,
             promptSources,
             packed.history.length > 0 ? config.prompt.chat : undefined,
           ),
           packed.memory,
-        ),
+        );
         // Recalled messages come first as a fenced user message, never in the system prompt.
-        messages: [...packed.messages, { role: 'user', content: request.message }],
-        sources: promptSources,
-        // The extractive model answers the standalone question, not the bare follow-up.
-        ...(rewrite.rewritten ? { retrievalQuery: rewrite.query } : {}),
-        maxTokens,
-        temperature: request.temperature ?? settings.temperature ?? config.generation.temperature,
-        signal,
+        const messages = [...packed.messages, { role: 'user' as const, content: request.message }];
+        const content = span && runtime.tracer?.recordContent === true;
+        const generated = await generateAnswer(
+          span ? observeModel(llm, span, performance.now()) : llm,
+          {
+            system,
+            messages,
+            sources: promptSources,
+            // The extractive model answers the standalone question, not the bare follow-up.
+            ...(rewrite.rewritten ? { retrievalQuery: rewrite.query } : {}),
+            maxTokens,
+            temperature,
+            signal,
+          },
+          sources.map((source) => source.id),
+          streaming ? (text) => sink({ type: 'text-delta', text }) : undefined,
+          {
+            removalNote: config.citations.removalNote,
+            includeCitations: settings.includeCitations ?? config.citations.includeCitations,
+            // A model that cites a chunk id (`[source: refunds#0]`) cites its label.
+            aliases: new Map(sources.map((source) => [source.chunkId, source.id])),
+          },
+        );
+        if (span) {
+          span.setAttributes({
+            'gen_ai.usage.input_tokens': generated.usage?.inputTokens,
+            'gen_ai.usage.output_tokens': generated.usage?.outputTokens,
+            'cortexis.pack.prompt_tokens': packed.promptTokens,
+            'cortexis.citations.removed': generated.citations.removed.length,
+            ...(content ? contentAttributes(system, messages, generated.text) : {}),
+          });
+          if (generated.error && CircuitOpenError.isInstance(generated.error)) {
+            span.setAttributes({ 'cortexis.breaker.open': true });
+          } else if (generated.error) {
+            span.recordError(generated.error);
+          }
+        }
+        return generated;
       },
-      sources.map((source) => source.id),
-      streaming ? (text) => sink({ type: 'text-delta', text }) : undefined,
-      {
-        removalNote: config.citations.removalNote,
-        includeCitations: settings.includeCitations ?? config.citations.includeCitations,
-      },
+      (): StageOptions => ({
+        kind: 'client',
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.provider.name': metadata.provider,
+          'gen_ai.request.model': metadata.model,
+          'gen_ai.conversation.id': sessionId ?? undefined,
+          'gen_ai.request.max_tokens': maxTokens,
+          'gen_ai.request.temperature': temperature,
+          'gen_ai.request.stream': streaming,
+          'gen_ai.output.type': 'text',
+          'cortexis.stage': 'generate',
+          'cortexis.source.count': sources.length,
+        },
+      }),
     );
     // While the breaker is open the provider is not called: a fallback built from the sources.
     let breakerOpen = false;
@@ -537,10 +825,12 @@ export async function runTurn(
         usage: undefined,
         error: undefined,
       };
+      turnSpan?.setAttributes({ 'cortexis.breaker.open': true });
     }
     const generationMs = performance.now() - generationStarted;
     events.emit('metrics', {
       turnId,
+      sessionId,
       phase: 'generate',
       ms: generationMs,
       detail: {
@@ -550,6 +840,8 @@ export async function runTurn(
     });
 
     const generated: TurnState = {
+      route: plan?.route ?? 'chat',
+      recalled: packed.recalled,
       turnId,
       sessionId,
       userMessageId: userMessage?.id ?? null,
@@ -567,7 +859,13 @@ export async function runTurn(
     };
     if (outcome.error) {
       if (session && userMessage && outcome.text.length > 0) {
-        await storeAssistantMessage(runtime, session, generated, 'incomplete');
+        const partial = generated;
+        await inSpan(
+          scope,
+          'cortexis.persist',
+          () => storeAssistantMessage(runtime, session, partial, 'incomplete'),
+          PERSIST_ASSISTANT,
+        );
         partialMessageId = generated.turnId;
       }
       throw outcome.error;
@@ -578,7 +876,7 @@ export async function runTurn(
     const judged =
       config.judge.mode === 'off' || sources.length === 0
         ? undefined
-        : await judgeTurn(runtime, generated, policy, promptSources, signal);
+        : await judgeTurn(runtime, generated, policy, promptSources, signal, scope);
     const turn: TurnState = judged
       ? {
           ...generated,
@@ -593,10 +891,12 @@ export async function runTurn(
       if (judged.blocked) {
         events.emit('guard', {
           turnId,
+          sessionId,
           reason: 'judge',
           topScore: retrieval?.topScore ?? 0,
           minSimilarity,
         });
+        turnSpan?.setAttributes({ 'cortexis.guard.reason': 'judge' });
       }
       sink({
         type: 'grounding',
@@ -606,7 +906,7 @@ export async function runTurn(
         blocked: judged.blocked,
       });
     }
-    return await finishTurn(runtime, sink, session, userMessage, turn);
+    return await finishTurn(runtime, sink, session, userMessage, turn, scope);
   } catch (error) {
     const failure = toTurnError(error, signal);
     events.emit('turn.failed', { turnId, sessionId, error: failure });
@@ -617,6 +917,74 @@ export async function runTurn(
     });
     throw failure;
   }
+}
+
+/** Span options of the writes of a turn's messages. */
+const PERSIST_USER: StageOptions = {
+  attributes: { 'cortexis.stage': 'persist', 'cortexis.message.role': 'user' },
+};
+const PERSIST_ASSISTANT: StageOptions = {
+  attributes: { 'cortexis.stage': 'persist', 'cortexis.message.role': 'assistant' },
+};
+
+/** OpenTelemetry's names of the finish reasons. */
+const FINISH_REASONS: Readonly<Record<FinishReason, string>> = {
+  stop: 'stop',
+  length: 'length',
+  'content-filter': 'content_filter',
+  other: 'other',
+};
+
+/**
+ * The model as the generate span sees it: the same calls, reporting the finish reason and
+ * the time to the first streamed chunk on the span. Used only when the turn is traced.
+ */
+export function observeModel(llm: LLMProvider, span: TraceSpan, started: number): LLMProvider {
+  const finished = (reason: FinishReason): void =>
+    span.setAttributes({ 'gen_ai.response.finish_reasons': [FINISH_REASONS[reason]] });
+  return {
+    name: llm.name,
+    specificationVersion: llm.specificationVersion,
+    metadata: llm.metadata,
+    async generate(request) {
+      const result = await llm.generate(request);
+      finished(result.finishReason);
+      return result;
+    },
+    async *stream(request): AsyncGenerator<LLMStreamPart> {
+      let first = true;
+      for await (const part of llm.stream(request)) {
+        if (first && part.type === 'text-delta') {
+          first = false;
+          span.setAttributes({
+            'gen_ai.response.time_to_first_chunk': (performance.now() - started) / 1000,
+          });
+        } else if (part.type === 'finish') {
+          finished(part.finishReason);
+        }
+        yield part;
+      }
+    },
+  };
+}
+
+/**
+ * The prompt and the answer as GenAI content attributes (JSON strings), for tracers that
+ * record content (`recordContent`): never set otherwise.
+ */
+function contentAttributes(
+  system: string,
+  messages: readonly { readonly role: string; readonly content: string }[],
+  answer: string,
+): TraceAttributes {
+  const parts = (content: string) => [{ type: 'text', content }];
+  return {
+    'gen_ai.system_instructions': JSON.stringify(parts(system)),
+    'gen_ai.input.messages': JSON.stringify(
+      messages.map((message) => ({ role: message.role, parts: parts(message.content) })),
+    ),
+    'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: parts(answer) }]),
+  };
 }
 
 /** A turn's state between generation and the response. */
@@ -639,6 +1007,15 @@ interface TurnState {
   readonly graphSupport?: number | undefined;
   /** A small-talk reply (no learning step). */
   readonly smallTalk?: boolean | undefined;
+  /** The route the turn took (`retrieval`, `relational`, …; `chat` without retrieval). */
+  readonly route?: string | undefined;
+  /** Earlier messages recalled into the prompt. */
+  readonly recalled?: readonly RecalledMessage[] | undefined;
+}
+
+/** The last `count` items (none for 0). */
+function lastMessages<T>(items: readonly T[], count: number): T[] {
+  return count <= 0 ? [] : items.slice(-count);
 }
 
 /** Runs the grounding judge on a generated answer and reports it. */
@@ -648,21 +1025,34 @@ async function judgeTurn(
   policy: JudgePolicy,
   promptSources: readonly PromptSource[],
   signal: AbortSignal | undefined,
+  scope: TraceScope | undefined,
 ): Promise<JudgeResult> {
   const { config, events } = runtime;
   const started = performance.now();
   const notes = turn.text.slice(turn.outcome?.answer.length ?? turn.text.length);
-  const judged = await judgeAnswer({
-    answer: turn.outcome?.answer ?? turn.text,
-    sources: promptSources.map((source) => ({ id: source.label, text: source.text })),
-    policy,
-    threshold: config.judge.threshold,
-    minSupportedRatio: config.judge.minSupportedRatio,
-    llm: config.judge.mode === 'llm' ? runtime.llm : undefined,
-    signal,
+  const judged = await inSpan(scope, 'cortexis.judge', async (span) => {
+    const result = await judgeAnswer({
+      answer: turn.outcome?.answer ?? turn.text,
+      sources: promptSources.map((source) => ({ id: source.label, text: source.text })),
+      policy,
+      threshold: config.judge.threshold,
+      minSupportedRatio: config.judge.minSupportedRatio,
+      llm: config.judge.mode === 'llm' ? runtime.llm : undefined,
+      signal,
+    });
+    span?.setAttributes({
+      'cortexis.judge.mode': config.judge.mode,
+      'cortexis.judge.policy': policy,
+      'cortexis.judge.claims': result.grounding.claims.length,
+      'cortexis.judge.removed': result.removed.length,
+      'cortexis.judge.blocked': result.blocked,
+      'cortexis.grounding.supported_ratio': result.grounding.supportedRatio,
+    });
+    return result;
   });
   events.emit('judge', {
     turnId: turn.turnId,
+    sessionId: turn.sessionId,
     grounding: judged.grounding,
     policy,
     removed: judged.removed.length,
@@ -672,7 +1062,23 @@ async function judgeTurn(
   return notes ? { ...judged, text: judged.text + notes } : judged;
 }
 
-async function createSessionRecord(runtime: EngineRuntime, userId: string): Promise<SessionRecord> {
+/** A request's `chatProfile` must name a profile: a `ValidationError` before anything is stored. */
+function checkChatProfile(config: EngineRuntime['config'], name: string): void {
+  try {
+    resolveChatProfile(config.compaction, name);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ValidationError(`Invalid chat request: chatProfile: ${message}`, [
+      { path: 'chatProfile', message },
+    ]);
+  }
+}
+
+async function createSessionRecord(
+  runtime: EngineRuntime,
+  userId: string,
+  settings: SessionRecord['settings'] = {},
+): Promise<SessionRecord> {
   const now = isoNow();
   const session: SessionRecord = {
     id: ulid(),
@@ -683,7 +1089,7 @@ async function createSessionRecord(runtime: EngineRuntime, userId: string): Prom
     updatedAt: now,
     endedAt: null,
     trajectoryId: null,
-    settings: {},
+    settings,
     stats: { messageCount: 0, totalSearchMs: 0, totalGenerationMs: 0 },
     metadata: {},
   };
@@ -694,6 +1100,7 @@ async function createSessionRecord(runtime: EngineRuntime, userId: string): Prom
 
 function retrievalEvent(
   turnId: string | null,
+  sessionId: string | null,
   rewrite: RewriteResult,
   retrieval: RetrievalResult,
   droppedForBudget: number,
@@ -701,6 +1108,7 @@ function retrievalEvent(
 ) {
   return {
     turnId,
+    sessionId,
     query: rewrite.query,
     rewritten: rewrite.rewritten,
     rewriteMethod: rewrite.method,
@@ -733,6 +1141,7 @@ async function storeAssistantMessage(
   session: SessionRecord,
   turn: TurnState,
   status: MessageRecord['status'],
+  confidence: Confidence = confidenceOf(runtime, turn),
 ): Promise<MessageRecord> {
   const message: MessageRecord = {
     id: turn.turnId,
@@ -743,7 +1152,7 @@ async function storeAssistantMessage(
     status,
     createdAt: isoNow(),
     sources: turn.sources,
-    confidence: confidenceOf(runtime, turn),
+    confidence,
     timings: {
       retrievalMs: turn.retrievalMs,
       generationMs: turn.generationMs,
@@ -792,12 +1201,26 @@ async function finishTurn(
   session: SessionRecord | null,
   userMessage: MessageRecord | null,
   turn: TurnState,
+  scope: TraceScope | undefined,
 ): Promise<ChatResponse> {
   const status = turn.degraded ? 'degraded' : 'complete';
+  const confidence = inSpanSync(scope, 'cortexis.score', (span) => {
+    const scored = confidenceOf(runtime, turn);
+    span?.setAttributes({
+      'cortexis.confidence.level': scored.level,
+      'cortexis.confidence.value': scored.overall,
+    });
+    return scored;
+  });
   if (session) {
     let message: MessageRecord;
     try {
-      message = await storeAssistantMessage(runtime, session, turn, status);
+      message = await inSpan(
+        scope,
+        'cortexis.persist',
+        () => storeAssistantMessage(runtime, session, turn, status, confidence),
+        PERSIST_ASSISTANT,
+      );
     } catch (error) {
       // Another engine answered this idempotent message first: the stored answer is the answer.
       const requestId = userMessage?.requestId;
@@ -807,12 +1230,15 @@ async function finishTurn(
         requestId,
       });
       if (previous.status !== 'answered') throw error;
+      scope?.parent.setAttributes({ 'cortexis.replayed': true });
       return replayTurn(runtime, sink, previous, false);
     }
     // Small talk is no retrieval attempt to learn from.
     if (!turn.smallTalk) {
       await sideStep(runtime.events, 'learn', () =>
-        recordLearningStep(runtime, session, userMessage?.content ?? '', message),
+        inSpan(scope, 'cortexis.learn', () =>
+          recordLearningStep(runtime, session, userMessage?.content ?? '', message, turn.route),
+        ),
       );
     }
     // Off the reply path: runs after this turn, before the session's next one.
@@ -820,7 +1246,7 @@ async function finishTurn(
       sideStep(runtime.events, 'compact', () => compactSession(runtime, session, turn.turnId)),
     );
   }
-  return finalResponse(runtime, sink, turn, status);
+  return finalResponse(runtime, sink, turn, status, confidence, scope);
 }
 
 function finalResponse(
@@ -828,13 +1254,14 @@ function finalResponse(
   sink: PartSink,
   turn: TurnState,
   status: MessageRecord['status'] = 'complete',
+  confidence: Confidence = confidenceOf(runtime, turn),
+  scope?: TraceScope,
 ): ChatResponse {
   const { events } = runtime;
   const citations = turn.outcome?.citations ?? { generatedIds: [], validIds: [], removed: [] };
-  const confidence = confidenceOf(runtime, turn);
   if (!turn.ended) {
-    events.emit('citations', { turnId: turn.turnId, ...citations });
-    events.emit('confidence', { turnId: turn.turnId, confidence });
+    events.emit('citations', { turnId: turn.turnId, sessionId: turn.sessionId, ...citations });
+    events.emit('confidence', { turnId: turn.turnId, sessionId: turn.sessionId, confidence });
     sink({ type: 'citations', ...citations });
     sink({ type: 'confidence', confidence });
   }
@@ -854,9 +1281,30 @@ function finalResponse(
     timings: { retrievalMs: turn.retrievalMs, generationMs: turn.generationMs, totalMs },
     usage: turn.outcome?.usage ?? null,
     model: runtime.llm.metadata.model,
+    recalled: (turn.recalled ?? []).map((message) => ({
+      messageId: message.messageId,
+      sessionId: message.sessionId,
+      role: message.role,
+      score: message.score,
+      createdAt: message.createdAt,
+    })),
     createdAt: isoNow(),
   };
-  events.emit('metrics', { turnId: turn.turnId, phase: 'turn', ms: totalMs });
+  scope?.parent.setAttributes({
+    'cortexis.status': status,
+    'cortexis.source.count': turn.sources.length,
+    'cortexis.guard': turn.guard,
+    'cortexis.confidence.level': confidence.level,
+    'cortexis.confidence.value': confidence.overall,
+    'cortexis.grounding.supported_ratio': turn.grounding?.supportedRatio,
+    'cortexis.citations.removed': citations.removed.length,
+  });
+  events.emit('metrics', {
+    turnId: turn.turnId,
+    sessionId: turn.sessionId,
+    phase: 'turn',
+    ms: totalMs,
+  });
   events.emit('turn.completed', {
     turnId: turn.turnId,
     sessionId: turn.sessionId,

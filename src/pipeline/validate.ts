@@ -2,6 +2,7 @@ import { ValidationError } from '../errors/index.js';
 import type { MetadataFilter } from '../ports/common.js';
 import * as z from 'zod/mini';
 import { describeIssues, intRange, range, safeParse } from '../schema.js';
+import { isAbortSignalLike, toLocalAbortSignal, type AbortSignalLike } from '../util/realm.js';
 
 /** Reserved chunk metadata keys the engine sets itself. */
 export const RESERVED_METADATA_KEYS = [
@@ -82,9 +83,13 @@ const record = <V extends z.ZodMiniType>(values: V) =>
   z.record(z.string().check(z.minLength(1)), values).check(storableKeys);
 const metadataValue = z.union([text(), z.number(), z.boolean(), z.null()]);
 const metadata = record(metadataValue);
-const signal = z.custom<AbortSignal>((value) => value instanceof AbortSignal, {
-  message: 'expected an AbortSignal',
-});
+// Duck-typed, not `instanceof AbortSignal`: a signal from another realm (an edge runtime's
+// `Request.signal`, a `node:vm` context, an iframe) is a signal too. It continues as a signal
+// of this realm that follows it, so every consumer gets a genuine one.
+const signal = z.pipe(
+  z.custom<AbortSignalLike>(isAbortSignalLike, { message: 'expected an AbortSignal' }),
+  z.transform(toLocalAbortSignal),
+);
 const bound = z.union([z.number(), text()]);
 const filterValue = z.union([
   metadataValue,
@@ -114,16 +119,20 @@ export const sessionSettingsSchema = z.strictObject({
   maxTokens: z.optional(intRange(1, 200_000)),
   topK: z.optional(topK),
   minSimilarity: z.optional(range(0, 1)),
+  threshold: z.optional(range(0, 1)),
   rag: z.optional(z.boolean()),
   judgePolicy: z.optional(z.enum(['annotate', 'remove', 'block'])),
   includeCitations: z.optional(z.boolean()),
   searchDepth: z.optional(z.enum(['shallow', 'medium', 'deep'])),
+  enableGNN: z.optional(z.boolean()),
+  enableGraphTraversal: z.optional(z.boolean()),
   chatProfile: z.optional(text().check(z.minLength(1), z.maxLength(100))),
 });
 
 /** `engine.createSession(params)`. */
 export const createSessionSchema = z.strictObject({
   userId: id,
+  id: z.optional(id),
   title: z.optional(text().check(z.maxLength(200))),
   settings: z.optional(sessionSettingsSchema),
   metadata: z.optional(metadata),
@@ -182,11 +191,28 @@ function buildChatRequestSchema(maxMessageLength: number) {
     messageId: z.optional(id),
     /** Overrides the route's search depth for this turn. */
     searchDepth: z.optional(searchDepth),
+    /** Chat profile of this turn's history selection (seed 001); a new session keeps it. */
+    chatProfile: z.optional(text().check(z.minLength(1), z.maxLength(100))),
+    /** Graph rerank on or off for this turn (seed 000). */
+    enableGNN: z.optional(z.boolean()),
+    /** Graph traversal on or off for this turn (seed 000). */
+    enableGraphTraversal: z.optional(z.boolean()),
     /** Only sources whose metadata matches. */
     filter: z.optional(filter),
     /** Cancels the turn. */
     signal: z.optional(signal),
+    /** Earlier turns of a stateless conversation (`mode: 'query'` only; checked by the turn). */
+    history: z.optional(chatHistory(maxMessageLength)),
   });
+}
+
+/** Earlier turns given to a stateless turn: an answer may be longer than a question. */
+function chatHistory(maxMessageLength: number) {
+  const turn = z.strictObject({
+    role: z.enum(['user', 'assistant']),
+    content: text().check(z.maxLength(maxMessageLength * 4)),
+  });
+  return z.array(turn).check(z.maxLength(200, 'must have at most 200 turns'));
 }
 
 /** `engine.search(query, options)`. */
@@ -194,6 +220,13 @@ export const searchOptionsSchema = z.strictObject({
   k: z.optional(intRange(1, 1000)),
   searchDepth: z.optional(searchDepth),
   filter: z.optional(filter),
+  signal: z.optional(signal),
+});
+
+/** `engine.findPatterns(query, options)`. */
+export const findPatternsOptionsSchema = z.strictObject({
+  k: z._default(intRange(1, 100), 5),
+  userId: z.optional(id),
   signal: z.optional(signal),
 });
 

@@ -89,12 +89,22 @@ export interface SessionSettings {
   readonly topK?: number | undefined;
   /** Guard threshold on the best source score. */
   readonly minSimilarity?: number | undefined;
+  /**
+   * Per-chunk relevance threshold in [0, 1] (seed 003 `threshold`): sources scoring under it
+   * are dropped for this session's turns (the engine's `retrieval.threshold` and the route's
+   * still apply when higher).
+   */
+  readonly threshold?: number | undefined;
   /** Use retrieval at all (false: plain chat with history). */
   readonly rag?: boolean | undefined;
   /** Append a standard "Sources: S1, S2" line to answers. */
   readonly includeCitations?: boolean | undefined;
   /** Route search depth for this session's turns. */
   readonly searchDepth?: 'shallow' | 'medium' | 'deep' | undefined;
+  /** Graph rerank ("GNN boost") on or off for this session's turns (seed 000 `enableGNN`). */
+  readonly enableGNN?: boolean | undefined;
+  /** Graph traversal on or off for this session's turns (seed 000 `enableGraphTraversal`). */
+  readonly enableGraphTraversal?: boolean | undefined;
   /** Chat profile (compaction thresholds) of this session. */
   readonly chatProfile?: string | undefined;
   /** What the grounding judge does with unsupported claims in this session. */

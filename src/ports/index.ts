@@ -14,3 +14,4 @@ export type * from './learning-sink.js';
 export type * from './tokenizer.js';
 export type * from './rate-limiter.js';
 export type * from './reranker.js';
+export type * from './tracer.js';

@@ -40,7 +40,7 @@ export class CircuitOpenError extends ProviderError {
 }
 
 /** Why retrying stopped. */
-export type RetryStopReason = 'max-retries-exceeded' | 'error-not-retryable';
+export type RetryStopReason = 'max-retries-exceeded' | 'error-not-retryable' | 'deadline-exceeded';
 
 /**
  * A call failed after more than one attempt. It keeps every attempt's error in `errors`
@@ -69,7 +69,9 @@ export class RetryError extends CortexisError {
       code,
       reason === 'max-retries-exceeded'
         ? `Failed after ${errors.length} attempts. Last error: ${detail}`
-        : `Failed after ${errors.length} attempts with a non-retryable error: ${detail}`,
+        : reason === 'deadline-exceeded'
+          ? `Failed after ${errors.length} attempts: the call's deadline left no time for another. Last error: ${detail}`
+          : `Failed after ${errors.length} attempts with a non-retryable error: ${detail}`,
       last?.retryable ?? false,
       { cause: lastError },
     );

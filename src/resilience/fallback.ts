@@ -31,7 +31,7 @@ export interface FallbackOptions {
   readonly maxChars?: number | undefined;
   /** Most sources listed, in the given order (default 5). */
   readonly maxSources?: number | undefined;
-  /** The answer when there are no sources (default {@link DEFAULT_FALLBACK_EMPTY}). */
+  /** The answer when there are no sources (default: a short "nothing found" message). */
   readonly empty?: string | undefined;
 }
 

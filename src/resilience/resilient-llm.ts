@@ -3,9 +3,11 @@
  * call, retries with backoff for retryable errors, and a circuit breaker. The wrapper is an
  * ordinary provider, so the rest of the engine does not know it is there.
  *
- * Order per call: retry( breaker( timeout( provider ) ) ) — every attempt passes the breaker
- * and counts as one call in its window, so an attempt that finds the breaker open stops the
- * retries at once with `CircuitOpenError` (no provider call).
+ * Order per call: breaker( deadline( retry( timeout( provider ) ) ) ) — the breaker counts
+ * calls, not attempts: a call that still fails after its retries is one failure, so "5
+ * failures in 120 s" means five failed answers. A call refused by an open breaker makes no
+ * provider call, and a call whose breaker another call opened meanwhile stops retrying. The
+ * deadline (`deadlineMs`) bounds a whole call, retries and waits included.
  *
  * @example
  * ```ts
@@ -18,6 +20,7 @@
  * @module
  */
 import { CortexisError, ProviderError } from '../errors/index.js';
+import { CircuitOpenError } from './errors.js';
 import type { CallOptions } from '../ports/common.js';
 import type { EmbeddingProvider } from '../ports/embedding-provider.js';
 import type { LLMProvider, LLMRequest, LLMResult, LLMStreamPart } from '../ports/llm-provider.js';
@@ -32,6 +35,7 @@ import {
 import {
   abortErrorOf,
   finalRetryError,
+  fitsDeadline,
   isAbortError,
   isRetryableError,
   nextRetryDelay,
@@ -212,7 +216,25 @@ function createCore(
     (info: { attempt: number; delayMs: number; error: unknown }): void =>
       notify(callHooks(context), (set) => set.onRetry, { provider: name, operation, key, ...info });
 
-  /** generate / embed: retry( breaker( timeout( call ) ) ). */
+  const now = runtime.now ?? Date.now;
+
+  /** Time left of a call's deadline started at `started`, ms (Infinity when disabled). */
+  const remainingFrom = (started: number) => (): number =>
+    settings.deadlineMs === 0 ? Infinity : settings.deadlineMs - (now() - started);
+
+  /** A timeout cut to the time left: `ms` (0: none) or less when the deadline is closer. */
+  const within = (ms: number, remaining: number): number =>
+    remaining === Infinity ? ms : Math.max(1, ms === 0 ? remaining : Math.min(ms, remaining));
+
+  /** Stops a retry when another call opened the breaker meanwhile (no provider call). */
+  const stillClosed = (key: string): void => {
+    const snapshot = breaker?.snapshot(key);
+    if (snapshot?.state === 'open') {
+      throw new CircuitOpenError({ provider: name, key, retryAfterMs: snapshot.retryAfterMs });
+    }
+  };
+
+  /** generate / embed: breaker( deadline( retry( timeout( call ) ) ) ). */
   function call<T>(
     operation: ResilientOperation,
     context: ResilienceCallContext,
@@ -220,21 +242,45 @@ function createCore(
     invoke: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
     const key = keyOf(context.conversationId);
-    const attempt = () =>
-      withTimeout(invoke, { timeoutMs: settings.timeoutMs, signal, what: `${name} ${operation}` });
-    return withRetry(() => (breaker ? breaker.run(key, attempt) : attempt()), {
-      ...policy,
-      signal,
-      sleep,
-      onRetry: onRetry(operation, key, context),
-      onError: onAttemptError(operation, key, context),
-    });
+    const remainingMs = remainingFrom(now());
+    const attempt = (number: number) => {
+      if (number > 1) stillClosed(key);
+      return withTimeout(invoke, {
+        timeoutMs: within(settings.timeoutMs, remainingMs()),
+        signal,
+        what: `${name} ${operation}`,
+      });
+    };
+    const attempts = () =>
+      withRetry(attempt, {
+        ...policy,
+        signal,
+        sleep,
+        remainingMs,
+        onRetry: onRetry(operation, key, context),
+        onError: onAttemptError(operation, key, context),
+      });
+    return breaker ? breaker.run(key, attempts) : attempts();
   }
 
   const breakerState = (conversationId?: string | null): BreakerSnapshot =>
     breaker?.snapshot(keyOf(conversationId)) ?? { state: 'closed', failures: 0, retryAfterMs: 0 };
 
-  return { settings, breaker, policy, sleep, keyOf, call, onRetry, onAttemptError, breakerState };
+  return {
+    settings,
+    breaker,
+    policy,
+    sleep,
+    keyOf,
+    call,
+    onRetry,
+    onAttemptError,
+    breakerState,
+    now,
+    remainingFrom,
+    within,
+    stillClosed,
+  };
 }
 
 /** The error for a provider whose output breaks the port contract (names the provider, not the value). */
@@ -299,62 +345,68 @@ export function createResilientLLM(
     const key = core.keyOf(context.conversationId);
     const onRetry = core.onRetry('stream', key, context);
     const onError = core.onAttemptError('stream', key, context);
+    const remainingMs = core.remainingFrom(core.now());
     const errors: unknown[] = [];
-    for (let attempt = 1; ; attempt++) {
-      if (signal?.aborted) throw abortErrorOf(undefined, signal);
-      let permit: BreakerPermit | undefined;
-      try {
-        permit = breaker?.acquire(key);
-      } catch (error) {
-        errors.push(error);
-        throw finalRetryError(errors, 'error-not-retryable');
-      }
-      let delivered = false;
-      let settled = false;
-      try {
-        const parts = withStreamTimeouts((inner) => llm.stream({ ...request, signal: inner }), {
-          firstByteTimeoutMs: timeouts.firstByteTimeoutMs,
-          idleTimeoutMs: timeouts.idleTimeoutMs,
-          signal,
-          what: `${llm.name} stream`,
-        });
-        for await (const raw of parts) {
-          const part = checkedPart(llm.name, raw);
-          if (part.type === 'text-delta' && part.text.length > 0) delivered = true;
-          yield part;
-        }
-        settled = true;
-        permit?.success();
-        return;
-      } catch (error) {
-        settled = true;
-        permit?.failure(error);
-        errors.push(error);
-        onError(error);
-        // Text reached the consumer: a retry would repeat or contradict it.
-        if (delivered) throw error;
-        if (signal?.aborted || isAbortError(error)) throw abortErrorOf(error, signal);
-        const delayMs = nextRetryDelay(policy, error, attempt);
-        if (delayMs === undefined) {
-          throw finalRetryError(
-            errors,
-            isRetryableError(error) ? 'max-retries-exceeded' : 'error-not-retryable',
-          );
-        }
-        onRetry({ attempt, delayMs, error });
+    if (signal?.aborted) throw abortErrorOf(undefined, signal);
+    // One permit per call (not per attempt): an open breaker refuses it with no provider call.
+    const permit: BreakerPermit | undefined = breaker?.acquire(key);
+    let delivered = false;
+    let settled = false;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        if (signal?.aborted) throw abortErrorOf(undefined, signal);
+        if (attempt > 1) core.stillClosed(key);
         try {
-          await sleep(delayMs, signal);
-        } catch (sleepError) {
-          throw signal?.aborted || isAbortError(sleepError)
-            ? abortErrorOf(sleepError, signal)
-            : sleepError;
+          const parts = withStreamTimeouts((inner) => llm.stream({ ...request, signal: inner }), {
+            // Until its first text a stream is bound by the call's deadline.
+            firstByteTimeoutMs: core.within(timeouts.firstByteTimeoutMs, remainingMs()),
+            idleTimeoutMs: timeouts.idleTimeoutMs,
+            signal,
+            what: `${llm.name} stream`,
+          });
+          for await (const raw of parts) {
+            const part = checkedPart(llm.name, raw);
+            if (part.type === 'text-delta' && part.text.length > 0) delivered = true;
+            yield part;
+          }
+          settled = true;
+          permit?.success();
+          return;
+        } catch (error) {
+          errors.push(error);
+          onError(error);
+          // Text reached the consumer: a retry would repeat or contradict it.
+          if (delivered) throw error;
+          if (signal?.aborted || isAbortError(error)) throw abortErrorOf(error, signal);
+          const delayMs = nextRetryDelay(policy, error, attempt);
+          if (delayMs === undefined) {
+            throw finalRetryError(
+              errors,
+              isRetryableError(error) ? 'max-retries-exceeded' : 'error-not-retryable',
+            );
+          }
+          if (!fitsDeadline(delayMs, remainingMs)) {
+            throw finalRetryError(errors, 'deadline-exceeded');
+          }
+          onRetry({ attempt, delayMs, error });
+          try {
+            await sleep(delayMs, signal);
+          } catch (sleepError) {
+            throw signal?.aborted || isAbortError(sleepError)
+              ? abortErrorOf(sleepError, signal)
+              : sleepError;
+          }
         }
-      } finally {
-        // The consumer stopped reading: a stream that produced text worked.
-        if (!settled) {
-          if (delivered) permit?.success();
-          else permit?.release();
-        }
+      }
+    } catch (error) {
+      settled = true;
+      permit?.failure(error);
+      throw error;
+    } finally {
+      // The consumer stopped reading: a stream that produced text worked.
+      if (!settled) {
+        if (delivered) permit?.success();
+        else permit?.release();
       }
     }
   }

@@ -47,6 +47,16 @@ export interface RetryOptions extends RetryPolicy {
   readonly onError?: ((error: unknown, attempt: number) => void) | undefined;
   /** Waits between attempts (default: an abortable `setTimeout`); inject one in tests. */
   readonly sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
+  /**
+   * Time left of the call's total deadline, ms (default: unlimited). A retry whose wait would
+   * use it up is not made: the call stops with reason `deadline-exceeded`.
+   */
+  readonly remainingMs?: (() => number) | undefined;
+}
+
+/** Whether a retry after `delayMs` still fits the deadline (`remainingMs`). */
+export function fitsDeadline(delayMs: number, remainingMs: (() => number) | undefined): boolean {
+  return remainingMs === undefined || delayMs < remainingMs();
 }
 
 const NETWORK_MESSAGES = [
@@ -192,6 +202,9 @@ export async function withRetry<T>(
       if (delayMs === undefined) {
         const retryable = (options.isRetryable ?? isRetryableError)(error);
         throw finalRetryError(errors, retryable ? 'max-retries-exceeded' : 'error-not-retryable');
+      }
+      if (!fitsDeadline(delayMs, options.remainingMs)) {
+        throw finalRetryError(errors, 'deadline-exceeded');
       }
       options.onRetry?.({ attempt, delayMs, error });
       try {

@@ -10,6 +10,7 @@ import { describeIssues, intRange, safeParse } from '../schema.js';
 /** Default timeouts, retries and breaker thresholds (see docs/resilience.md). */
 export const RESILIENCE_DEFAULTS = {
   timeoutMs: 60_000,
+  deadlineMs: 120_000,
   firstByteTimeoutMs: 20_000,
   idleTimeoutMs: 30_000,
   retries: 2,
@@ -39,6 +40,12 @@ export const resilienceSettingsSchema = z
   .strictObject({
     /** Whole `generate` / `embed` call, ms; 0 disables (default 60 000). Streams use the two below. */
     timeoutMs: timeout(RESILIENCE_DEFAULTS.timeoutMs),
+    /**
+     * Whole `generate` / `embed` call including every retry and wait, ms; 0 disables (default
+     * 120 000). Each attempt's timeout is cut to what is left, and a retry that would start
+     * after it is not made. A stream is bound by it until its first text.
+     */
+    deadlineMs: timeout(RESILIENCE_DEFAULTS.deadlineMs),
     /** Stream: most time until the first part arrives, ms; 0 disables (default 20 000). */
     firstByteTimeoutMs: timeout(RESILIENCE_DEFAULTS.firstByteTimeoutMs),
     /** Stream: most time between two parts, ms; 0 disables (default 30 000). */

@@ -12,8 +12,9 @@ export interface SentenceSpan {
 // followed by whitespace; a blank line, a line break before a list item, heading or table row,
 // or the line break after a heading or table row also ends one. (The look-behind comes
 // after the `\n`, so it only runs at line breaks: before it, it made splitting quadratic.)
+// Chinese and Japanese end a sentence at the full-width 。！？, with or without whitespace after.
 const BOUNDARY =
-  /([.!?…]+["'”’)\]]*(?:\s*\[source:\s*[A-Za-z0-9_-]+\])*)(\s+)|(\n\s*\n+|\n(?=[ \t]*(?:(?:[-*+]|\d+[.)]|#{1,6})\s|\|))|\n(?<=^[ \t]*(?:#{1,6}\s|\|)[^\n]*\n))/gm;
+  /([.!?…]+["'”’)\]]*(?:\s*\[source:\s*[A-Za-z0-9_-]+\])*)(\s+)|(\n\s*\n+|\n(?=[ \t]*(?:(?:[-*+]|\d+[.)]|#{1,6})\s|\|))|\n(?<=^[ \t]*(?:#{1,6}\s|\|)[^\n]*\n))|([。！？]+[」』）”’]*(?:\s*\[source:\s*[A-Za-z0-9_-]+\])*)(\s*)/gm;
 
 // Abbreviations after which a period does not end a sentence.
 const ABBREVIATIONS = new Set([
@@ -79,7 +80,11 @@ export function splitSentences(text: string): SentenceSpan[] {
   };
   for (const match of text.matchAll(BOUNDARY)) {
     const index = match.index;
-    if (match[1] !== undefined) {
+    if (match[4] !== undefined) {
+      const end = index + match[4].length;
+      push(end);
+      start = end;
+    } else if (match[1] !== undefined) {
       const end = index + match[1].length;
       if (
         match[1].startsWith('.') &&

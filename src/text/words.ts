@@ -1,31 +1,29 @@
 /**
  * Word-level text helpers shared by the keyword index, the hashing embedder, the extractive
- * provider and the grounding checks. Pure functions, no dependencies.
+ * provider and the grounding checks. Pure functions; segmentation, normalisation and accent
+ * folding are in `segment.ts`, language-aware analysis in `analyzer.ts`.
  */
+import { splitContent } from './analyzer.js';
+import { foldedWords } from './segment.js';
 
-const WORD = /[\p{L}\p{N}]+/gu;
+export { STOP_WORDS } from './english.js';
 
-/** Lower-cased runs of letters and digits, in order. */
+/**
+ * Lower-cased words, in order: runs of letters and digits for ASCII text (as always); other
+ * text is NFKC-normalised, accent-folded ("Café" → "cafe") and segmented where its script has
+ * no spaces ("保証期間は" → 保証, 期間, は).
+ */
 export function words(text: string): string[] {
-  return text.toLowerCase().match(WORD) ?? [];
+  return foldedWords(text);
 }
 
-/** A short English stop-word list (function words that carry no topic). */
-export const STOP_WORDS: ReadonlySet<string> = new Set(
-  (
-    'a an and are as at be been being but by can could did do does doing for from had has have ' +
-    'having he her hers him his how i if in into is it its itself me my no nor not of on or our ' +
-    'ours she should so than that the their theirs them then there these they this those to too ' +
-    'us was we were what when where which while who whom why will with would you your yours ' +
-    'about above after again against all am any because before below between both down during ' +
-    'each few further here just more most off once only other out over own same some such ' +
-    'under until up very s t'
-  ).split(' '),
-);
-
-/** Words minus stop words: the terms that carry a text's topic. */
+/**
+ * Words minus the stop words of the text's language (English unless its function words say
+ * German, French, Spanish, Italian, Portuguese or Dutch; Japanese and Chinese particles are
+ * stop words too): the terms that carry a text's topic.
+ */
 export function contentWords(text: string): string[] {
-  return words(text).filter((word) => !STOP_WORDS.has(word));
+  return splitContent(text).content;
 }
 
 /** 32-bit FNV-1a hash of a string, with an optional seed. */

@@ -31,6 +31,12 @@ describe('examples run', () => {
     expect(out).toMatch(/one business day \[source: S1\]/);
   });
 
+  it('langchain-retriever feeds whole chunks from LangChain documents to a prompt', async () => {
+    const out = await example('langchain-retriever.ts');
+    expect(out).toMatch(/^Depot manual manuals\/depot\.md 1$/m);
+    expect(out).toMatch(/\[S1\] The Harbor Street depot.*closes at 17:30 on Fridays\./);
+  });
+
   it('http-server serves the web chat page and the API, then stops on SIGTERM', async () => {
     // A server does not exit by itself: start it on a free port, read the URL it prints.
     const child = spawn(

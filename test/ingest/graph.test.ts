@@ -92,6 +92,7 @@ describe('buildGraph', () => {
         { id: 'b', text: 'Mitochondrial respiration fails in disease.' },
       ),
       state,
+      { maxTermsPerChunk: 6 },
     );
     const relates = edgesOf(update, 'RELATES_TO');
     expect(relates).toContainEqual([chunkNodeId('a#0'), termNodeId('respiration')]);

@@ -11,6 +11,8 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     | { import: { types: string; default: string }; require: { types: string; default: string } }
   >;
   bin: Record<string, string>;
+  types: string;
+  typesVersions: Record<string, Record<string, string[]>>;
 };
 
 /** The subpath a tsup entry is published under: `index` is `.`, `x` is `./x`. */
@@ -33,11 +35,42 @@ describe('package.json exports and tsup entries', () => {
     }
   });
 
+  it('resolve every subpath under node10 too (typesVersions, same declarations as `types`)', () => {
+    expect(pkg.types).toBe('./dist/index.d.ts');
+    expect(pkg.typesVersions).toEqual({
+      '*': Object.fromEntries(
+        Object.keys(entries)
+          .filter((entry) => entry !== 'index')
+          .map((entry) => [entry, [`./dist/${entry}.d.ts`]]),
+      ),
+    });
+  });
+
+  it('document every entry in the API reference (typedoc.json)', () => {
+    const typedoc = JSON.parse(readFileSync(join(root, 'typedoc.json'), 'utf8')) as {
+      entryPoints: string[];
+    };
+    expect([...typedoc.entryPoints].sort()).toEqual(Object.values(entries).sort());
+  });
+
   it('build every entry from a source file that exists', () => {
     for (const source of Object.values(entries)) {
       expect(() => readFileSync(join(root, source))).not.toThrow();
     }
     expect(pkg.bin.cortexis).toBe('./dist/cli.js');
+  });
+
+  it('let tsc resolve every subpath to its sources (tsconfig paths), as vitest does', () => {
+    const tsconfig = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as {
+      compilerOptions: { paths: Record<string, string[]> };
+    };
+    const expected = Object.fromEntries(
+      Object.entries(entries).map(([entry, source]) => [
+        entry === 'index' ? 'cortexis' : `cortexis/${entry}`,
+        [`./${source}`],
+      ]),
+    );
+    expect(tsconfig.compilerOptions.paths).toEqual(expected);
   });
 });
 

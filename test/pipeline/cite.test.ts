@@ -20,8 +20,51 @@ describe('validateCitations', () => {
     expect(text).toBe('See [link](x) and [source: S1] and [1].');
   });
 
+  it('matches labels in any case and writes them as the label', () => {
+    const { text, report } = validateCitations('Refunds take 14 days [source: s1, S2].', [
+      'S1',
+      'S2',
+    ]);
+    expect(text).toBe('Refunds take 14 days [source: S1, S2].');
+    expect(report).toEqual({ generatedIds: ['S1', 'S2'], validIds: ['S1', 'S2'], removed: [] });
+  });
+
+  it('removes a tag naming anything that is not a label (a chunk id, a path)', () => {
+    const { text, report } = validateCitations(
+      'Refunds take 14 days [source: refunds#0]. Ships fast [source: docs/shipping.md].',
+      ['S1'],
+    );
+    expect(text).toBe('Refunds take 14 days. Ships fast.');
+    expect(report.removed).toEqual(['refunds#0', 'docs/shipping.md']);
+  });
+
+  it('rewrites an alias (a chunk id) to its label, once per tag', () => {
+    const aliases = new Map([
+      ['refunds#0', 'S1'],
+      ['ghost#1', 'S9'],
+    ]);
+    const { text, report } = validateCitations(
+      'Refunds take 14 days [source: Refunds#0, S1]. Ghost [source: ghost#1].',
+      ['S1'],
+      { aliases },
+    );
+    expect(text).toBe('Refunds take 14 days [source: S1]. Ghost.');
+    expect(report.validIds).toEqual(['S1']);
+    expect(report.removed).toEqual(['ghost#1']);
+  });
+
   it('reports nothing when nothing is cited', () => {
     expect(validateCitations('Plain answer.', ['S1']).report.generatedIds).toEqual([]);
+  });
+});
+
+describe('createCitationFilter (streaming) with ids of any shape', () => {
+  it('holds a chunk-id tag split across deltas and removes it whole', () => {
+    const filter = createCitationFilter(['S1']);
+    const out = ['Fast [sou', 'rce: refu', 'nds#0] and [source: s', '1].'].map((piece) =>
+      filter.push(piece),
+    );
+    expect(out.join('') + filter.flush()).toBe('Fast and [source: S1].');
   });
 });
 

@@ -101,6 +101,7 @@ describe('findPreviousTurn', () => {
     const response = replayResponse(previous, { model: 'extractive-v1' });
     expect(response).toEqual({
       grounding: null,
+      recalled: [],
       messageId: reply.id,
       userMessageId: user.id,
       sessionId: 's1',

@@ -227,7 +227,6 @@ beforeAll(async () => {
     vectorStore,
     keywordIndex,
     rateLimit: { enabled: false },
-    providerFromEnvironment: false,
   });
   await engine.ingest(handbook);
   for (const userId of ['u1', 'u2'] as const) {
@@ -637,7 +636,6 @@ describe('fuzzing the config', () => {
       const nearValid = fc.record(
         {
           namespace: field(fc.string({ maxLength: 20 })),
-          providerFromEnvironment: fc.constant(false),
           chunking: section({
             chunkSize: field(fc.integer({ min: -10, max: 10_000 })),
             chunkOverlap: field(fc.integer({ min: -10, max: 10_000 })),

@@ -72,7 +72,6 @@ beforeAll(async () => {
   mock = createMockLLM({ responses: (request) => obey(request) });
   engine = createChatEngine({
     llm: mock,
-    providerFromEnvironment: false,
     rateLimit: { enabled: false },
     recall: { scope: 'user', minSimilarity: 0 },
     smallTalk: false,
@@ -313,7 +312,6 @@ describe('a source fence that cannot be closed from inside', () => {
     const model = createMockLLM({ responses: 'Refunds take 14 days [source: S1].' });
     const hostile = createChatEngine({
       llm: model,
-      providerFromEnvironment: false,
       rateLimit: { enabled: false },
       recall: { scope: 'user', minSimilarity: 0 },
       retrieval: { minSimilarity: 0 },

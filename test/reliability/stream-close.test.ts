@@ -62,7 +62,6 @@ function pooledProvider(options: { failAfterFirst?: boolean } = {}) {
 async function engineWith(provider: LLMProvider, idleTimeoutMs?: number) {
   const engine = createChatEngine({
     llm: provider,
-    providerFromEnvironment: false,
     rateLimit: { enabled: false },
     smallTalk: false,
     retrieval: { minSimilarity: 0 },

@@ -187,12 +187,49 @@ describe('createResilientLLM: circuit breaker', () => {
     expect(llm.breakerState()).toMatchObject({ state: 'open', retryAfterMs: 30_000 });
   });
 
-  it('counts every attempt: the attempt that finds the breaker open stops the retries', async () => {
+  it('counts failed calls, not attempts: two calls of 3 attempts leave it closed, five open it', async () => {
+    const { llm, mock, breaker } = setup(http(503));
+    for (let index = 0; index < 2; index++) {
+      await expect(llm.generate(request)).rejects.toSatisfy((error) =>
+        RetryError.isInstance(error),
+      );
+    }
+    expect(mock.calls).toHaveLength(6);
+    expect(llm.breakerState()).toMatchObject({ state: 'closed', failures: 2 });
+    for (let index = 0; index < 3; index++) await llm.generate(request).catch(() => undefined);
+    expect(breaker.map((event) => event.state)).toEqual(['open']);
+    expect(mock.calls).toHaveLength(15);
+    const refused = await llm.generate(request).catch((caught: unknown) => caught);
+    expect(CircuitOpenError.isInstance(refused)).toBe(true);
+    expect(mock.calls).toHaveLength(15);
+  });
+
+  it('counts a stream that fails after its retries once', async () => {
     const { llm, mock } = setup(http(503));
-    await expect(llm.generate(request)).rejects.toSatisfy((error) => RetryError.isInstance(error));
-    const second = await llm.generate(request).catch((caught: unknown) => caught);
-    expect(CircuitOpenError.isInstance(second)).toBe(true);
-    expect(mock.calls).toHaveLength(5);
+    const first = await collect(llm.stream(request));
+    expect(RetryError.isInstance(first.error)).toBe(true);
+    expect(mock.calls).toHaveLength(3);
+    expect(llm.breakerState()).toMatchObject({ state: 'closed', failures: 1 });
+  });
+
+  it('stops retrying when other calls opened the breaker meanwhile', async () => {
+    let llm: ReturnType<typeof createResilientLLM> | undefined;
+    const mock = createMockLLM({ responses: http(503) });
+    llm = createResilientLLM(
+      mock,
+      {},
+      {},
+      {
+        sleep: async () => {
+          // Five other calls fail while this one waits to retry.
+          for (let index = 0; index < 5; index++) llm!.breaker!.acquire('mock').failure(http(503));
+        },
+        random: () => 0.5,
+      },
+    );
+    const error = await llm.generate(request).catch((caught: unknown) => caught);
+    expect(CircuitOpenError.isInstance(error)).toBe(true);
+    expect(mock.calls).toHaveLength(1);
   });
 
   it('lets one trial through after the cooldown; its success closes the breaker', async () => {
@@ -440,7 +477,6 @@ describe('a model’s non-string output', () => {
       for (const streaming of [false, true]) {
         const engine = createChatEngine({
           llm: returning(value),
-          providerFromEnvironment: false,
           rateLimit: { enabled: false },
           smallTalk: false,
           retrieval: { minSimilarity: 0 },
@@ -472,5 +508,62 @@ describe('a model’s non-string output', () => {
         }
       }
     }
+  });
+});
+
+describe('createResilientLLM: deadline of a whole call', () => {
+  it('makes no retry whose wait would pass deadlineMs (retries and waits included)', async () => {
+    let time = 0;
+    const sleeps: number[] = [];
+    const mock = createMockLLM({ responses: http(503) });
+    const llm = createResilientLLM(
+      mock,
+      { retries: 5, minDelayMs: 600, maxDelayMs: 600, deadlineMs: 1_000 },
+      {},
+      {
+        sleep: async (ms) => {
+          sleeps.push(ms);
+          time += ms;
+        },
+        random: () => 0.5,
+        now: () => time,
+      },
+    );
+    const error = await llm.generate(request).catch((caught: unknown) => caught);
+    expect(RetryError.isInstance(error)).toBe(true);
+    expect((error as RetryError).reason).toBe('deadline-exceeded');
+    // 450 ms waits: after 0 and 450 ms a retry fits in 1 000 ms; after 900 ms it does not.
+    expect(sleeps).toEqual([450, 450]);
+    expect(mock.calls).toHaveLength(3);
+  });
+
+  it('cuts an attempt’s timeout to the time left', async () => {
+    const mock = createMockLLM({ responses: { text: 'late', delayMs: 5_000 } });
+    const llm = createResilientLLM(mock, { timeoutMs: 60_000, deadlineMs: 40, retries: 0 });
+    const started = performance.now();
+    const error = await llm.generate(request).catch((caught: unknown) => caught);
+    expect(TimeoutError.isInstance(error)).toBe(true);
+    expect((error as TimeoutError).timeoutMs).toBe(40);
+    expect(performance.now() - started).toBeLessThan(4_000);
+  });
+
+  it('bounds a stream until its first text, not after', async () => {
+    const waiting = createMockLLM({ responses: { text: 'late', delayMs: 5_000 } });
+    const cut = await collect(
+      createResilientLLM(waiting, { deadlineMs: 40, retries: 0 }).stream(request),
+    );
+    expect(TimeoutError.isInstance(cut.error)).toBe(true);
+    const slow = createMockLLM({ responses: 'a long answer', chunkDelayMs: 30 });
+    const long = await collect(
+      createResilientLLM(slow, { deadlineMs: 40, retries: 0 }).stream(request),
+    );
+    expect(long.error).toBeUndefined();
+    expect(textOf(long.parts)).toBe('a long answer');
+  });
+
+  it('is off with deadlineMs 0', async () => {
+    const { llm, mock } = setup(http(503), { deadlineMs: 0, retries: 3 });
+    await llm.generate(request).catch(() => undefined);
+    expect(mock.calls).toHaveLength(4);
   });
 });

@@ -11,6 +11,7 @@ describe('resilience settings', () => {
   it('defaults to 60 s / 20 s / 30 s timeouts, 2 retries, 500 ms–20 s backoff, 5 failures in 120 s, 30 s cooldown', () => {
     expect(resolveResilienceSettings(undefined)).toEqual({
       timeoutMs: 60_000,
+      deadlineMs: 120_000,
       firstByteTimeoutMs: 20_000,
       idleTimeoutMs: 30_000,
       retries: 2,

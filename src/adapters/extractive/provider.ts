@@ -26,6 +26,7 @@ import type {
   PromptSource,
 } from '../../ports/llm-provider.js';
 import type { Tokenizer } from '../../ports/tokenizer.js';
+import { hasNoSpaceScript } from '../../text/segment.js';
 import { splitSentences } from '../../text/sentences.js';
 import { contentWords } from '../../text/words.js';
 import { sleep } from '../../util/sleep.js';
@@ -310,7 +311,10 @@ function toCandidate(
     .replace(/\s+/g, ' ')
     .trim();
   const words = contentWords(text);
-  if (words.length < 2 || text.split(' ').length < 3) return undefined;
+  // Scripts without spaces (Chinese, Japanese, Thai) count segmented words, not spaces.
+  if (words.length < 2 || (text.split(' ').length < 3 && !hasNoSpaceScript(text))) {
+    return undefined;
+  }
   const sequence = words.map(stem);
   return { text, terms: new Set(sequence), sequence, label, rank, order, tableRow };
 }

@@ -7,7 +7,7 @@
 import { ValidationError, throwIfAborted } from '../../errors/index.js';
 import type { CallOptions } from '../../ports/common.js';
 import type { EmbeddingProvider } from '../../ports/embedding-provider.js';
-import { STOP_WORDS, words } from '../../text/words.js';
+import { splitContent } from '../../text/analyzer.js';
 
 /** Settings of the hashing embedder; every one is encoded in the embedder's `id`. */
 export interface HashingEmbedderSettings {
@@ -179,8 +179,8 @@ function embedText(
   featuresOf: (word: string) => WordFeatures,
 ): Float32Array {
   const vector = new Float32Array(settings.dimensions);
-  const all = words(text);
-  const content = all.filter((word) => !STOP_WORDS.has(word));
+  // Words segmented and folded, stop words of the text's language removed (`text/analyzer.ts`).
+  const { words: all, content } = splitContent(text);
   const tokens = content.length > 0 ? content : all;
   if (tokens.length === 0) {
     // No words at all: a fixed unit vector, so that every text has a usable embedding.

@@ -10,10 +10,42 @@
  * defines the global for the duration of the load and drops exactly those messages (see
  * {@link isHnswlibNoise}); anything else logged meanwhile, by the host or by hnswlib, is printed.
  */
-import type { HnswlibModule } from 'hnswlib-wasm';
 
-/** The loaded hnswlib-wasm module (what `loadHnswlib()` resolves to). */
-export type HnswLibrary = HnswlibModule;
+/**
+ * What the index uses of hnswlib-wasm's `HierarchicalNSW` graph (declared here rather than
+ * imported, so that our published types do not depend on the package's own declarations).
+ */
+export interface HnswGraph {
+  /** Allocates room for `maxElements` points. */
+  initIndex(maxElements: number, m: number, efConstruction: number, randomSeed: number): void;
+  /** Grows (or shrinks) the room for points. */
+  resizeIndex(newMaxElements: number): void;
+  /** Adds a point under `label`, reusing a deleted point's slot when `replaceDeleted`. */
+  addPoint(point: Float32Array | number[], label: number, replaceDeleted: boolean): void;
+  /** Marks a label deleted. */
+  markDelete(label: number): void;
+  /** Sets the candidate list size of searches. */
+  setEfSearch(ef: number): void;
+  /** The `numNeighbors` nearest labels and their distances, best first. */
+  searchKnn(
+    queryPoint: Float32Array | number[],
+    numNeighbors: number,
+    filter: ((label: number) => boolean) | undefined,
+  ): { neighbors: number[]; distances: number[] };
+}
+
+/**
+ * The loaded hnswlib-wasm module (what its `loadHnswlib()` resolves to), reduced to what the
+ * index uses: the `HierarchicalNSW` constructor.
+ */
+export interface HnswLibrary {
+  /** Creates an empty graph: metric space, vector length, auto-save file name (unused: `''`). */
+  readonly HierarchicalNSW: new (
+    spaceName: 'l2' | 'ip' | 'cosine',
+    numDimensions: number,
+    autoSaveFilename: string,
+  ) => HnswGraph;
+}
 
 /** HNSW build and search parameters. */
 export interface HnswParameters {

@@ -16,6 +16,7 @@
  * Pure and runtime-neutral (no `node:` imports): file I/O lives in the CLI.
  */
 import { ValidationError } from '../../errors/index.js';
+import { isUint8Array } from '../../util/realm.js';
 
 /** The snapshot format version this build writes and reads. */
 export const SNAPSHOT_FORMAT_VERSION = 1;
@@ -121,7 +122,7 @@ export function encodeSnapshot(
  * Throws a `ValidationError` (path `snapshot`) naming what is wrong.
  */
 export function decodeSnapshot(bytes: unknown, kind: SnapshotKind): DecodedSnapshot {
-  if (!(bytes instanceof Uint8Array)) throw snapshotError('must be a Uint8Array');
+  if (!isUint8Array(bytes)) throw snapshotError('must be a Uint8Array');
   if (bytes.length < HEADER_BYTES) throw snapshotError('is truncated (no complete header)');
   for (let index = 0; index < MAGIC.length; index++) {
     if (bytes[index] !== MAGIC.charCodeAt(index)) {

@@ -15,6 +15,7 @@ import type {
   VectorRecord,
   VectorStore,
 } from '../../ports/vector-store.js';
+import { isFloat32Array } from '../../util/realm.js';
 import { invalid, requirePositiveInteger, requireString } from '../shared/validate.js';
 import { compileFilter, matchesFilter, validateFilter } from './filter.js';
 import {
@@ -57,7 +58,7 @@ export interface MemoryVectorStoreSettings {
   readonly filterOverfetch?: number;
   /** Longest synchronous build slice in ms before yielding to the event loop (default 8). */
   readonly buildSliceMs?: number;
-  /** Loads hnswlib-wasm (default: {@link loadHnswLibrary}); inject another build or a mock. */
+  /** Loads hnswlib-wasm (default: the bundled package, loaded once); inject another build or a mock. */
   readonly loadHnswlib?: () => Promise<HnswLibrary>;
   /** Called when building a graph fails; the namespace then stays exact. */
   readonly onIndexError?: (error: unknown, namespace: string) => void;
@@ -160,7 +161,7 @@ export function normalizeVector(
 }
 
 function isVectorLike(value: unknown): value is Float32Array | readonly number[] {
-  return value instanceof Float32Array || Array.isArray(value);
+  return isFloat32Array(value) || Array.isArray(value);
 }
 
 function prepare(records: readonly VectorRecord[], dimensions: number | null): Prepared[] {

@@ -39,6 +39,7 @@ import { createPostgresLearningSink } from './learning-sink.js';
 import { createPostgresSessionStore } from './session-store.js';
 
 export type { PgClient, PgLibrary, PgPool, PgQueryable, PgResult } from './database.js';
+export type { Row } from '../sql/records.js';
 export { migratePostgres } from './database.js';
 export type { PostgresKeywordIndexSettings } from './keyword-index.js';
 export { LATEST_SCHEMA_VERSION } from '../sql/schema.js';

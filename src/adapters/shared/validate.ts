@@ -8,6 +8,7 @@ import type { MessageRecord, SessionRecord, SessionStatsDelta } from '../../port
 import type { Metadata, MetadataValue } from '../../ports/common.js';
 import type { TraverseOptions } from '../../ports/graph-store.js';
 import type { ListMessagesOptions, SessionPatch } from '../../ports/session-store.js';
+import { isFloat32Array } from '../../util/realm.js';
 
 const ROLES = new Set(['user', 'assistant', 'system', 'system-summary']);
 const STATUSES = new Set(['complete', 'incomplete', 'degraded']);
@@ -270,7 +271,7 @@ export function flatMetadata(metadata: unknown, path: string, noNul = false): Me
  * or underflowing.
  */
 export function toUnitVector(vector: unknown, dimensions: number, path: string): Float32Array {
-  if (!(vector instanceof Float32Array || Array.isArray(vector))) {
+  if (!(isFloat32Array(vector) || Array.isArray(vector))) {
     throw invalid(path, 'must be a number array or Float32Array');
   }
   if (vector.length !== dimensions) {

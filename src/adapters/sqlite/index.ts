@@ -38,7 +38,12 @@ import { createSqliteKeywordIndex } from './keyword-index.js';
 import { createSqliteLearningSink } from './learning-sink.js';
 import { createSqliteSessionStore } from './session-store.js';
 
-export type { SqliteDatabase, SqliteLibrary, SqliteStatement } from './database.js';
+export type {
+  SqliteDatabase,
+  SqliteLibrary,
+  SqliteStatement,
+  SqliteTransaction,
+} from './database.js';
 export { migrateSqlite, schemaVersion } from './database.js';
 export { LATEST_SCHEMA_VERSION } from '../sql/schema.js';
 
