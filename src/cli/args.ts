@@ -46,6 +46,10 @@ export interface CommonOptions {
   readonly noCache: boolean;
   /** Print indexing progress to stderr even when it is not a terminal. */
   readonly progress: boolean;
+  /** JSON/JSONL records: the field holding the text (default `text`). */
+  readonly textField?: string | undefined;
+  /** JSON/JSONL records: the field holding the title (default `title`). */
+  readonly titleField?: string | undefined;
 }
 
 /** A parsed command line. */
@@ -77,7 +81,9 @@ const MODEL_FLAGS = `  --provider <name>  openai | anthropic | ollama | extracti
   --top-k <n>        number of sources per answer (1-50)`;
 
 const INDEX_FLAGS = `  --no-cache         rebuild the index from scratch instead of updating it
-  --progress         show indexing progress on stderr even when it is not a terminal`;
+  --progress         show indexing progress on stderr even when it is not a terminal
+  --text-field <f>   JSON/JSONL records: the field holding the text (default: text)
+  --title-field <f>  JSON/JSONL records: the field holding the title (default: title)`;
 
 const KEYS_NOTE = `Keys come from the environment: OPENAI_API_KEY (OPENAI_BASE_URL), ANTHROPIC_API_KEY
 (ANTHROPIC_BASE_URL), OLLAMA_HOST. With none set, the offline extractive model answers.`;
@@ -148,6 +154,8 @@ const common = {
   json: { type: 'boolean' },
   'no-cache': { type: 'boolean' },
   progress: { type: 'boolean' },
+  'text-field': { type: 'string' },
+  'title-field': { type: 'string' },
 } as const;
 
 const model = {
@@ -180,12 +188,30 @@ function parseProvider(value: string | undefined, command: CommandName): Provide
 /** What `parseArgs` returns as `values`. */
 type FlagValues = Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;
 
-/** The flags every document command shares (`--json`, `--no-cache`, `--progress`). */
-function commonValues(values: FlagValues): CommonOptions {
+/** A record field name from a flag: non-empty, else a `UsageError` naming the flag. */
+function fieldName(
+  values: FlagValues,
+  flag: 'text-field' | 'title-field',
+  command: CommandName,
+): string | undefined {
+  const value = values[flag];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new UsageError(`--${flag} must name a field, got '${String(value)}'`, command);
+  }
+  return value.trim();
+}
+
+/** The flags every document command shares (`--json`, `--no-cache`, `--progress`, fields). */
+function commonValues(values: FlagValues, command: CommandName): CommonOptions {
+  const textField = fieldName(values, 'text-field', command);
+  const titleField = fieldName(values, 'title-field', command);
   return {
     json: values['json'] === true,
     noCache: values['no-cache'] === true,
     progress: values['progress'] === true,
+    ...(textField === undefined ? {} : { textField }),
+    ...(titleField === undefined ? {} : { titleField }),
   };
 }
 
@@ -259,7 +285,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         paths: positionals.slice(0, -1),
         question,
         stream: values.stream === true,
-        ...commonValues(values),
+        ...commonValues(values, command),
         ...modelValues(values, command),
       };
     }
@@ -284,7 +310,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         command,
         paths: positionals,
         session: values.session,
-        ...commonValues(values),
+        ...commonValues(values, command),
         ...modelValues(values, command),
       };
     }
@@ -299,7 +325,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       return {
         command,
         paths: positionals,
-        ...commonValues(values),
+        ...commonValues(values, command),
       };
     }
     case 'sessions': {

@@ -157,9 +157,12 @@ async function readCorpus(
   paths: readonly string[],
   io: CliIO,
   showProgress: boolean,
+  fields: { readonly textField?: string | undefined; readonly titleField?: string | undefined },
 ): Promise<{ documents: IngestDocument[]; skipped: SkippedFile[] }> {
   const progress = progressWriter(io, showProgress, 'Reading', 'files');
   const { documents, skipped } = await loadDocuments(paths, {
+    ...(fields.textField === undefined ? {} : { textField: fields.textField }),
+    ...(fields.titleField === undefined ? {} : { titleField: fields.titleField }),
     onProgress: ({ filesDone, filesTotal }) => progress(filesDone, filesTotal),
   });
   for (const file of skipped.slice(0, SKIPPED_SHOWN)) {
@@ -182,6 +185,8 @@ interface OpenOptions {
   readonly paths: readonly string[];
   readonly noCache: boolean;
   readonly progress: boolean;
+  readonly textField?: string | undefined;
+  readonly titleField?: string | undefined;
   readonly provider?: ProviderName | undefined;
   readonly model?: string | undefined;
   /** Keep sessions in the SQLite file of the cache folder. */
@@ -246,7 +251,12 @@ function progressWriter(
 async function openIndex(io: CliIO, options: OpenOptions): Promise<OpenedIndex> {
   const env = io.env ?? {};
   const provider = options.indexOnly ? null : chooseProvider(env, options.provider, options.model);
-  const { documents: docs, skipped } = await readCorpus(options.paths, io, options.progress);
+  const { documents: docs, skipped } = await readCorpus(
+    options.paths,
+    io,
+    options.progress,
+    options,
+  );
   const embedder = createHashingEmbedder();
   const { chunking } = resolveConfig({});
   // What besides the documents shapes the index; a change rebuilds it from scratch.

@@ -477,3 +477,57 @@ describe('cortexis CLI', () => {
     expect(history).toHaveLength(502);
   });
 });
+
+describe('cortexis index + ask over one file of each kind', () => {
+  const fixtures = join(root, 'test/fixtures/loaders');
+  const fields = ['--text-field', 'answer', '--title-field', 'question'];
+
+  it('indexes the folder once, then answers from each file, citing the PDF page', async () => {
+    const indexed = await cli(['index', fixtures, ...fields, '--json']);
+    expect(indexed.code).toBe(0);
+    const summary = JSON.parse(indexed.stdout) as { added: string[]; skipped: unknown[] };
+    expect(summary.added).toEqual([
+      'faq-1',
+      'faq-2',
+      'notes.txt',
+      'retention.pdf',
+      'shop.html',
+      'warranty.docx',
+      'warranty.md',
+    ]);
+    expect(summary.skipped).toHaveLength(4); // fake.txt, two bad JSONL lines, logo.png
+    const questions: [string, string][] = [
+      ['Is water damage covered by the warranty?', 'warranty.md'],
+      ['Within how many days can items be returned?', 'shop.html'],
+      ['How long are invoices kept in the archive?', 'retention.pdf'],
+      ['What do warranty claims need besides the serial number?', 'warranty.docx'],
+      ['When is the store open?', 'notes.txt'],
+      ['How long does shipping take?', 'faq-1'],
+    ];
+    for (const [question, documentId] of questions) {
+      const asked = await cli(['ask', fixtures, question, ...fields, '--json']);
+      expect(asked.code, question).toBe(0);
+      // The index was built once: `ask` reuses it.
+      expect(asked.stderr).toMatch(/7 unchanged documents/);
+      const reply = JSON.parse(asked.stdout) as {
+        answer: string;
+        sources: { documentId: string; metadata: Record<string, unknown> }[];
+      };
+      expect(reply.sources[0]?.documentId, question).toBe(documentId);
+      expect(reply.answer, question).toMatch(/\[source: S1\]/);
+    }
+    const pdf = await cli([
+      'ask',
+      fixtures,
+      'How long are invoices kept in the archive?',
+      ...fields,
+    ]);
+    expect(pdf.stdout).toMatch(/\[S1\] Data retention policy \(retention\.pdf, p\. 1\)/);
+  });
+
+  it('refuses an empty --text-field with a usage error (exit 2)', async () => {
+    const result = await cli(['index', fixtures, '--text-field', ' ']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--text-field must name a field/);
+  });
+});

@@ -20,8 +20,12 @@ const TURNS = 1_000;
 const CONCURRENCY = 20;
 const SESSIONS = 50;
 const FAULT_RATE = 0.3;
-/** Model calls with these indexes all fail with 500: a hard outage that must open the breaker. */
-const OUTAGE = { from: 400, to: 440 };
+/**
+ * Model calls with these indexes all fail with 500: a hard outage that must open the breaker.
+ * The breaker counts calls that failed after their retries (3 attempts each), so the outage
+ * spans enough calls for five turns in a row to fail whatever the interleaving.
+ */
+const OUTAGE = { from: 400, to: 520 };
 
 const ANSWER = 'Standard shipping takes 3 to 5 business days [source: S1].';
 
