@@ -150,7 +150,7 @@ export async function startWebChatServer(
   let engine = options.engine;
   if (!engine) {
     engine = createChatEngine({
-      // Offline and deterministic even when a provider key is set in the environment.
+      // The offline extractive model, slowed a little per piece so the page shows streaming.
       llm: createExtractiveProvider({ delayMs: options.streamDelayMs ?? 20 }),
     });
     await engine.ingest(await readMarkdownDocs(DOCS_DIR));
