@@ -33,16 +33,17 @@ import { TEXT_LANGUAGES } from './text/analyzer.js';
 import { describeIssues, intRange, range, safeParse } from './schema.js';
 
 /** An adapter object: checked to have the port's methods. */
-const port = <T>(name: string, methods: readonly string[]) =>
-  z.optional(
-    z.custom<T>(
-      (value) =>
-        typeof value === 'object' &&
-        value !== null &&
-        methods.every((method) => typeof (value as Record<string, unknown>)[method] === 'function'),
-      { message: `expected a ${name} (an object with ${methods.join(', ')})` },
-    ),
+const adapter = <T>(name: string, methods: readonly string[]) =>
+  z.custom<T>(
+    (value) =>
+      typeof value === 'object' &&
+      value !== null &&
+      methods.every((method) => typeof (value as Record<string, unknown>)[method] === 'function'),
+    { message: `expected a ${name} (an object with ${methods.join(', ')})` },
   );
+
+/** An optional port of the config. */
+const port = <T>(name: string, methods: readonly string[]) => z.optional(adapter<T>(name, methods));
 
 const unit = range(0, 1);
 const weight = z.number().check(z.gte(0));
@@ -61,6 +62,19 @@ export const engineConfigSchema = z.strictObject({
    * `cortexis/providers`).
    */
   llm: port<LLMProvider>('LLMProvider', ['generate', 'stream']),
+  /**
+   * More models by name, for sessions that choose one (`settings.model`, seed 000's
+   * per-session model): e.g. `{ fast: createOpenAIChat(…), careful: createAnthropicChat(…) }`.
+   * Each gets the same timeouts, retries and breaker as `llm`; sessions naming none use `llm`.
+   */
+  models: z.optional(
+    z.record(
+      z
+        .string()
+        .check(z.regex(/^[A-Za-z0-9._:-]{1,100}$/, 'must be 1-100 letters, digits, . _ : -')),
+      adapter<LLMProvider>('LLMProvider', ['generate', 'stream']),
+    ),
+  ),
   /** Session store (default: in-memory). */
   sessionStore: port<SessionStore>('SessionStore', [
     'createSession',

@@ -324,6 +324,12 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
         return {
           ...base,
           llm: createResilientLLM(model, resolved.resilience, { onBreaker }),
+          models: new Map(
+            Object.entries(resolved.models ?? {}).map(([name, provider]) => [
+              name,
+              createResilientLLM(provider, resolved.resilience, { onBreaker }),
+            ]),
+          ),
           tokenizer: counted,
           recall: createRecall(
             {
@@ -401,6 +407,14 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
 
     async createSession(params) {
       const input = parseInput(createSessionSchema, params, 'session parameters');
+      const model = input.settings?.model;
+      if (model !== undefined && !Object.hasOwn(resolved.models ?? {}, model)) {
+        const known = Object.keys(resolved.models ?? {});
+        const message = `names no model of the engine (known: ${known.join(', ') || 'none; pass config.models'})`;
+        throw new ValidationError(`Invalid session parameters: settings.model: ${message}`, [
+          { path: 'settings.model', message },
+        ]);
+      }
       const now = isoNow();
       const session: SessionRecord = {
         id: input.id ?? ulid(),

@@ -6,6 +6,7 @@
 import type { ResolvedConfig } from '../config.js';
 import {
   AbortError,
+  ConfigError,
   ConflictError,
   NotFoundError,
   RateLimitError,
@@ -86,6 +87,8 @@ export interface EngineRuntime {
   readonly embeddingCache: EmbeddingCache;
   /** The model behind timeouts, retries and the circuit breaker. */
   readonly llm: ResilientLLM;
+  /** The engine's named models (`config.models`), for sessions that choose one. */
+  readonly models: ReadonlyMap<string, ResilientLLM>;
   /** Counts turns per key when rate limiting is enabled. */
   readonly rateLimiter: RateLimiter | undefined;
   /** The knowledge graph (expansion and rerank). */
@@ -316,6 +319,8 @@ export async function runTurn(
       'gen_ai.conversation.id': sessionId ?? undefined,
     });
     const settings = session?.settings ?? {};
+    // A session that chose a model is answered (and summarised) by it.
+    if (settings.model !== undefined) runtime = withSessionModel(runtime, settings.model);
 
     if (session && isQuitMessage(request.message, config.quitWords)) {
       await runtime.endSession(session, 'quit');
@@ -1060,6 +1065,19 @@ async function judgeTurn(
     durationMs: performance.now() - started,
   });
   return notes ? { ...judged, text: judged.text + notes } : judged;
+}
+
+/** The runtime of a session that chose a model of the engine's registry. */
+function withSessionModel(runtime: EngineRuntime, name: string): EngineRuntime {
+  const llm = runtime.models.get(name);
+  if (llm === undefined) {
+    // Checked when the session was created; a registry changed since then is a config error.
+    throw new ConfigError(
+      `Session model '${name}' is not in the engine's models (known: ${[...runtime.models.keys()].join(', ') || 'none'})`,
+      [{ path: 'models', message: `names no model '${name}'` }],
+    );
+  }
+  return { ...runtime, llm };
 }
 
 /** A request's `chatProfile` must name a profile: a `ValidationError` before anything is stored. */

@@ -114,6 +114,7 @@ const temperature = range(0, 2);
 
 /** Per-session settings a caller may set. */
 export const sessionSettingsSchema = z.strictObject({
+  model: z.optional(text().check(z.minLength(1), z.maxLength(100))),
   systemPrompt: z.optional(text().check(z.minLength(1), z.maxLength(20_000))),
   temperature: z.optional(temperature),
   maxTokens: z.optional(intRange(1, 200_000)),

@@ -79,6 +79,11 @@ export type MessageStatus = 'complete' | 'incomplete' | 'degraded';
 
 /** Per-session settings; every field overrides the engine default for that session. */
 export interface SessionSettings {
+  /**
+   * The model answering this session's turns: a name of the engine's `models` registry
+   * (seed 000's per-session model); absent, the engine's `llm`. Stored in SQL as `model`.
+   */
+  readonly model?: string | undefined;
   /** System prompt used instead of the engine's. */
   readonly systemPrompt?: string | undefined;
   /** Sampling temperature. */

@@ -8,6 +8,9 @@ import { createChatHandler } from '../../src/http/index.js';
 import { createMemoryLearningSink } from '../../src/adapters/memory/learning-sink.js';
 import { createMemorySessionStore } from '../../src/adapters/memory/session-store.js';
 import { handbook } from '../fixtures/handbook.js';
+import { createMockLLM } from '../../src/testing/mock-llm.js';
+import { createSqliteStores } from '../../src/adapters/sqlite/index.js';
+import { ValidationError } from '../../src/errors/index.js';
 
 describe('seed 000 §6: reward and session-quality functions are exported', () => {
   it('calculateFeedbackReward: good 1, neutral 0.5, bad −0.5, helpfulness 70/30', () => {
@@ -171,5 +174,60 @@ describe('seed 000 §6.2: findPatterns on the engine and over HTTP', () => {
     );
     expect(missing.status).toBe(400);
     await expect(engine.findPatterns('refund', { k: 0 })).rejects.toThrow(/k/);
+  });
+});
+
+describe('seed 000 §1.2 / §4: a session chooses its model', () => {
+  const named = (model: string, text: string) =>
+    createMockLLM({ responses: text, metadata: { provider: 'mock', model } });
+
+  it('answers a session with the model it named; others with the engine’s llm', async () => {
+    const engine = cortexis.createChatEngine({
+      llm: named('default-model', 'From the default model.'),
+      models: { careful: named('careful-model', 'From the careful model.') },
+    });
+    const careful = await engine.createSession({
+      userId: 'u',
+      settings: { model: 'careful', rag: false },
+    });
+    const plain = await engine.createSession({ userId: 'u', settings: { rag: false } });
+    const a = await engine.chat({
+      sessionId: careful.id,
+      userId: 'u',
+      message: 'Tell me something',
+    });
+    const b = await engine.chat({ sessionId: plain.id, userId: 'u', message: 'Tell me something' });
+    expect([a.model, a.text]).toEqual(['careful-model', 'From the careful model.']);
+    expect([b.model, b.text]).toEqual(['default-model', 'From the default model.']);
+  });
+
+  it('refuses a model the engine does not have, naming settings.model', async () => {
+    const engine = cortexis.createChatEngine({ models: { careful: named('m', 'x') } });
+    const error = await engine
+      .createSession({ userId: 'u', settings: { model: 'nope' } })
+      .catch((caught: unknown) => caught);
+    expect(ValidationError.isInstance(error)).toBe(true);
+    expect((error as ValidationError).issues[0]?.path).toBe('settings.model');
+    expect((error as Error).message).toMatch(/known: careful/);
+  });
+
+  it('fills the seed’s model, enable_gnn and enable_graph_traversal columns in SQL', async () => {
+    const stores = await createSqliteStores({ path: ':memory:' });
+    try {
+      const engine = cortexis.createChatEngine({
+        sessionStore: stores.sessionStore,
+        models: { careful: named('careful-model', 'x') },
+      });
+      const session = await engine.createSession({
+        userId: 'u',
+        settings: { model: 'careful', enableGNN: true, enableGraphTraversal: false },
+      });
+      const row = stores.database
+        .prepare('SELECT model, enable_gnn, enable_graph_traversal FROM sessions WHERE id = ?')
+        .get(session.id);
+      expect(row).toEqual({ model: 'careful', enable_gnn: 1, enable_graph_traversal: 0 });
+    } finally {
+      stores.close();
+    }
   });
 });

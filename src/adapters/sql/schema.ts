@@ -30,6 +30,11 @@ function types(dialect: Dialect) {
       postgres
         ? `TEXT GENERATED ALWAYS AS (settings ->> '${key}') STORED`
         : `TEXT GENERATED ALWAYS AS (json_extract(settings, '$.${key}')) VIRTUAL`,
+    /** A boolean field of the JSON `settings` column, as a generated column (SQLite: 0 / 1). */
+    settingBoolean: (key: string) =>
+      postgres
+        ? `BOOLEAN GENERATED ALWAYS AS (CASE WHEN jsonb_typeof(settings -> '${key}') = 'boolean' THEN (settings ->> '${key}')::boolean END) STORED`
+        : `INTEGER GENERATED ALWAYS AS (json_extract(settings, '$.${key}')) VIRTUAL`,
     /** A numeric field of the JSON `settings` column, as a generated column. */
     settingNumber: (key: string) =>
       postgres
@@ -337,6 +342,19 @@ WHERE answer.reply_to IN (SELECT duplicate.id FROM ${t('messages')} AS duplicate
         `UPDATE ${t('messages')} AS duplicate SET request_id = NULL WHERE ${later('duplicate')}`,
         `DROP INDEX ${t('idx_messages_request_id')}`,
         `CREATE UNIQUE INDEX idx_messages_request_id ON ${t('messages')} (session_id, request_id) WHERE request_id IS NOT NULL AND role = 'user'`,
+      ];
+    },
+  },
+  {
+    version: 8,
+    name: "seed 000's session switches as columns",
+    statements(dialect, t) {
+      const { settingBoolean } = types(dialect);
+      // Generated from `settings`, like `model` and `search_depth`: SQL readers see the
+      // seed's columns, and they never disagree with the record.
+      return [
+        `ALTER TABLE ${t('sessions')} ADD COLUMN enable_gnn ${settingBoolean('enableGNN')}`,
+        `ALTER TABLE ${t('sessions')} ADD COLUMN enable_graph_traversal ${settingBoolean('enableGraphTraversal')}`,
       ];
     },
   },
