@@ -307,7 +307,8 @@ async function checkTable(table: Table, name: string, dimensions: number): Promi
 
 /**
  * Opens the table, or creates it empty when missing. Two connections creating it at once
- * both succeed: the loser of the race sees "already exists" and opens the winner's table.
+ * both succeed: the loser of the race sees "already exists" or a commit conflict, and opens
+ * the winner's table.
  */
 async function openOrCreateTable(
   connection: Connection,
@@ -323,7 +324,9 @@ async function openOrCreateTable(
     try {
       table = await connection.createEmptyTable(name, schema, { mode: 'create', existOk: true });
     } catch (raced) {
-      if (!/already exists/i.test(String(raced))) throw raced;
+      // Another connection won the race: its create either made the table first ("already
+      // exists") or committed first, preempting ours ("Retryable commit conflict").
+      if (!/already exists|commit conflict|preempted/i.test(String(raced))) throw raced;
       table = await connection.openTable(name);
     }
   }

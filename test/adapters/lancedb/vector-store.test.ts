@@ -300,6 +300,18 @@ describe('LanceDB vector store specifics', () => {
     expect(await stores[0]!.count('ns')).toBe(4);
   });
 
+  it('survives the create race LanceDB reports as a commit conflict', async () => {
+    // Eight connections creating one new table at once, ten times: LanceDB reports some losers
+    // as "Retryable commit conflict … preempted" rather than "already exists" (seen in CI).
+    for (let round = 0; round < 10; round++) {
+      const table = uniqueName('raced');
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, () => open({ table, dimensions: 3 })),
+      );
+      expect(results.filter((result) => result.status === 'rejected')).toEqual([]);
+    }
+  });
+
   it('builds scalar and ANN indexes; filters stay exact and scores exact under them', async () => {
     const store = await open({ table: 'indexed', dimensions: 8 });
     const next = random(7);
