@@ -543,12 +543,10 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
       const input = parseInput(findPatternsOptionsSchema, options, 'findPatterns options');
       const text = parseInput(queryTextSchema, query, 'findPatterns query');
       const { userId, k, signal } = input;
-      if (userId === undefined) return base.learningSink.findPatterns(text, k, { signal });
-      // The sink ranks every user's trajectories: read deeper, keep the caller's.
-      const ranked = await base.learningSink.findPatterns(text, Math.min(1_000, k * 20), {
+      return base.learningSink.findPatterns(text, k, {
         signal,
+        ...(userId === undefined ? {} : { userId }),
       });
-      return ranked.filter((trajectory) => trajectory.userId === userId).slice(0, k);
     },
 
     async feedback(params) {

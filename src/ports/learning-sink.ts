@@ -66,13 +66,24 @@ export interface LearningSink {
   listFeedback(query: FeedbackQuery, options?: CallOptions): Promise<FeedbackRecord[]>;
   /**
    * Past trajectories like a query: ended ones whose initial query shares the most content
-   * terms with it, weighted by their quality, best first.
+   * terms with it, weighted by their quality, best first; with `options.userId`, only that
+   * user's (a trajectory holds its user's first question).
    */
-  findPatterns(query: string, k: number, options?: CallOptions): Promise<TrajectoryRecord[]>;
+  findPatterns(
+    query: string,
+    k: number,
+    options?: FindPatternsCallOptions,
+  ): Promise<TrajectoryRecord[]>;
   /**
    * Deletes everything recorded for a session: its trajectories, their steps and its feedback
    * (the engine calls it when the session is deleted or evicted). Returns how many
    * trajectories and feedback records were removed; an unknown session removes nothing.
    */
   deleteSession(sessionId: string, options?: CallOptions): Promise<number>;
+}
+
+/** Options of `LearningSink.findPatterns`. */
+export interface FindPatternsCallOptions extends CallOptions {
+  /** Only this user's trajectories. */
+  readonly userId?: string | undefined;
 }

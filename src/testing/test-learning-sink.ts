@@ -310,6 +310,24 @@ export function testLearningSink(options: LearningSinkSuiteOptions): void {
       expect(await sink.findPatterns(`z${ulid().toLowerCase()}`, 10)).toEqual([]);
     });
 
+    it("findPatterns with a userId ranks only that user's trajectories", async () => {
+      const [x, y] = [`x${ulid().toLowerCase()}`, `y${ulid().toLowerCase()}`];
+      const mine = await ended(`The ${x} policy`, 0.6);
+      const other = `other-${ulid()}`;
+      const id = await sink.beginTrajectory({
+        ...begin,
+        userId: other,
+        sessionId: ulid(),
+        initialQuery: `${x} ${y}`,
+      });
+      await sink.endTrajectory(id, { status: 'completed', quality: 1, endedAt: begin.startedAt });
+      const theirs = (await sink.getTrajectory(id))!;
+      expect(await sink.findPatterns(`${x} ${y}`, 10)).toEqual([theirs, mine]);
+      expect(await sink.findPatterns(`${x} ${y}`, 10, { userId: begin.userId })).toEqual([mine]);
+      expect(await sink.findPatterns(`${x} ${y}`, 10, { userId: other })).toEqual([theirs]);
+      expect(await sink.findPatterns(`${x} ${y}`, 10, { userId: `nobody-${ulid()}` })).toEqual([]);
+    });
+
     it("deleteSession removes the session's trajectories, steps and feedback, nothing else", async () => {
       const first = await sink.beginTrajectory(begin);
       const second = await sink.beginTrajectory(begin);

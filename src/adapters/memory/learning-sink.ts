@@ -12,6 +12,7 @@ import type {
   EndTrajectory,
   LearningSink,
   RecordStep,
+  FindPatternsCallOptions,
 } from '../../ports/learning-sink.js';
 import { ulid } from '../../util/ids.js';
 import { invalid, requireInRange, requireString } from '../shared/validate.js';
@@ -180,13 +181,16 @@ export function createMemoryLearningSink(settings: MemoryLearningSinkSettings = 
       return removed;
     },
 
-    async findPatterns(query: string, k: number, options?: CallOptions) {
+    async findPatterns(query: string, k: number, options?: FindPatternsCallOptions) {
       throwIfAborted(options?.signal);
       if (!Number.isInteger(k) || k < 1) throw invalid('k', 'must be a positive integer');
+      const userId = options?.userId;
       return rankPatterns(
         query,
         k,
-        [...trajectories.values()].map((stored) => stored.record),
+        [...trajectories.values()]
+          .map((stored) => stored.record)
+          .filter((record) => userId === undefined || record.userId === userId),
       );
     },
   };

@@ -13,6 +13,7 @@ import type {
   EndTrajectory,
   LearningSink,
   RecordStep,
+  FindPatternsCallOptions,
 } from '../../ports/learning-sink.js';
 import { ulid } from '../../util/ids.js';
 import { requireString } from '../shared/validate.js';
@@ -176,11 +177,15 @@ ON CONFLICT (message_id) DO UPDATE SET ${FEEDBACK_COLUMNS.filter(
       });
     },
 
-    async findPatterns(query: string, k: number, options?: CallOptions) {
+    async findPatterns(query: string, k: number, options?: FindPatternsCallOptions) {
       throwIfAborted(options?.signal);
       validatePatternCount(k);
+      const userId = options?.userId;
       const { rows } = await pool.query(
-        `SELECT * FROM ${t('trajectories')} WHERE status <> 'active' AND final_quality > 0`,
+        `SELECT * FROM ${t('trajectories')} WHERE status <> 'active' AND final_quality > 0${
+          userId === undefined ? '' : ' AND user_id = $1'
+        }`,
+        userId === undefined ? [] : [userId],
       );
       return rankPatterns(query, k, rows.map(rowToTrajectory));
     },

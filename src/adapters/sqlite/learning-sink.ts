@@ -13,6 +13,7 @@ import type {
   EndTrajectory,
   LearningSink,
   RecordStep,
+  FindPatternsCallOptions,
 } from '../../ports/learning-sink.js';
 import { ulid } from '../../util/ids.js';
 import { requireString } from '../shared/validate.js';
@@ -89,6 +90,9 @@ export function createSqliteLearningSink(database: SqliteDatabase, name = 'sqlit
     deleteFeedback: database.prepare('DELETE FROM feedback WHERE session_id = ?'),
     ended: database.prepare(
       "SELECT * FROM trajectories WHERE status <> 'active' AND final_quality > 0",
+    ),
+    endedOf: database.prepare(
+      "SELECT * FROM trajectories WHERE status <> 'active' AND final_quality > 0 AND user_id = ?",
     ),
   };
 
@@ -192,10 +196,14 @@ export function createSqliteLearningSink(database: SqliteDatabase, name = 'sqlit
       return removeSession.immediate(sessionId);
     },
 
-    async findPatterns(query: string, k: number, options?: CallOptions) {
+    async findPatterns(query: string, k: number, options?: FindPatternsCallOptions) {
       throwIfAborted(options?.signal);
       validatePatternCount(k);
-      return rankPatterns(query, k, (statement.ended.all() as Row[]).map(rowToTrajectory));
+      const userId = options?.userId;
+      const rows = (
+        userId === undefined ? statement.ended.all() : statement.endedOf.all(userId)
+      ) as Row[];
+      return rankPatterns(query, k, rows.map(rowToTrajectory));
     },
   };
 }
