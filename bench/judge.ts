@@ -55,6 +55,10 @@ const FEATURES = [
   'entities',
   'numberMismatch',
   'polarityMismatch',
+  'novelName',
+  'novelNumber',
+  'negationUnmatched',
+  'directionMismatch',
 ] as const;
 type Feature = (typeof FEATURES)[number];
 // Proximity is left out of the score: with coverage in, its fitted weight turns negative (the two
@@ -145,6 +149,10 @@ function fit(rows: readonly Row[], positive: readonly boolean[], use: readonly F
     entities: weights.entities ?? 0,
     numberMismatch: weights.numberMismatch ?? 0,
     polarityMismatch: weights.polarityMismatch ?? 0,
+    novelName: weights.novelName ?? 0,
+    novelNumber: weights.novelNumber ?? 0,
+    negationUnmatched: weights.negationUnmatched ?? 0,
+    directionMismatch: weights.directionMismatch ?? 0,
   };
   return full;
 }
@@ -288,12 +296,6 @@ function main(): void {
   const weights = process.argv.includes('--fit')
     ? fit(fitOn, isSupport(fitOn), SCORED)
     : DEFAULT_SUPPORT_WEIGHTS;
-  if (process.argv.includes('--fit')) {
-    console.log('fitted weights (train, SUPPORT vs NOT_ENOUGH_INFO):');
-    console.log(
-      JSON.stringify(Object.fromEntries(Object.entries(weights).map(([k, v]) => [k, round(v, 2)]))),
-    );
-  }
   const score = (list: Row[], w: SupportWeights = weights) =>
     list.map((row) => supportScore(row.features, w));
   // The checker's score: the support score, lowered for a claim the source contradicts.
@@ -308,8 +310,16 @@ function main(): void {
       return value;
     });
 
-  // threshold on train (SUPPORT vs NEI), unless the default is asked for
-  const trainThreshold = bestThreshold(score(trainSN), isSupport(trainSN));
+  // threshold on train (SUPPORT vs NEI), unless the default is asked for; `--recall R`: the
+  // highest threshold that keeps R of the train SUPPORT pairs supported
+  const recallAt = process.argv.indexOf('--recall');
+  const trainSupport = checkerScore(train.filter((row) => row.pair.label === 'SUPPORT')).sort(
+    (a, b) => a - b,
+  );
+  const trainThreshold =
+    recallAt > 0
+      ? trainSupport[Math.floor((1 - Number(process.argv[recallAt + 1])) * trainSupport.length)]!
+      : bestThreshold(score(trainSN), isSupport(trainSN));
   const thresholdAt = process.argv.indexOf('--threshold');
   const threshold =
     thresholdAt > 0
@@ -317,6 +327,16 @@ function main(): void {
       : process.argv.includes('--fit')
         ? trainThreshold
         : DEFAULT_SUPPORT_THRESHOLD;
+  if (process.argv.includes('--fit')) {
+    // The same model with its bias shifted so that the chosen threshold is 0.5.
+    const shifted = { ...weights, bias: weights.bias - Math.log(threshold / (1 - threshold)) };
+    console.log(
+      `fitted weights (train, SUPPORT vs ${process.argv.includes('--fit-all') ? 'NEI + CONTRADICT' : 'NOT_ENOUGH_INFO'}), bias shifted so the threshold is 0.5:`,
+    );
+    console.log(
+      JSON.stringify(Object.fromEntries(Object.entries(shifted).map(([k, v]) => [k, round(v, 2)]))),
+    );
+  }
 
   const report = (name: string, list: Row[]) => {
     const scores = checkerScore(list);
@@ -331,7 +351,9 @@ function main(): void {
       recall: round(recall),
     };
   };
-  console.log(`\nthreshold ${round(threshold)} (best F1 on train: ${round(trainThreshold)})`);
+  console.log(
+    `\nthreshold ${round(threshold)} (${recallAt > 0 ? `train recall ${process.argv[recallAt + 1]}` : 'best F1 on train'}: ${round(trainThreshold)})`,
+  );
   console.table([
     report('train: SUPPORT vs NEI', trainSN),
     report('train: SUPPORT vs NEI+CONTRADICT', train),
@@ -373,6 +395,27 @@ function main(): void {
   console.log(
     `perturbed not supported, all: ${allRejected}/${allPerturbed} = ${pct(allRejected, allPerturbed)}` +
       `\nunperturbed still supported (target ≥ 90 % on SciFact test SUPPORT): SciFact ${perturbSplit} ${unperturbedSciFact}/${sciFactClaims.length} = ${pct(unperturbedSciFact, sciFactClaims.length)}, docs answers ${unperturbedDocs}/${docs.length} = ${pct(unperturbedDocs, docs.length)}`,
+  );
+
+  // SUPPORT pairs the contradiction rules turn into contradictions (their false alarms)
+  const contradictedSupport = (list: Row[]) => {
+    const support = list.filter((row) => row.pair.label === 'SUPPORT');
+    const found = support.filter(
+      (row) =>
+        checkSupport(row.pair.claim, prepared.get(row.pair.docId)!, { weights }).verdict ===
+        'contradicted',
+    ).length;
+    return `${found}/${support.length}`;
+  };
+  const contradictedOthers = (list: Row[], label: Label) =>
+    list.filter(
+      (row) =>
+        row.pair.label === label &&
+        checkSupport(row.pair.claim, prepared.get(row.pair.docId)!, { weights }).verdict ===
+          'contradicted',
+    ).length;
+  console.log(
+    `SUPPORT pairs called contradicted — train ${contradictedSupport(train)}, test ${contradictedSupport(test)}; CONTRADICT pairs called contradicted — train ${contradictedOthers(train, 'CONTRADICT')}, test ${contradictedOthers(test, 'CONTRADICT')}`,
   );
 
   // contradiction signal: how often the number mismatch fires, per label

@@ -158,7 +158,7 @@ export const DOCS_QUESTIONS: readonly DocsQuestion[] = [
   {
     question: 'Which file types does the cortexis command index?',
     page: 'getting-started',
-    fact: '`.md`, `.txt` and `.html`',
+    fact: 'Markdown, HTML, PDF, DOCX, text, JSON',
   },
   {
     question: 'Does cortexis need an API key or network to run?',

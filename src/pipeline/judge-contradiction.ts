@@ -122,8 +122,13 @@ function unitOf(word: string): readonly [string, string] | undefined {
   const lower = word.toLowerCase();
   const expanded = ABBREVIATIONS[lower] ?? lower;
   if (expanded === 'millisecond') return ['ms', 'time'];
-  const base = expanded.replace(/e?s$/, '');
-  return UNIT_DIMENSIONS[expanded] ?? UNIT_DIMENSIONS[base] ?? UNIT_DIMENSIONS[stem(expanded)];
+  // Plurals: "minutes", "inches" (not "minut").
+  return (
+    UNIT_DIMENSIONS[expanded] ??
+    UNIT_DIMENSIONS[expanded.replace(/s$/, '')] ??
+    UNIT_DIMENSIONS[expanded.replace(/es$/, '')] ??
+    UNIT_DIMENSIONS[stem(expanded)]
+  );
 }
 
 /** Quantities of a text: each number with its unit and the words after it. */
@@ -201,11 +206,40 @@ const overlaps = (a: Quantity, b: Quantity): boolean => a.low <= b.high && b.low
  */
 function sameQuantity(a: Quantity, b: Quantity): boolean {
   if (a.unit !== b.unit || isYear(a) !== isYear(b)) return false;
-  // What a number counts decides; the words before it only when neither says.
+  // What a number counts decides — the word right after it, or the noun one of them qualifies
+  // ("5 business days" ↔ "5 days", not "6 user messages" ↔ "6 recent messages"); the words
+  // before it only when neither says.
   if (a.heads.length > 0 || b.heads.length > 0) {
-    return a.heads.some((word) => b.heads.includes(word));
+    const [first, second] = a.heads;
+    const [otherFirst, otherSecond] = b.heads;
+    if (first === undefined || otherFirst === undefined) return false;
+    return first === otherFirst || first === otherSecond || second === otherFirst;
   }
   return a.before.some((word) => b.before.includes(word));
+}
+
+/** Both have units, different ones, of the same dimension. */
+function sameDimension(a: Quantity, b: Quantity): boolean {
+  if (a.unit === '' || b.unit === '' || a.unit === b.unit) return false;
+  const dimension = dimensionOf(a.unit);
+  return dimension !== undefined && dimension === dimensionOf(b.unit);
+}
+
+/**
+ * Whether the source gives the quantity's value only with other units of its dimension: every
+ * mention of the value has a unit, and none the quantity's own.
+ */
+function otherUnitOnly(quantity: Quantity, sentences: readonly AnalysedSentence[]): boolean {
+  if (quantity.unit === '' || dimensionOf(quantity.unit) === undefined) return false;
+  let found = false;
+  for (const sentence of sentences) {
+    for (const other of sentence.quantities) {
+      if (!overlaps(quantity, other)) continue;
+      if (!sameDimension(quantity, other)) return false;
+      found = true;
+    }
+  }
+  return found;
 }
 
 /** Same value, another unit of the same dimension ("14 days" ↔ "14 weeks", "5 %" ↔ "5 points"). */
@@ -333,6 +367,60 @@ function swappedEntity<T extends SourceSentence & { share: number }>(
   return undefined;
 }
 
+/**
+ * A sentence stating the rest of the claim (≥ `REPLACED_SHARE` of its content terms besides
+ * the names the source never states) with a name of the same kind the claim does not have:
+ * "… much weaker than EBI2 (SciFact …)" against "… much weaker than BGE (SciFact …)".
+ */
+function replacedEntity(
+  claim: string,
+  claimTerms: ReadonlySet<string>,
+  novelNames: readonly string[],
+  sentences: readonly AnalysedSentence[],
+): AnalysedSentence | undefined {
+  if (novelNames.length === 0) return undefined;
+  const novelTerms = new Set(tokensOf(novelNames.join(' ')).map((token) => token.stem));
+  const rest = [...claimTerms].filter((term) => !novelTerms.has(term));
+  if (rest.length < REPLACED_MIN_TERMS) return undefined;
+  const kinds = new Set(novelNames.map((name) => ACRONYM_LIKE.test(name)));
+  let best: { sentence: AnalysedSentence; share: number } | undefined;
+  for (const sentence of sentences) {
+    let shared = 0;
+    for (const term of rest) if (sentence.terms.has(term)) shared++;
+    const share = shared / rest.length;
+    if (share >= REPLACED_SHARE && (!best || share > best.share)) best = { sentence, share };
+  }
+  if (!best) return undefined;
+  const words = best.sentence.text.match(RAW_WORD) ?? [];
+  // In a title every word is capitalised: no names to align.
+  if (words.filter((word) => /^[A-Z]/.test(word)).length > words.length / 2) return undefined;
+  // The claim's words around each novel name: the other name must stand between the same ones.
+  const claimWords = (claim.match(RAW_WORD) ?? []).map((word) => word.toLowerCase());
+  const slots = novelNames.flatMap((name) => {
+    const at = claimWords.indexOf(name.toLowerCase());
+    return at < 0 ? [] : [{ before: claimWords[at - 1], after: claimWords[at + 1] }];
+  });
+  const other = words.some((word, position) => {
+    if (!isEntity(word, position) || !kinds.has(ACRONYM_LIKE.test(word))) return false;
+    // (The other name may appear elsewhere in the claim: "than EBI2 … BM25's best hits".)
+    const lower = word.toLowerCase();
+    if (novelNames.some((name) => name.toLowerCase().includes(lower))) return false;
+    const before = words[position - 1]?.toLowerCase();
+    const after = words[position + 1]?.toLowerCase();
+    return slots.some(
+      (slot) =>
+        (slot.before !== undefined && slot.before === before) ||
+        (slot.after !== undefined && slot.after === after),
+    );
+  });
+  return other ? best.sentence : undefined;
+}
+
+/** Least share of the rest of a claim a sentence states to align a replaced name. */
+const REPLACED_SHARE = 0.8;
+/** Least number of other content terms a claim needs to align a replaced name. */
+const REPLACED_MIN_TERMS = 3;
+
 /** Least share of the claim's content terms a source sentence contains to be about the claim. */
 const ABOUT_SHARE = 0.5;
 /** Least share of a sentence stating the rest of a claim whose name is swapped. */
@@ -341,6 +429,10 @@ const SWAP_SHARE = 0.7;
 const NEGATED_CLAIM_SHARE = 0.5;
 // Content words at most this many words after a negator of the claim are what it negates.
 const GOVERNED_REACH = 3;
+/** Least share of a sentence that states the claim nearly word for word. */
+const VERBATIM_SHARE = 0.9;
+// A negator of the source at most this many words before a governed term negates it.
+const LOCAL_NEGATION_REACH = 4;
 /** Least share for a polarity reversal: the sentence must state (nearly) the claim itself. */
 const NEGATION_SHARE = 0.75;
 
@@ -400,6 +492,7 @@ export function findContradiction(
   sentences: readonly { readonly start: number; readonly end: number }[] = splitSentences(
     sourceText,
   ),
+  novelNames: readonly string[] = [],
 ): Contradiction | null {
   const claimTokens = tokensOf(claim);
   const claimTerms = contentStems(claimTokens);
@@ -430,11 +523,17 @@ export function findContradiction(
         ),
       );
       if (stated) continue;
-      // The claim's value with another unit of the same dimension.
+      // The claim's value with another unit of the same dimension: after the same word, or
+      // the only unit the source ever gives that value ("for 4 hours" against "for 4 days").
+      const onlyOtherUnit = otherUnitOnly(quantity, analysed);
       const unitIndex = spans.findIndex(
         (span, index) =>
           span.share >= ABOUT_SHARE &&
-          sourceQuantities[index]!.some((other) => unitChanged(quantity, other)),
+          sourceQuantities[index]!.some(
+            (other) =>
+              unitChanged(quantity, other) ||
+              (onlyOtherUnit && sameDimension(quantity, other) && overlaps(quantity, other)),
+          ),
       );
       if (unitIndex >= 0) return { kind: 'unit', evidence: evidence(spans[unitIndex]!) };
       // Another value for the same quantity, in a sentence about the claim.
@@ -449,12 +548,31 @@ export function findContradiction(
     }
   }
 
-  const swapped = swappedEntity(claim, sourceText, spans);
+  const swapped =
+    swappedEntity(claim, sourceText, spans) ??
+    replacedEntity(claim, claimTerms, novelNames, analysed);
   if (swapped) return { kind: 'entity', evidence: evidence(swapped) };
 
   // Polarity. A negated claim ("are not refunded") is contradicted when the sentences about it
   // that contain what it negates never negate anything; an affirmative one when the sentence
   // that states it most fully negates one of its terms.
+  // A sentence stating (nearly) the whole claim decides the polarity alone: each negator on
+  // either side must be matched on the other ("is not stored …, so no later failure" against
+  // "is stored …, so no later failure"; "is cut" against "is never cut").
+  let closest: (typeof spans)[number] | undefined;
+  for (const span of spans) if (!closest || span.share > closest.share) closest = span;
+  if (closest && closest.share >= VERBATIM_SHARE) {
+    const unmatched = (tokens: readonly Token[]) => (group: ReadonlySet<string>) =>
+      tokens.some((token) => group.has(prefixOf(token.stem))) && !negatesGoverned(tokens, group);
+    if (
+      governedGroups(claimTokens).some(unmatched(closest.tokens)) ||
+      governedGroups(closest.tokens).some(unmatched(claimTokens))
+    ) {
+      return { kind: 'negation', evidence: evidence(closest) };
+    }
+    return null;
+  }
+
   const governed = governedTerms(claimTokens);
   if (governed.size > 0) {
     let stating: (typeof spans)[number] | undefined;
@@ -480,19 +598,45 @@ export function findContradiction(
 
 // Words that state an absence or a failure without a negator.
 const NEGATIVE_WORD =
-  /^(?:lack\w*|fail\w*|absen(?:t|ce)|unable|unaffected|unchanged|insignificant|nonsignificant|non-significant|independent\w*)$/;
+  /^(?:lack\w*|fail(?:s|ed|ing)?|absen(?:t|ce)|unable|unaffected|unchanged|insignificant|nonsignificant|non-significant|independent\w*)$/;
 
 const prefixOf = (term: string): string => term.slice(0, 5);
 
-/** Prefixes of the claim terms its negators govern ("not associated" → "assoc"). */
-function governedTerms(tokens: readonly Token[]): Set<string> {
-  const governed = new Set<string>();
+/**
+ * Whether a sentence negates what a negator of the claim governs: a negator at most
+ * `LOCAL_NEGATION_REACH` words before one of the governed terms ("is not stored"), or a word of
+ * absence or failure that close on either side ("stored … failed") — a negation elsewhere in a
+ * long sentence ("so no later failure loses it") is about something else.
+ */
+function negatesGoverned(tokens: readonly Token[], governed: ReadonlySet<string>): boolean {
+  return tokens.some((token, index) => {
+    if (!governed.has(prefixOf(token.stem))) return false;
+    const from = Math.max(0, index - LOCAL_NEGATION_REACH);
+    return (
+      tokens.slice(from, index).some((other) => other.negator) ||
+      tokens
+        .slice(from, index + 1 + LOCAL_NEGATION_REACH)
+        .some((other) => NEGATIVE_WORD.test(other.word))
+    );
+  });
+}
+
+/** Prefixes of the claim terms each of its negators governs ("not associated" → "assoc"). */
+function governedGroups(tokens: readonly Token[]): Set<string>[] {
+  const groups: Set<string>[] = [];
   tokens.forEach((token, index) => {
     if (!token.negator) return;
+    const group = new Set<string>();
     for (const next of tokens.slice(index + 1, index + 1 + GOVERNED_REACH)) {
       if (next.negator || STOP_WORDS.has(next.word)) continue;
-      governed.add(prefixOf(next.stem));
+      group.add(prefixOf(next.stem));
     }
+    if (group.size > 0) groups.push(group);
   });
-  return governed;
+  return groups;
+}
+
+/** Prefixes of the claim terms its negators govern, all together. */
+function governedTerms(tokens: readonly Token[]): Set<string> {
+  return new Set(governedGroups(tokens).flatMap((group) => [...group]));
 }

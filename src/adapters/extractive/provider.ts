@@ -180,15 +180,21 @@ const SUMMARY_REQUEST = /\bsummar(?:y|ies|i[sz]e[sd]?|i[sz]ing)\b/i;
 const INSTRUCTION_WORDS = new Set(
   (
     'explain describe tell please list give show know mean take get need want find ' +
-    'document documents source sources text conversation discussion chat above'
+    'document documents source sources text'
   ).split(' '),
 );
+// Words that name what a summary request is about ("summarise the conversation above"); in
+// any other question they are its topic ("how do I route a conversation?").
+const SUMMARY_WORDS = new Set('conversation discussion chat above'.split(' '));
 // "How long / much / many …", "what time" ask for a quantity; the quantity word is not a topic.
 const QUANTITY_QUESTION =
   /\bhow\s+(?:long|much|many|often|soon|far|big|old|fast|quickly)\b|\bwhat\s+time\b/gi;
 const GREETING = /^\s*(?:hi|hello|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening))\b/i;
 const THANKS = /\b(?:thanks|thank you|thx|cheers|much appreciated)\b/i;
 const FAREWELL = /^\s*(?:bye|goodbye|see you|farewell)\b/i;
+
+/** How much more a term of the user's own follow-up weighs than one carried by the rewrite. */
+const OWN_TERM_WEIGHT = 3;
 
 /** The answer to a request, before `maxTokens`: pure and deterministic. */
 export function composeAnswer(
@@ -197,25 +203,44 @@ export function composeAnswer(
 ): ExtractiveAnswer {
   const settings = answerOptions(options);
   const question = lastUserMessage(request.messages)?.content ?? '';
-  const wantsSummary = SUMMARY_REQUEST.test(request.system ?? '') || SUMMARY_REQUEST.test(question);
   const sources = request.sources ?? [];
+  const wantsSummary =
+    SUMMARY_REQUEST.test(instructionsOf(request.system ?? '', sources)) ||
+    SUMMARY_REQUEST.test(question);
   if (sources.length > 0) {
     const sentences = sourceSentences(sources);
     // A follow-up ("and how long does it take?") is answered by its standalone form; the
     // user's own words still say what kind of answer is asked for.
     const terms = questionTerms(
       request.retrievalQuery ? `${question} ${request.retrievalQuery}` : question,
+      wantsSummary,
     );
     if (terms.length === 0 && wantsSummary) {
       return summarize(sentences, settings.maxSummarySentences, true);
     }
-    return answerFromSources(sentences, terms, answerKindOf(question), settings);
+    // The terms the user wrote weigh more than those the rewrite carried over from earlier
+    // turns: "How long does shipping take?" after a refund question is about shipping.
+    const own = request.retrievalQuery ? new Set(questionTerms(question, wantsSummary)) : undefined;
+    return answerFromSources(sentences, terms, answerKindOf(question), settings, own);
   }
   if (wantsSummary) {
     const sentences = withoutQuestions(conversationSentences(request.messages, question));
     if (sentences.length > 0) return summarize(sentences, settings.maxSummarySentences, false);
   }
   return smallTalk(question);
+}
+
+// Blocks of data the engine's system prompt carries: the sources, the conversation memory.
+const DATA_BLOCK = /<(sources|conversation_memory)>[\s\S]*?<\/\1>/g;
+
+/**
+ * The system prompt without the data it carries (the sources, the conversation memory): a
+ * source or a memory that mentions summaries does not ask for one.
+ */
+function instructionsOf(system: string, sources: readonly PromptSource[]): string {
+  let instructions = system.replace(DATA_BLOCK, ' ');
+  for (const source of sources) instructions = instructions.split(source.text).join(' ');
+  return instructions;
 }
 
 function lastUserMessage(messages: readonly LLMMessage[]): LLMMessage | undefined {
@@ -237,27 +262,81 @@ interface Candidate {
   readonly label: string | undefined;
   /** Rank of its source among the request's sources (best first); 0 outside sources. */
   readonly rank: number;
+  /**
+   * The document its source is a chunk of (the source's title, else its label): chunks of one
+   * document are quoted together as one source.
+   */
+  readonly document?: string | undefined;
   /** Order of appearance over all inputs. */
   readonly order: number;
   /** Whether it is a table row (its cells joined): prose is preferred over it. */
   readonly tableRow: boolean;
+  /**
+   * Stemmed terms of what the sentence is filed under: the nearest heading above it in its
+   * source (the document title when none) and, for a table row, its first cell (the key the
+   * row describes).
+   */
+  readonly heading: ReadonlySet<string>;
 }
 
 function sourceSentences(sources: readonly PromptSource[]): Candidate[] {
   const candidates: Candidate[] = [];
   sources.forEach((source, rank) => {
-    for (const sentence of splitSentences(source.text)) {
-      const candidate = toCandidate(sentence.text, source.label, candidates.length, rank);
-      if (candidate) candidates.push(candidate);
+    let heading = termSet(source.title ?? '');
+    for (const sentence of splitSentences(withoutCodeBlocks(source.text))) {
+      const headingLine = /^\s*#{1,6}\s+(.+)$/m.exec(sentence.text);
+      if (headingLine) heading = termSet(headingLine[1]!);
+      const candidate = toCandidate(sentence.text, source.label, candidates.length, rank, heading);
+      if (candidate) candidates.push({ ...candidate, document: source.title ?? source.label });
     }
   });
   return candidates;
 }
 
+function termSet(text: string): Set<string> {
+  return new Set(contentWords(text).map(stem));
+}
+
+const FENCE = /^[ \t]*(?:```|~~~)/;
+
+/**
+ * The text without its fenced code blocks: code is not a sentence to quote, and the sentence
+ * splitter would cut it into fragments that no longer show they are code. A chunk may start
+ * inside a block (its first fence closes it: that fence has no info string and the lines
+ * before it look like code) or end inside one (the open block runs to the end).
+ */
+function withoutCodeBlocks(text: string): string {
+  if (!text.includes('```') && !text.includes('~~~')) return text;
+  const lines = text.split('\n');
+  const fences = lines.flatMap((line, index) => (FENCE.test(line) ? [index] : []));
+  let inside = false;
+  const first = fences[0];
+  if (first !== undefined && fences.length % 2 === 1) {
+    // An odd count: the chunk was cut inside a block at one end.
+    const bare = /^[ \t]*(?:```|~~~)[ \t]*$/.test(lines[first]!);
+    const codeBefore = lines.slice(0, first).some((line) => /[;{}()=]\s*$/.test(line));
+    inside = bare && codeBefore;
+  }
+  const kept: string[] = [];
+  for (const line of lines) {
+    if (FENCE.test(line)) {
+      inside = !inside;
+      kept.push('');
+      continue;
+    }
+    kept.push(inside ? '' : line);
+  }
+  return kept.join('\n');
+}
+
 /** The statements among the sentences (questions make poor summary lines), if there are any. */
 function withoutQuestions(candidates: Candidate[]): Candidate[] {
-  const statements = candidates.filter((candidate) => !/\?["'”’)]*$/.test(candidate.text));
+  const statements = candidates.filter((candidate) => !isQuestion(candidate.text));
   return statements.length > 0 ? statements : candidates;
+}
+
+function isQuestion(text: string): boolean {
+  return /[?？]["'”’)\]]*$/.test(text);
 }
 
 /** Sentences of the conversation, without the summary request itself. */
@@ -287,6 +366,7 @@ function toCandidate(
   label: string | undefined,
   order: number,
   rank = 0,
+  heading: ReadonlySet<string> = new Set(),
 ): Candidate | undefined {
   // Code and run-on blocks are not sentences to quote.
   if (raw.includes('```') || raw.includes('~~~')) return undefined;
@@ -300,6 +380,7 @@ function toCandidate(
       .filter((cell) => cell.length > 0);
     if (cells.length === 0 || cells.every((cell) => /^:?-+:?$/.test(cell))) return undefined;
     raw = cells.join(' — ');
+    heading = new Set([...heading, ...termSet(cells[0]!)]);
   }
   const lines = raw.split('\n');
   // A heading line glued to the text under it is not part of the sentence.
@@ -316,14 +397,19 @@ function toCandidate(
     return undefined;
   }
   const sequence = words.map(stem);
-  return { text, terms: new Set(sequence), sequence, label, rank, order, tableRow };
+  return { text, terms: new Set(sequence), sequence, label, rank, order, tableRow, heading };
 }
 
 /** Stemmed content terms of the question, without instruction words. */
-function questionTerms(question: string): string[] {
+function questionTerms(question: string, wantsSummary: boolean): string[] {
   const terms = new Set(
     contentWords(question.replace(CITATION, '').replace(QUANTITY_QUESTION, ' '))
-      .filter((word) => !INSTRUCTION_WORDS.has(word) && !word.startsWith('summar'))
+      .filter(
+        (word) =>
+          !INSTRUCTION_WORDS.has(word) &&
+          !(wantsSummary && SUMMARY_WORDS.has(word)) &&
+          !word.startsWith('summar'),
+      )
       .map(stem),
   );
   return [...terms];
@@ -403,7 +489,7 @@ const ANSWER_KINDS: readonly {
     kind: 'when',
     question: /^\s*when\b/i,
     answer:
-      /\b(?:after|before|once|whenever|until|as soon as|every|each time|at the (?:start|end))\b/i,
+      /\b(?:when|whenever|if|unless|after|before|once|until|as soon as|every|each time|at the (?:start|end))\b/i,
   },
   {
     kind: 'count',
@@ -426,29 +512,46 @@ interface Scored {
   readonly candidate: Candidate;
   /** Share of the question's term weight the sentence contains. */
   readonly coverage: number;
-  /** `coverage`, raised when question terms stand together in it as in the question. */
+  /** How well it answers the question (see `sentenceScore`), whatever its source's rank. */
+  readonly match: number;
+  /** `match` weighed by its source's retrieval rank: what the lead is chosen by. */
   readonly score: number;
 }
 
-// A sentence containing every neighbouring pair of question terms, in order and close
-// together, scores this much more than its coverage alone.
-const PHRASE_BONUS = 0.5;
-// A table row's cells state less than a sentence: its score is weighted by this.
+// Constants chosen on the tune half of the docs questions (`bench/extractive-answers.ts`).
+// A sentence containing every neighbouring pair of question terms, in order and side by side,
+// scores this much more than its coverage alone.
+const PHRASE_BONUS = 1;
+// Terms at most this many content words apart count as standing together (1: next to each
+// other, stop words aside).
+const PHRASE_WINDOW = 1;
+// A table row's cells state less than a sentence: its score is weighted by this, unless its
+// first cell (the key the row describes) names a question term.
 const TABLE_ROW_WEIGHT = 0.6;
-// Weight of the whole source's coverage of the question in a sentence's score.
-const SOURCE_WEIGHT = 0.5;
-// Terms at most this many content words apart count as standing together.
-const PHRASE_WINDOW = 2;
+// A sentence filed under a heading (or a table row under a key) naming all the question's
+// terms scores this much more: the section is about the question.
+const HEADING_BONUS = 1;
+// A sentence whose first content word is a question term is about it, not merely naming it
+// in passing: it scores this much more, times that term's share of the question.
+const SUBJECT_BONUS = 0.5;
+// Each step down the retrieval ranking weighs a sentence by this: a lower-ranked source wins
+// only when it matches the question clearly better (> 11 % per rank), not on a near-tie.
+const RANK_DECAY = 0.9;
 
-/** Share of the question's neighbouring term pairs found in order, close together, in a sentence. */
+/**
+ * Share of the question's neighbouring term pairs found in order, close together, in a
+ * sentence. Pairs are taken over the question terms the sentence contains, so a question
+ * word the sentence lacks ("how many retries *happen* after the first attempt") does not
+ * break the phrase around it; the share is over all of the question's pairs.
+ */
 function phraseShare(candidate: Candidate, terms: readonly string[]): number {
   if (terms.length < 2) return 0;
   const { sequence } = candidate;
+  const present = terms.filter((term) => candidate.terms.has(term));
   let found = 0;
-  for (let pair = 1; pair < terms.length; pair++) {
-    const left = terms[pair - 1]!;
-    const right = terms[pair]!;
-    if (!candidate.terms.has(left) || !candidate.terms.has(right)) continue;
+  for (let pair = 1; pair < present.length; pair++) {
+    const left = present[pair - 1]!;
+    const right = present[pair]!;
     const near = sequence.some(
       (term, index) =>
         term === left && sequence.slice(index + 1, index + 1 + PHRASE_WINDOW).includes(right),
@@ -458,53 +561,46 @@ function phraseShare(candidate: Candidate, terms: readonly string[]): number {
   return found / (terms.length - 1);
 }
 
-// A sentence within this share of the best coverage scores "close" to it.
-const CLOSE_SHARE = 0.75;
-// A sentence adding a question term no chosen one has must score at least this share of the best.
+// Another document's sentence joins only when it adds a question term no chosen sentence has
+// and answers at least this share as well as the lead (rank aside): as well as the lead.
+const OTHER_SOURCE_SHARE = 1;
+// A sentence of the lead's document that adds a question term must score this share of the lead.
 const ADD_SHARE = 0.5;
-// Among sentences this close to the best, the top-ranked source's is preferred.
-const TIE_SHARE = 0.9;
+// A sentence of the lead's document adding no term joins when it scores this share of the
+// lead and contains every question term the lead contains.
+const CLOSE_SHARE = 0.75;
 
 function answerFromSources(
   candidates: readonly Candidate[],
   terms: readonly string[],
   kind: AnswerKind | undefined,
   options: AnswerOptions,
+  ownTerms?: ReadonlySet<string>,
 ): ExtractiveAnswer {
   const weights = inverseFrequencies(candidates, terms);
+  if (ownTerms !== undefined && ownTerms.size > 0) {
+    for (const term of ownTerms) {
+      const weight = weights.get(term);
+      if (weight !== undefined) weights.set(term, weight * OWN_TERM_WEIGHT);
+    }
+  }
   let totalWeight = 0;
   for (const weight of weights.values()) totalWeight += weight;
   if (totalWeight === 0) return { text: NO_ANSWER_TEXT, certainty: 0 };
-
-  const coverageOf = (candidate: Candidate): number => {
-    let weight = 0;
-    for (const term of terms) if (candidate.terms.has(term)) weight += weights.get(term) ?? 0;
-    return weight / totalWeight;
-  };
-  // How much of the question each source covers as a whole: the page that answers tends to
-  // name all of it, a page that merely mentions a term does not.
-  const sourceTerms = new Map<number, Set<string>>();
-  for (const candidate of candidates) {
-    let set = sourceTerms.get(candidate.rank);
-    if (!set) sourceTerms.set(candidate.rank, (set = new Set()));
-    for (const term of candidate.terms) set.add(term);
-  }
-  const sourceCoverage = new Map<number, number>();
-  for (const [rank, set] of sourceTerms) {
+  const shareOf = (set: ReadonlySet<string>): number => {
     let weight = 0;
     for (const term of terms) if (set.has(term)) weight += weights.get(term) ?? 0;
-    sourceCoverage.set(rank, weight / totalWeight);
-  }
+    return weight / totalWeight;
+  };
+
   let scored: Scored[] = [];
   for (const candidate of candidates) {
-    const coverage = coverageOf(candidate);
+    // A question in a source (a FAQ entry, a quoted question) asks; it does not answer.
+    if (isQuestion(candidate.text)) continue;
+    const coverage = shareOf(candidate.terms);
     if (coverage > 0 && coverage >= options.minCoverage) {
-      const score =
-        coverage *
-        (candidate.tableRow ? TABLE_ROW_WEIGHT : 1) *
-        (1 + PHRASE_BONUS * phraseShare(candidate, terms)) *
-        (1 - SOURCE_WEIGHT + SOURCE_WEIGHT * (sourceCoverage.get(candidate.rank) ?? 0));
-      scored.push({ candidate, coverage, score });
+      const match = sentenceScore(candidate, coverage, terms, weights, totalWeight, shareOf);
+      scored.push({ candidate, coverage, match, score: match * RANK_DECAY ** candidate.rank });
     }
   }
   // A question asking for a quantity is answered by sentences that state one, when any of
@@ -526,10 +622,8 @@ function answerFromSources(
   const chosen = selectSentences(scored, terms, options.maxSentences);
   if (chosen.length === 0) return { text: NO_ANSWER_TEXT, certainty: 0 };
   const covered = new Set(terms.filter((term) => chosen.some((item) => item.terms.has(term))));
-  let coveredWeight = 0;
-  for (const term of covered) coveredWeight += weights.get(term) ?? 0;
   // Sentences on the topic that do not state the quantity asked for answer half of it.
-  const share = Math.min(1, coveredWeight / totalWeight) * (kindMatched ? 1 : 0.5);
+  const share = Math.min(1, shareOf(covered)) * (kindMatched ? 1 : 0.5);
   return {
     text: chosen.map((candidate) => cite(candidate.text, candidate.label)).join(' '),
     certainty: round(share),
@@ -537,39 +631,68 @@ function answerFromSources(
 }
 
 /**
- * The sentences that answer, best first. The best is the highest-scoring sentence, taken from
- * the top-ranked source among those scoring within `TIE_SHARE` of it. Another sentence joins
- * only when it adds a question term no chosen sentence has (scoring at least `ADD_SHARE` of
- * the best), or when it comes from the best's source, scores within `CLOSE_SHARE` of the best
- * and contains every question term the best contains: no filler from other sources.
- * Near-duplicates are skipped.
+ * How well a sentence answers: its share of the question's term weight, raised when the
+ * question's terms stand together in it as in the question, when the heading it is filed
+ * under names them, and when it opens with one (it is about it); lowered for a table row
+ * whose key names none of them.
+ */
+function sentenceScore(
+  candidate: Candidate,
+  coverage: number,
+  terms: readonly string[],
+  weights: ReadonlyMap<string, number>,
+  totalWeight: number,
+  shareOf: (set: ReadonlySet<string>) => number,
+): number {
+  const heading = shareOf(candidate.heading);
+  const keyed = candidate.tableRow && heading > 0;
+  const subject = candidate.sequence[0];
+  const subjectShare =
+    subject !== undefined && terms.includes(subject)
+      ? (weights.get(subject) ?? 0) / totalWeight
+      : 0;
+  return (
+    coverage *
+    (candidate.tableRow && !keyed ? TABLE_ROW_WEIGHT : 1) *
+    (1 + PHRASE_BONUS * phraseShare(candidate, terms)) *
+    (1 + HEADING_BONUS * heading) *
+    (1 + SUBJECT_BONUS * subjectShare)
+  );
+}
+
+/**
+ * The sentences that answer, best first. The lead is the highest-scoring sentence (its score
+ * already weighs its source's rank; an exact tie goes to the earlier source). The answer then
+ * quotes the lead's document (its source, or another chunk of the same document): a sentence
+ * of it joins when it adds a question term no chosen sentence has (scoring at least
+ * `ADD_SHARE` of the lead), or scores within `CLOSE_SHARE` of the lead and contains every
+ * question term the lead contains. A sentence of another document joins only when it adds a
+ * missing question term and answers as well as the lead (`OTHER_SOURCE_SHARE`): no filler
+ * from other sources. Joining is judged by how well a sentence answers, without its source's
+ * rank. Near-duplicates are skipped.
  */
 function selectSentences(
   scored: readonly Scored[],
   terms: readonly string[],
   limit: number,
 ): Candidate[] {
-  const top = scored[0]?.score ?? 0;
-  let lead: Scored | undefined;
-  for (const item of scored) {
-    if (item.score < top * TIE_SHARE) break;
-    if (!lead || item.candidate.rank < lead.candidate.rank) lead = item;
-  }
+  const lead = scored[0];
   if (!lead) return [];
   const chosen: Candidate[] = [lead.candidate];
   const leadTerms = terms.filter((term) => lead.candidate.terms.has(term));
   const covered = new Set(leadTerms);
-  for (const { candidate, score } of scored) {
+  for (const { candidate, match } of scored) {
     if (chosen.length >= limit) break;
-    if (candidate === lead.candidate || score < lead.score * ADD_SHARE) continue;
+    if (candidate === lead.candidate) continue;
     if (chosen.some((other) => isNearDuplicate(other, candidate))) continue;
     const addsTerm = terms.some((term) => candidate.terms.has(term) && !covered.has(term));
-    const sameSource = candidate.rank === lead.candidate.rank;
-    const addresses =
-      sameSource &&
-      score >= lead.score * CLOSE_SHARE &&
-      leadTerms.every((term) => candidate.terms.has(term));
-    if (!addsTerm && !addresses) continue;
+    const joins =
+      candidate.document === lead.candidate.document
+        ? (addsTerm && match >= lead.match * ADD_SHARE) ||
+          (match >= lead.match * CLOSE_SHARE &&
+            leadTerms.every((term) => candidate.terms.has(term)))
+        : addsTerm && match >= lead.match * OTHER_SOURCE_SHARE;
+    if (!joins) continue;
     chosen.push(candidate);
     for (const term of terms) if (candidate.terms.has(term)) covered.add(term);
   }

@@ -145,3 +145,28 @@ describe('extractive answers that answer (issue 13)', () => {
     expect(reply.sources[0]?.documentId).toBe('shipping');
   });
 });
+
+describe('a follow-up with a topic of its own', () => {
+  it('answers "How long does shipping take?" about shipping though the rewrite carried "refund"', async () => {
+    const engine = createChatEngine();
+    await engine.ingest(handbook);
+    const session = await engine.createSession({ userId: 'u1' });
+    await engine.chat({
+      sessionId: session.id,
+      userId: 'u1',
+      message: 'What is the refund policy?',
+    });
+    const queries: string[] = [];
+    engine.on('retrieval', (event) => queries.push(event.query));
+    const reply = await engine.chat({
+      sessionId: session.id,
+      userId: 'u1',
+      message: 'How long does shipping take?',
+    });
+    // The rewrite carried the refund topic, and retrieval ranked the refund page first …
+    expect(queries[0]).toMatch(/refund/);
+    // … but the user asked about shipping.
+    expect(reply.text).toMatch(/^Orders ship within 2 business days/);
+    expect(reply.text).not.toMatch(/Refunds are issued/);
+  });
+});
