@@ -1,3 +1,6 @@
+import { readFileSync, realpathSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type Options } from 'tsup';
 
 /**
@@ -23,6 +26,62 @@ export const entries = {
 } as const;
 
 /**
+ * The BPE tables (about 1 and 2 MB) are built once, as ES modules of their own in
+ * `dist/encodings/`, and every build loads them from there with `import()` (a CommonJS file may
+ * import an ES module): bundled, the ESM, CommonJS and CLI builds would each carry a copy.
+ */
+const encodingTables = {
+  'encodings/cl100k_base': 'src/adapters/tokenizer/encodings/cl100k_base.ts',
+  'encodings/o200k_base': 'src/adapters/tokenizer/encodings/o200k_base.ts',
+} as const;
+
+const sharedEncodingTables = {
+  name: 'shared-encoding-tables',
+  setup(build) {
+    build.onResolve({ filter: /\/encodings\/[a-z0-9_]+\.js$/ }, (args) =>
+      args.importer.includes('adapters/tokenizer')
+        ? { path: `./encodings/${basename(args.path)}`, external: true }
+        : undefined,
+    );
+  },
+} satisfies NonNullable<Options['esbuildPlugins']>[number];
+
+/**
+ * Dependencies bundled into the build instead of installed: their modules, loaded one by one,
+ * made up most of a cold `import('cortexis')` (bundling zod/mini alone cut it by a third), and
+ * of the installed size (@orama ships every language; six are used). zod stays a dependency
+ * for the declarations: the exported schemas are zod types.
+ */
+const bundled = ['zod', 'eventemitter3', '@orama/stemmers', '@orama/stopwords'];
+
+/** Each bundled package's licence, kept as a legal comment at the end of the files holding it. */
+const licenceNotices = {
+  name: 'licence-notices',
+  setup(build) {
+    build.initialOptions.legalComments = 'eof';
+    const packages = bundled.map((name) => {
+      // Real paths, as esbuild reports them (node_modules may be a link).
+      const root = realpathSync(fileURLToPath(new URL(`./node_modules/${name}`, import.meta.url)));
+      const file = ['LICENSE', 'LICENSE.md'].find((candidate) => {
+        try {
+          return readFileSync(join(root, candidate)).length > 0;
+        } catch {
+          return false;
+        }
+      });
+      if (!file) throw new Error(`${name}: no licence file to keep`);
+      const text = readFileSync(join(root, file), 'utf8').replaceAll('*/', '* /').trim();
+      return { root: `${root}/`, notice: `/*! ${name}\n${text}\n*/\n` };
+    });
+    build.onLoad({ filter: /\.(c|m)?js$/ }, (args) => {
+      const found = packages.find((entry) => args.path.startsWith(entry.root));
+      if (!found) return undefined;
+      return { contents: found.notice + readFileSync(args.path, 'utf8'), loader: 'js' };
+    });
+  },
+} satisfies NonNullable<Options['esbuildPlugins']>[number];
+
+/**
  * Source maps point at the published lines without embedding the sources (`sourcesContent`):
  * they made up most of the tarball. `test/package/consumer-types.test.ts` checks it.
  */
@@ -43,6 +102,8 @@ export default defineConfig([
     target: 'es2022',
     splitting: true,
     treeshake: true,
+    esbuildPlugins: [sharedEncodingTables, licenceNotices],
+    noExternal: bundled,
     external: [
       'vitest',
       'better-sqlite3',
@@ -57,11 +118,18 @@ export default defineConfig([
     ],
   },
   {
+    entry: encodingTables,
+    format: ['esm'],
+    target: 'es2022',
+  },
+  {
     entry: { cli: 'src/cli/main.ts' },
     format: ['esm'],
     platform: 'node',
     target: 'node20',
     ...sourceMaps,
+    esbuildPlugins: [sharedEncodingTables, licenceNotices],
+    noExternal: bundled,
     banner: { js: '#!/usr/bin/env node' },
   },
 ]);

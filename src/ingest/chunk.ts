@@ -7,6 +7,7 @@
 import { ValidationError } from '../errors/index.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
 import { splitSentences } from '../text/sentences.js';
+import { spanCounters } from './token-count.js';
 
 /** One chunk of a document. */
 export interface TextChunk {
@@ -88,11 +89,28 @@ interface Context {
   readonly tokenizer: Tokenizer;
   readonly chunkSize: number;
   readonly chunkOverlap: number;
+  /** Exact tokens of `text[start, end)` (see `token-count.ts`). */
+  readonly count: (start: number, end: number) => number;
+  /** At least the tokens of `text[start, end)`; cheaper than `count` for unseen words. */
+  readonly bound: (start: number, end: number) => number;
+  /** Whether every chunk's `tokenCount` must be the exact count. */
+  readonly exact: boolean;
+  /** Whether `bound` is the exact count already (no need to count again). */
+  readonly boundIsCount: boolean;
 }
 
 /** Splits text into token-bounded chunks that respect headings, paragraphs and sentences. */
 export function chunkText(text: string, options: ChunkOptions): TextChunk[] {
-  const context = resolveOptions(text, options);
+  return chunkSpans(text, options, true);
+}
+
+/**
+ * The chunks of `chunkText` (the same cuts), for callers that do not keep `tokenCount`: with
+ * `exact` false, a chunk that is a whole section may carry an upper bound of its count (still
+ * at most `chunkSize`), so that a section known to fit is not byte-pair encoded.
+ */
+export function chunkSpans(text: string, options: ChunkOptions, exact: boolean): TextChunk[] {
+  const context = resolveOptions(text, options, exact);
   const chunks: TextChunk[] = [];
   for (const section of parseSections(parseBlocks(text))) {
     append(chunks, chunkSection(section, context));
@@ -135,7 +153,7 @@ function invalid(path: string, message: string): ValidationError {
   return new ValidationError(`Invalid chunk options: ${path} ${message}`, [{ path, message }]);
 }
 
-function resolveOptions(text: string, options: ChunkOptions): Context {
+function resolveOptions(text: string, options: ChunkOptions, exact: boolean): Context {
   const { tokenizer } = options;
   if (typeof tokenizer?.count !== 'function' || typeof tokenizer.encode !== 'function') {
     throw invalid('tokenizer', 'must be a Tokenizer');
@@ -148,7 +166,17 @@ function resolveOptions(text: string, options: ChunkOptions): Context {
   if (!Number.isInteger(chunkOverlap) || chunkOverlap < 0 || chunkOverlap >= chunkSize) {
     throw invalid('chunkOverlap', 'must be an integer from 0 to below chunkSize');
   }
-  return { text, tokenizer, chunkSize, chunkOverlap };
+  const counters = spanCounters(tokenizer);
+  return {
+    text,
+    tokenizer,
+    chunkSize,
+    chunkOverlap,
+    count: (start, end) => counters.count(text, start, end),
+    bound: (start, end) => counters.bound(text, start, end),
+    exact,
+    boundIsCount: counters.boundIsCount,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -304,7 +332,7 @@ function spanAtoms(
   join: number,
   context: Context,
 ): Atom[] {
-  const tokens = context.tokenizer.count(context.text.slice(start, end));
+  const tokens = context.count(start, end);
   if (tokens <= context.chunkSize) return [{ kind, start, end, tokens, join }];
   return tokenPieces(start, end, join, context);
 }
@@ -315,10 +343,10 @@ function likelyTooLong(start: number, end: number, context: Context): boolean {
 
 /** A paragraph as one atom when it fits, else its sentences (each cut at tokens if needed). */
 function proseAtoms(paragraph: Block, context: Context, tooLong: boolean): Atom[] {
-  const { text, tokenizer, chunkSize } = context;
+  const { text, chunkSize } = context;
   const { start, end } = paragraph;
   if (!tooLong && !likelyTooLong(start, end, context)) {
-    const tokens = tokenizer.count(text.slice(start, end));
+    const tokens = context.count(start, end);
     if (tokens <= chunkSize) return [{ kind: 'paragraph', start, end, tokens, join: 1 }];
   }
   const atoms: Atom[] = [];
@@ -331,9 +359,9 @@ function proseAtoms(paragraph: Block, context: Context, tooLong: boolean): Atom[
 
 /** A code block as one atom when it fits, else its lines (each cut at tokens if needed). */
 function codeAtoms(code: Block, context: Context, tooLong: boolean): Atom[] {
-  const { text, tokenizer, chunkSize } = context;
+  const { text, chunkSize } = context;
   if (!tooLong && !likelyTooLong(code.start, code.end, context)) {
-    const tokens = tokenizer.count(text.slice(code.start, code.end));
+    const tokens = context.count(code.start, code.end);
     if (tokens <= chunkSize) {
       return [{ kind: 'code', start: code.start, end: code.end, tokens, join: 1 }];
     }
@@ -369,7 +397,7 @@ function tokenPieces(start: number, end: number, join: number, context: Context)
   while (index < tokens.length && position < end) {
     const taken = alignedTake(tokens, index, window, position, end, context);
     const [from, to] = trimSpan(text, position, position + taken.length);
-    const count = to > from ? tokenizer.count(text.slice(from, to)) : 0;
+    const count = to > from ? context.count(from, to) : 0;
     if (count > chunkSize && taken.tokens > 1) {
       // Re-encoded alone the piece came out longer; retry with a smaller window.
       window = Math.max(1, Math.min(window, taken.tokens) - (count - chunkSize));
@@ -425,14 +453,17 @@ function alignedTake(
 // Packing
 
 function chunkSection(section: Section, context: Context): TextChunk[] {
-  const { text, tokenizer, chunkSize } = context;
+  const { text, chunkSize } = context;
   const first = section.blocks[0];
   const last = section.blocks[section.blocks.length - 1];
   if (!first || !last) return [];
-  // Most sections fit whole: count them once and be done.
+  // Most sections fit whole: count them once and be done (or bound them, when that shows
+  // they fit and the exact count is not wanted).
   let tooLong: Block | undefined;
   if (!likelyTooLong(first.start, last.end, context)) {
-    const tokenCount = tokenizer.count(text.slice(first.start, last.end));
+    const tokenCount = context.exact
+      ? context.count(first.start, last.end)
+      : fitCount(first.start, last.end, context);
     if (tokenCount <= chunkSize) {
       return [makeChunk(text, first.start, last.end, tokenCount, section.headingPath)];
     }
@@ -440,6 +471,12 @@ function chunkSection(section: Section, context: Context): TextChunk[] {
     if (first === last) tooLong = first;
   }
   return packAtoms(sectionAtoms(section, context, tooLong), section.headingPath, context);
+}
+
+/** The bound of a span when it shows the span fits (or is exact), else its exact count. */
+function fitCount(start: number, end: number, context: Context): number {
+  const bound = context.bound(start, end);
+  return bound <= context.chunkSize || context.boundIsCount ? bound : context.count(start, end);
 }
 
 function makeChunk(
@@ -458,7 +495,7 @@ function packAtoms(
   headingPath: readonly string[],
   context: Context,
 ): TextChunk[] {
-  const { text, tokenizer, chunkSize } = context;
+  const { text, chunkSize } = context;
   const chunks: TextChunk[] = [];
   let overlap: Span[] = [];
   let index = 0;
@@ -484,7 +521,7 @@ function packAtoms(
       const start = overlap[0]?.start ?? head.start;
       const end = atoms[next - 1]!.end;
       const single = overlap.length === 0 && next === index + 1;
-      tokenCount = single ? head.tokens : tokenizer.count(text.slice(start, end));
+      tokenCount = single ? head.tokens : context.count(start, end);
       if (tokenCount <= chunkSize || single) break;
       if (overlap.length > 0) overlap = overlap.slice(1);
       else next--;
@@ -514,7 +551,7 @@ function trailingSentences(
   chunkStart: number,
   context: Context,
 ): Span[] {
-  const { text, tokenizer, chunkOverlap } = context;
+  const { text, chunkOverlap } = context;
   const spans: Span[] = [];
   let total = 0;
   for (let index = to - 1; index >= from; index--) {
@@ -526,8 +563,7 @@ function trailingSentences(
     for (let position = candidates.length - 1; position >= 0; position--) {
       const candidate = candidates[position]!;
       if (candidate.start <= chunkStart) return spans;
-      const tokens =
-        candidate.tokens ?? tokenizer.count(text.slice(candidate.start, candidate.end));
+      const tokens = candidate.tokens ?? context.count(candidate.start, candidate.end);
       if (total + tokens > chunkOverlap) return spans;
       total += tokens;
       spans.unshift({ start: candidate.start, tokens });

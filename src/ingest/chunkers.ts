@@ -7,7 +7,7 @@ import { ValidationError } from '../errors/index.js';
 import type { Metadata, MetadataValue } from '../ports/common.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
 import type { IngestDocument } from '../types.js';
-import { chunkText, splitSections, type TextChunk } from './chunk.js';
+import { chunkSpans, splitSections, type TextChunk } from './chunk.js';
 
 /** One chunk a chunker returns. */
 export interface DocumentChunk {
@@ -51,7 +51,8 @@ function asDocumentChunk(chunk: TextChunk): DocumentChunk {
  * chunk; paragraphs, sentences and code fences stay whole when they fit) with sentence overlap.
  */
 export function tokenChunker(): Chunker {
-  return (document, context) => chunkText(document.text, context).map(asDocumentChunk);
+  // Its chunks' token counts are not kept: a section that surely fits is not counted exactly.
+  return (document, context) => chunkSpans(document.text, context, false).map(asDocumentChunk);
 }
 
 /** Options of `markdownSectionChunker`. */
@@ -106,7 +107,7 @@ export function markdownSectionChunker(options: MarkdownSectionChunkerOptions = 
         continue;
       }
       // The token chunker never crosses a section: its chunks inside this group cut it.
-      fine ??= chunkText(text, context);
+      fine ??= chunkSpans(text, context, false);
       for (const chunk of fine) {
         if (chunk.start >= group.start && chunk.end <= group.end)
           chunks.push(asDocumentChunk(chunk));
@@ -225,6 +226,8 @@ export function pageMetadata(
   return pageEnd > page ? { page, pageEnd } : { page };
 }
 
+const NOT_BLANK = /\S/;
+
 const RESERVED_CHUNK_KEYS = new Set([
   'documentId',
   'chunkIndex',
@@ -298,5 +301,6 @@ export function checkChunkerOutput(
     const problem = chunkProblem(chunk, document.text.length);
     if (problem) throw fail(problem[0] ? `${index}.${problem[0]}` : String(index), problem[1]);
   });
-  return (output as DocumentChunk[]).filter((chunk) => chunk.text.trim() !== '');
+  // `\S` is what `trim` keeps: a chunk of whitespace only is dropped, without copying text.
+  return (output as DocumentChunk[]).filter((chunk) => NOT_BLANK.test(chunk.text));
 }

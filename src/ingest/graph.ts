@@ -246,9 +246,13 @@ export function salientTerms(
   for (const [term, frequency] of frequencies) {
     if (state.blocked.has(term)) continue;
     const df = state.documentFrequency.get(term) ?? 1;
-    const entry = { term, weight: (1 + Math.log(frequency)) * Math.log(1 + state.chunkCount / df) };
-    if (!(entry.weight > 0)) continue;
-    if (top.length === count && !better(entry, top[count - 1]!)) continue;
+    const weight = (1 + Math.log(frequency)) * Math.log(1 + state.chunkCount / df);
+    if (!(weight > 0)) continue;
+    if (top.length === count) {
+      const last = top[count - 1]!;
+      if (!(weight > last.weight || (weight === last.weight && term < last.term))) continue;
+    }
+    const entry = { term, weight };
     let at = Math.min(top.length, count - 1);
     while (at > 0 && better(entry, top[at - 1]!)) at--;
     top.splice(at, 0, entry);

@@ -154,3 +154,44 @@ describe('createGraphIndexer', () => {
     expect(await indexer.remove('kb', [])).toBe(0);
   });
 });
+
+describe('memory graph store edge identity', () => {
+  it('keeps edges apart whose ids only differ in where one ends and the next begins', async () => {
+    const store = createMemoryGraphStore();
+    const nodes = ['a', 'ab', 'b', 'bc', 'c', 'x:1', '1:x'].map((id) => ({
+      id,
+      type: 't',
+      properties: {},
+    }));
+    await store.upsertNodes('ns', nodes);
+    await store.upsertEdges('ns', [
+      { from: 'a', to: 'bc', type: 'R', weight: 1 },
+      { from: 'ab', to: 'c', type: 'R', weight: 0.5 },
+      { from: 'a', to: 'b', type: 'cR', weight: 0.25 },
+      { from: 'x:1', to: '1:x', type: 'R', weight: 1 },
+      // The same edge again replaces it.
+      { from: 'a', to: 'bc', type: 'R', weight: 0.75 },
+    ]);
+    const around = async (id: string) =>
+      (await store.neighbors('ns', id, { depth: 1, direction: 'out' })).map((found) => [
+        found.node.id,
+        found.edgeType,
+        found.weight,
+      ]);
+    expect(await around('a')).toEqual([
+      ['bc', 'R', 0.75],
+      ['b', 'cR', 0.25],
+    ]);
+    expect(await around('ab')).toEqual([['c', 'R', 0.5]]);
+    expect(await around('x:1')).toEqual([['1:x', 'R', 1]]);
+    await store.deleteNodes('ns', ['bc']);
+    expect(await around('a')).toEqual([['b', 'cR', 0.25]]);
+    const restored = createMemoryGraphStore();
+    restored.restore(store.snapshot());
+    expect(
+      (await restored.neighbors('ns', 'b', { depth: 1, direction: 'in' })).map(
+        (found) => found.node.id,
+      ),
+    ).toEqual(['a']);
+  });
+});

@@ -14,20 +14,17 @@ import { chunkText } from '../../src/ingest/chunk.js';
 import { createChatEngine } from '../../src/index.js';
 import type { Tokenizer } from '../../src/ports/tokenizer.js';
 
-/** Every text the encoding library was asked to encode or count. */
+/** Every piece of text the tokenizer handed to byte-pair encoding. */
 const encoded: string[] = [];
 
-vi.mock('gpt-tokenizer/encoding/cl100k_base', async (importOriginal) => {
-  const library = await importOriginal<typeof import('gpt-tokenizer/encoding/cl100k_base')>();
+vi.mock('../../src/adapters/tokenizer/segments.js', async (importOriginal) => {
+  const module = await importOriginal<typeof import('../../src/adapters/tokenizer/segments.js')>();
   return {
-    ...library,
-    countTokens: (text: string, options?: object) => {
-      encoded.push(text);
-      return library.countTokens(text, options);
-    },
-    encode: (text: string, options?: object) => {
-      encoded.push(text);
-      return library.encode(text, options);
+    ...module,
+    bpeSegments: (text: string, maxRun?: number) => {
+      const segments = module.bpeSegments(text, maxRun);
+      encoded.push(...segments);
+      return segments;
     },
   };
 });

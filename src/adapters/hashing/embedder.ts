@@ -71,14 +71,6 @@ export function softStem(word: string): string {
   return word;
 }
 
-/** The hashed features of one word: slot indices and signed weights. */
-interface WordFeatures {
-  readonly slots: Int32Array;
-  readonly weights: Float32Array;
-  /** Hash of the stem, to combine into word-pair features. */
-  readonly stemHash: number;
-}
-
 interface Resolved {
   readonly dimensions: number;
   readonly wordWeight: number;
@@ -138,23 +130,79 @@ function settingsId(settings: Resolved): string {
   return `hashing-v1-${dimensions}-w${wordWeight}-b${bigramWeight}-c${charWeight}x${minNgram}-${maxNgram}`;
 }
 
-function computeWordFeatures(word: string, settings: Resolved): WordFeatures {
-  const { dimensions, wordWeight, charWeight, minNgram, maxNgram } = settings;
-  const slots: number[] = [];
-  const weights: number[] = [];
-  const add = (hash: number, weight: number): void => {
-    const mixed = mix(hash);
-    slots.push(mixed % dimensions);
-    weights.push(mixed & 0x80000000 ? -weight : weight);
-  };
-  const stem = softStem(word);
-  const stemHash = hashRange(stem, 0, stem.length, WORD_SEED);
-  if (wordWeight > 0) add(stemHash, wordWeight);
-  if (charWeight > 0) {
+/**
+ * The hashed features of every word seen, in flat typed arrays: word `id`'s slot indices and
+ * signed weights are `slots` / `weights` from `offsets[id]` to `offsets[id + 1]`, and
+ * `stemHashes[id]` is the hash of its stem (to combine into word-pair features). One map
+ * lookup per word occurrence, no object per word.
+ */
+class FeatureTable {
+  private readonly ids = new Map<string, number>();
+  offsets: Int32Array = new Int32Array(1024);
+  slots: Int32Array = new Int32Array(16_384);
+  weights: Float32Array = new Float32Array(16_384);
+  stemHashes: Int32Array = new Int32Array(1024);
+  /** Per word id, occurrences in the text being embedded (zero between texts). */
+  counts: Int32Array = new Int32Array(1024);
+  private size = 0;
+
+  constructor(private readonly settings: Resolved) {}
+
+  /** Called before each text: forgets every word once the table is full. */
+  startText(): void {
+    if (this.size >= WORD_CACHE_LIMIT) {
+      this.ids.clear();
+      this.size = 0;
+    }
+  }
+
+  /** The id of a word's features, computing them on first sight. */
+  idOf(word: string): number {
+    const known = this.ids.get(word);
+    if (known !== undefined) return known;
+    const id = this.size++;
+    this.ids.set(word, id);
+    this.compute(id, word);
+    return id;
+  }
+
+  private reserve(id: number, features: number): void {
+    if (id + 2 > this.offsets.length) {
+      const length = Math.max(id + 2, this.offsets.length * 2);
+      this.offsets = grow(this.offsets, length);
+      this.stemHashes = grow(this.stemHashes, length);
+      this.counts = grow(this.counts, length);
+    }
+    const end = this.offsets[id]! + features;
+    if (end > this.slots.length) {
+      const length = Math.max(end, this.slots.length * 2);
+      this.slots = grow(this.slots, length);
+      const weights = new Float32Array(length);
+      weights.set(this.weights);
+      this.weights = weights;
+    }
+  }
+
+  private compute(id: number, word: string): void {
+    const { dimensions, wordWeight, charWeight, minNgram, maxNgram } = this.settings;
+    const stem = softStem(word);
+    const stemHash = hashRange(stem, 0, stem.length, WORD_SEED);
     const marked = `<${word}>`;
     const length = marked.length;
     let count = 0;
-    for (let n = minNgram; n <= maxNgram; n++) count += Math.max(0, length - n + 1);
+    if (charWeight > 0) {
+      for (let n = minNgram; n <= maxNgram; n++) count += Math.max(0, length - n + 1);
+    }
+    this.reserve(id, count + 1);
+    let at = this.offsets[id]!;
+    const { slots, weights } = this;
+    const add = (hash: number, weight: number): void => {
+      const mixed = mix(hash);
+      slots[at] = mixed % dimensions;
+      weights[at] = mixed & 0x80000000 ? -weight : weight;
+      at++;
+    };
+    if (wordWeight > 0) add(stemHash, wordWeight);
     if (count > 0) {
       const weight = charWeight / Math.sqrt(count);
       for (let start = 0; start + minNgram <= length; start++) {
@@ -165,19 +213,22 @@ function computeWordFeatures(word: string, settings: Resolved): WordFeatures {
         }
       }
     }
+    this.stemHashes[id] = stemHash;
+    this.offsets[id + 1] = at;
   }
-  return { slots: Int32Array.from(slots), weights: Float32Array.from(weights), stemHash };
+}
+
+function grow(array: Int32Array, length: number): Int32Array {
+  const grown = new Int32Array(length);
+  grown.set(array);
+  return grown;
 }
 
 /**
  * Embeds one text: sublinear term frequency (1 + ln tf) over content words and word pairs,
  * each word contributing its stem and character n-gram features; L2-normalised.
  */
-function embedText(
-  text: string,
-  settings: Resolved,
-  featuresOf: (word: string) => WordFeatures,
-): Float32Array {
+function embedText(text: string, settings: Resolved, table: FeatureTable): Float32Array {
   const vector = new Float32Array(settings.dimensions);
   // Words segmented and folded, stop words of the text's language removed (`text/analyzer.ts`).
   const { words: all, content } = splitContent(text);
@@ -187,20 +238,30 @@ function embedText(
     vector[mix(WORD_SEED) % settings.dimensions] = 1;
     return vector;
   }
-  const counts = new Map<string, number>();
-  for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
-  for (const [word, count] of counts) {
-    const features = featuresOf(word);
-    const scale = 1 + Math.log(count);
-    for (let index = 0; index < features.slots.length; index++) {
-      vector[features.slots[index]!]! += features.weights[index]! * scale;
+  // Distinct words in order of first occurrence (the order features are added in).
+  table.startText();
+  const ids = new Int32Array(tokens.length);
+  let distinct = 0;
+  for (let index = 0; index < tokens.length; index++) {
+    const id = table.idOf(tokens[index]!);
+    ids[index] = id;
+    if (table.counts[id]!++ === 0) ids[distinct++] = id;
+  }
+  const { offsets, slots, weights, counts } = table;
+  for (let index = 0; index < distinct; index++) {
+    const id = ids[index]!;
+    const scale = 1 + Math.log(counts[id]!);
+    counts[id] = 0;
+    for (let at = offsets[id]!, end = offsets[id + 1]!; at < end; at++) {
+      vector[slots[at]!]! += weights[at]! * scale;
     }
   }
   if (settings.bigramWeight > 0 && tokens.length > 1) {
     const pairs = new Map<number, number>();
-    let previous = featuresOf(tokens[0]!).stemHash;
+    const { stemHashes } = table;
+    let previous = stemHashes[table.idOf(tokens[0]!)]!;
     for (let index = 1; index < tokens.length; index++) {
-      const current = featuresOf(tokens[index]!).stemHash;
+      const current = stemHashes[table.idOf(tokens[index]!)]!;
       const pair = mix(Math.imul(previous, 31) ^ current ^ PAIR_SEED);
       pairs.set(pair, (pairs.get(pair) ?? 0) + 1);
       previous = current;
@@ -226,16 +287,7 @@ function embedText(
  */
 export function createHashingEmbedder(settings: HashingEmbedderSettings = {}): EmbeddingProvider {
   const resolved = resolveSettings(settings);
-  const cache = new Map<string, WordFeatures>();
-  const featuresOf = (word: string): WordFeatures => {
-    let features = cache.get(word);
-    if (features === undefined) {
-      if (cache.size >= WORD_CACHE_LIMIT) cache.clear();
-      features = computeWordFeatures(word, resolved);
-      cache.set(word, features);
-    }
-    return features;
-  };
+  const table = new FeatureTable(resolved);
 
   return {
     name: 'hashing',
@@ -258,7 +310,7 @@ export function createHashingEmbedder(settings: HashingEmbedderSettings = {}): E
             { path: `texts.${index}`, message: 'must be a string' },
           ]);
         }
-        return embedText(text, resolved, featuresOf);
+        return embedText(text, resolved, table);
       });
     },
   };

@@ -48,9 +48,9 @@ interface Reached {
   readonly weight: number;
 }
 
-/** Edges are identified by (from, to, type); JSON keeps the key unambiguous. */
+/** Edges are identified by (from, to, type); the lengths keep the key unambiguous. */
 function edgeKey(edge: Pick<GraphEdge, 'from' | 'to' | 'type'>): string {
-  return JSON.stringify([edge.from, edge.to, edge.type]);
+  return `${edge.from.length}:${edge.to.length}:${edge.from}${edge.to}${edge.type}`;
 }
 
 /** Orders the paths of one BFS level: strongest first, then by id for a stable result. */
@@ -83,13 +83,18 @@ export function createMemoryGraphStore(settings: MemoryGraphStoreSettings = {}):
     return found;
   }
 
-  function link(index: Map<string, Map<string, GraphEdge>>, nodeId: string, edge: GraphEdge): void {
+  function link(
+    index: Map<string, Map<string, GraphEdge>>,
+    nodeId: string,
+    key: string,
+    edge: GraphEdge,
+  ): void {
     let edges = index.get(nodeId);
     if (!edges) {
       edges = new Map();
       index.set(nodeId, edges);
     }
-    edges.set(edgeKey(edge), edge);
+    edges.set(key, edge);
   }
 
   function unlink(index: Map<string, Map<string, GraphEdge>>, nodeId: string, key: string): void {
@@ -131,8 +136,9 @@ export function createMemoryGraphStore(settings: MemoryGraphStoreSettings = {}):
       });
       const target = space(namespace, true);
       for (const edge of copies) {
-        link(target.outgoing, edge.from, edge);
-        link(target.incoming, edge.to, edge);
+        const key = edgeKey(edge);
+        link(target.outgoing, edge.from, key, edge);
+        link(target.incoming, edge.to, key, edge);
       }
     },
 
@@ -267,8 +273,9 @@ export function createMemoryGraphStore(settings: MemoryGraphStoreSettings = {}):
               throw invalid(`edges.${at}.weight`, 'must be a number in (0, 1]');
             }
             const copy = Object.freeze({ from, to, type, weight });
-            link(target.outgoing, from, copy);
-            link(target.incoming, to, copy);
+            const key = edgeKey(copy);
+            link(target.outgoing, from, key, copy);
+            link(target.incoming, to, key, copy);
           });
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);

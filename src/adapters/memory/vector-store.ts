@@ -17,7 +17,7 @@ import type {
 } from '../../ports/vector-store.js';
 import { isFloat32Array } from '../../util/realm.js';
 import { invalid, requirePositiveInteger, requireString } from '../shared/validate.js';
-import { compileFilter, matchesFilter, validateFilter } from './filter.js';
+import { compileFilter, validateFilter } from './filter.js';
 import {
   createHnswIndex,
   loadHnswLibrary,
@@ -49,7 +49,7 @@ export interface MemoryVectorStoreSettings {
   readonly index?: VectorIndexMode;
   /** Namespace size from which `auto` builds a graph (default {@link DEFAULT_HNSW_THRESHOLD}). */
   readonly hnswThreshold?: number;
-  /** HNSW parameters m, efConstruction, efSearch, seed (defaults: 16, 100, 128, 100). */
+  /** HNSW parameters m, efConstruction, efSearch, seed (defaults: 16, 100, 64, 100). */
   readonly hnsw?: HnswParameters;
   /**
    * With a filter, the graph is asked for `k × filterOverfetch` (at least 100) candidates; when
@@ -530,13 +530,17 @@ export function createMemoryVectorStore(
   ): VectorMatch[] | null {
     const { k, filter } = options;
     const fetch = filter === undefined ? k : Math.max(100, Math.ceil(k * config.overfetch));
+    // Asked for (nearly) everything, e.g. every chunk of some documents: a full traversal of
+    // the graph would cost more than the exact scan.
+    if (fetch >= space.size / 2) return null;
     const hits = graph.index.search(unit, fetch);
     const heap = new TopK(Math.min(k, space.size), space.ids);
     const nonZero = nonZeroComponents(unit);
     let matched = 0;
+    const matches = filter === undefined ? null : compileFilter(filter);
     const consider = (slot: number | undefined): void => {
       if (slot === undefined) return;
-      if (filter !== undefined && !matchesFilter(space.metadata[slot]!, filter)) return;
+      if (matches !== null && !matches(space.metadata[slot]!)) return;
       matched++;
       heap.push(slot, scoreSlot(space, slot, unit, nonZero));
     };
@@ -766,7 +770,13 @@ function resolveTarget(space: Space | undefined, target: DeleteTarget): readonly
   if ('filter' in target) {
     validateFilter(target.filter);
     if (space === undefined) return [];
-    return space.ids.filter((_, slot) => matchesFilter(space.metadata[slot]!, target.filter));
+    // Compiled: `$in` lists become sets (ingestion deletes by 256 document ids per group).
+    const matches = compileFilter(target.filter);
+    const ids: string[] = [];
+    for (let slot = 0; slot < space.size; slot++) {
+      if (matches(space.metadata[slot]!)) ids.push(space.ids[slot]!);
+    }
+    return ids;
   }
   throw invalid('target', 'must be { ids } or { filter }');
 }

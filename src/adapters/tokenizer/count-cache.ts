@@ -27,6 +27,7 @@ export function withCountCache(
   const counts = new Map<string, number>();
   return {
     name: tokenizer.name,
+    piecewise: tokenizer.piecewise,
     encode: (text) => tokenizer.encode(text),
     decode: (tokens) => tokenizer.decode(tokens),
     count(text) {

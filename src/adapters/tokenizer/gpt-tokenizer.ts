@@ -1,11 +1,13 @@
 /**
- * `Tokenizer` over gpt-tokenizer (OpenAI BPE encodings). The encoding tables are loaded with a
- * dynamic import on first use, so importing cortexis does not load them.
+ * `Tokenizer` for OpenAI's BPE encodings. Each encoding's table ships with cortexis as its own
+ * module, loaded with a dynamic import on first use: importing cortexis does not load it, and
+ * bundlers split it into a chunk of its own. Browser hosts that would rather fetch the table
+ * pass it to `createBpeTokenizer` instead.
  * @module
  */
 import { ValidationError } from '../../errors/index.js';
 import type { Tokenizer } from '../../ports/tokenizer.js';
-import { bpeSegments } from './segments.js';
+import { createBpeTokenizer, type BpeEncodingData } from './bpe.js';
 
 /** BPE encodings this adapter can load. */
 export type GptEncodingName = 'cl100k_base' | 'o200k_base';
@@ -19,48 +21,18 @@ export interface GptTokenizerSettings {
   readonly encoding?: GptEncodingName | undefined;
 }
 
-/** The part of a gpt-tokenizer encoding module this adapter uses. */
-type EncodingModule = Pick<
-  typeof import('gpt-tokenizer/encoding/cl100k_base'),
-  'countTokens' | 'encode' | 'decode'
->;
-
-/** The library's shared UTF-8 decoder (see `flushDecoder`). */
-type DecoderModule = Partial<Pick<typeof import('gpt-tokenizer/BytePairEncodingCore'), 'decoder'>>;
-
-/** A loaded encoding. */
-interface Loaded {
-  readonly library: EncodingModule;
-  readonly core: DecoderModule;
-}
-
 // Literal specifiers, one per encoding, so bundlers can split each table into its own chunk.
-const loaders: Record<GptEncodingName, () => Promise<EncodingModule>> = {
-  cl100k_base: () => import('gpt-tokenizer/encoding/cl100k_base'),
-  o200k_base: () => import('gpt-tokenizer/encoding/o200k_base'),
+const loaders: Record<GptEncodingName, () => Promise<{ default: BpeEncodingData }>> = {
+  cl100k_base: () => import('./encodings/cl100k_base.js'),
+  o200k_base: () => import('./encodings/o200k_base.js'),
 };
 
-const loaded = new Map<GptEncodingName, Promise<Loaded>>();
+const loaded = new Map<GptEncodingName, Promise<Tokenizer>>();
 
-// Special-token strings such as `<|endoftext|>` in user text are encoded as plain text
-// instead of throwing (the library's default) or being read as control tokens.
-const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
-
-function loadEncoding(encoding: GptEncodingName): Promise<Loaded> {
-  let module = loaded.get(encoding);
-  if (!module) {
-    module = Promise.all([
-      loaders[encoding](),
-      import('gpt-tokenizer/BytePairEncodingCore') as Promise<DecoderModule>,
-    ]).then(([library, core]) => ({ library, core }));
-    // A failed load is not cached, so a later call can try again.
-    module.catch(() => loaded.delete(encoding));
-    loaded.set(encoding, module);
-  }
-  return module;
-}
-
-/** Loads an OpenAI BPE encoding (cached per process) and returns it as a `Tokenizer`. */
+/**
+ * Loads an OpenAI BPE encoding (parsed once per process) and returns it as a `Tokenizer`. Text
+ * that spells a special token such as `<|endoftext|>` is encoded as plain text.
+ */
 export async function createGptTokenizer(settings: GptTokenizerSettings = {}): Promise<Tokenizer> {
   const encoding = settings.encoding ?? 'cl100k_base';
   if (!Object.hasOwn(loaders, encoding)) {
@@ -69,38 +41,14 @@ export async function createGptTokenizer(settings: GptTokenizerSettings = {}): P
       { path: 'encoding', message },
     ]);
   }
-  const { library, core } = await loadEncoding(encoding);
-  // Pathological runs are cut before byte-pair encoding (see `bpeSegments`): linear time.
-  return {
-    name: encoding,
-    count(text) {
-      let total = 0;
-      for (const segment of bpeSegments(text)) {
-        if (segment.length > 0) total += library.countTokens(segment, PLAIN_TEXT);
-      }
-      return total;
-    },
-    encode(text) {
-      const segments = bpeSegments(text);
-      if (segments.length === 1) return library.encode(text, PLAIN_TEXT);
-      const tokens: number[] = [];
-      for (const segment of segments) {
-        for (const token of library.encode(segment, PLAIN_TEXT)) tokens.push(token);
-      }
-      return tokens;
-    },
-    decode: (tokens) => library.decode(tokens) + flushDecoder(core),
-  };
-}
-
-/**
- * gpt-tokenizer 3.4 decodes through one module-wide `TextDecoder` in streaming mode and never
- * flushes it: token ids that end inside a character leave bytes behind that corrupt the next,
- * unrelated `decode`. Flushing after every call makes `decode` stateless; a cut character
- * becomes U+FFFD, as a non-streaming decoder would give.
- */
-function flushDecoder(core: DecoderModule): string {
-  return core.decoder?.decode() ?? '';
+  let tokenizer = loaded.get(encoding);
+  if (!tokenizer) {
+    tokenizer = loaders[encoding]().then((module) => createBpeTokenizer({ data: module.default }));
+    // A failed load is not cached, so a later call can try again.
+    tokenizer.catch(() => loaded.delete(encoding));
+    loaded.set(encoding, tokenizer);
+  }
+  return tokenizer;
 }
 
 /**

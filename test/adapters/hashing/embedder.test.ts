@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 
 import { createHashingEmbedder, softStem } from '../../../src/adapters/hashing/embedder.js';
@@ -75,5 +76,56 @@ describe('createHashingEmbedder', () => {
     expect(softStem('increased')).toBe('increas');
     expect(softStem('virus')).toBe('virus');
     expect(softStem('gas')).toBe('gas');
+  });
+
+  it('gives the same vectors as ever (digests of the vectors of version 1)', async () => {
+    const texts = [
+      'Refunds are issued within 14 days of the return.',
+      'The REFUND policy: refunds, refunded, refunding — and the refund itself.',
+      '',
+      '!!!',
+      'the and of',
+      'Café naïve über Straße façade',
+      '保証期間はどのくらいですか？ 保証期間は2年です。',
+      'Die Garantie gilt für alle Fahrräder und die Rückgabe ist kostenlos.',
+      'mutations mutated mutation mutating mutates x86 3.5 covid-19 IL-6',
+      'alpha beta alpha beta alpha gamma delta alpha',
+    ];
+    const digest = (vectors: Float32Array[]) => {
+      const hash = createHash('sha256');
+      for (const vector of vectors) {
+        hash.update(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength));
+      }
+      return hash.digest('hex').slice(0, 32);
+    };
+    // Stored indexes hold these vectors: a faster embedder must not change a bit of them.
+    expect(digest(await createHashingEmbedder().embed(texts))).toBe(
+      'bb113d1f58ebaace891918bab98b8a2d',
+    );
+    const pairs = createHashingEmbedder({ dimensions: 128, bigramWeight: 0.5 });
+    expect(digest(await pairs.embed(texts))).toBe('546a03d4d451c24e6f97ca889aa19a8f');
+    const chars = createHashingEmbedder({
+      wordWeight: 0,
+      minNgram: 2,
+      maxNgram: 6,
+      dimensions: 64,
+    });
+    expect(digest(await chars.embed(texts))).toBe('8675e8169ba8539a059fc39a0d84921e');
+  });
+
+  it('embeds alike after forgetting the words it memoised', async () => {
+    // 200 texts of 1,100 new words each: the 200,000-word memo fills in the middle of text 181.
+    const texts = Array.from({ length: 200 }, (_, text) =>
+      Array.from({ length: 1100 }, (_, word) => `w${text}x${word.toString(36)}`).join(' '),
+    );
+    texts.push('refunds are issued within days', texts[3]!);
+    const embedder = createHashingEmbedder({ dimensions: 32, bigramWeight: 0.5 });
+    const vectors = await embedder.embed(texts);
+    for (const index of [0, 180, 181, 182, 199, 200, 201]) {
+      const [alone] = await createHashingEmbedder({ dimensions: 32, bigramWeight: 0.5 }).embed([
+        texts[index]!,
+      ]);
+      expect(Array.from(vectors[index]!)).toEqual(Array.from(alone!));
+    }
   });
 });

@@ -132,3 +132,27 @@ describe('createMemoryKeywordIndex', () => {
     );
   });
 });
+
+describe('top-k selection', () => {
+  it('returns exactly the first k of the full ranking, ties included, for every k', async () => {
+    const index = createMemoryKeywordIndex();
+    let seed = 7;
+    const next = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32;
+    const vocabulary = ['alpha', 'beta', 'gamma', 'delta', 'omega'];
+    // Few distinct texts among many records: many exactly tied scores.
+    const records = Array.from({ length: 300 }, (_, number) => ({
+      id: `r${number}`,
+      text: Array.from(
+        { length: 1 + Math.floor(next() * 4) },
+        () => vocabulary[Math.floor(next() * vocabulary.length)],
+      ).join(' '),
+    }));
+    await index.add('ns', records);
+    for (const query of ['alpha', 'alpha beta', 'gamma delta omega']) {
+      const full = await index.search('ns', query, { k: 1000 });
+      for (const k of [1, 2, 5, 17, 50, 299]) {
+        expect(await index.search('ns', query, { k }), `${query} k=${k}`).toEqual(full.slice(0, k));
+      }
+    }
+  });
+});

@@ -13,6 +13,25 @@ describe('snapshot format', () => {
     expect(crc32(new Uint8Array(0))).toBe(0);
   });
 
+  it('computes the same CRC-32 at every alignment and length (word and byte paths)', () => {
+    // Bit-by-bit reference, independent of the table-driven implementation.
+    const reference = (bytes: Uint8Array): number => {
+      let crc = 0xffffffff;
+      for (const byte of bytes) {
+        crc ^= byte;
+        for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? 0xedb88320 ^ (crc >>> 1) : crc >>> 1;
+      }
+      return (crc ^ 0xffffffff) >>> 0;
+    };
+    const buffer = Uint8Array.from({ length: 160 }, (_, index) => (index * 131 + 7) & 0xff);
+    for (let offset = 0; offset < 8; offset++) {
+      for (const length of [0, 1, 3, 7, 8, 9, 15, 16, 17, 31, 64, 100, 151]) {
+        const view = buffer.subarray(offset, offset + length);
+        expect(crc32(view), `offset ${offset}, length ${length}`).toBe(reference(view));
+      }
+    }
+  });
+
   it('round-trips JSON and aligned binary sections', () => {
     const floats = Float32Array.from([1.5, -2, 3.25]);
     const bytes = encodeSnapshot('vectors', { a: 'é', n: [1, 2] }, [floats, Uint8Array.from([9])]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { loadHnswLibrary, type HnswLibrary } from '../../../src/adapters/memory/hnsw-index.js';
 import {
   createMemoryVectorStore,
   type MemoryVectorStore,
@@ -295,6 +296,67 @@ describe('createMemoryVectorStore with an HNSW graph', () => {
     await store.whenIndexed();
     expect(store.indexStats('ns')).toMatchObject({ count: 600, indexed: 600 });
     expect((await store.query('ns', vectors[9]!, { k: 1 }))[0]?.id).toBe('v9');
+  });
+
+  it('scans exactly instead of traversing the whole graph when asked for most records', async () => {
+    const searches: number[] = [];
+    const counting = async (): Promise<HnswLibrary> => {
+      const library = await loadHnswLibrary();
+      return {
+        HierarchicalNSW: class {
+          private readonly graph;
+          constructor(space: 'l2' | 'ip' | 'cosine', dimensions: number, file: string) {
+            this.graph = new library.HierarchicalNSW(space, dimensions, file);
+          }
+          initIndex(max: number, m: number, ef: number, seed: number) {
+            this.graph.initIndex(max, m, ef, seed);
+          }
+          resizeIndex(max: number) {
+            this.graph.resizeIndex(max);
+          }
+          addPoint(point: Float32Array | number[], label: number, replace: boolean) {
+            this.graph.addPoint(point, label, replace);
+          }
+          markDelete(label: number) {
+            this.graph.markDelete(label);
+          }
+          setEfSearch(ef: number) {
+            this.graph.setEfSearch(ef);
+          }
+          searchKnn(query: Float32Array | number[], k: number, filter: undefined) {
+            searches.push(k);
+            return this.graph.searchKnn(query, k, filter);
+          }
+        },
+      };
+    };
+    const { store, vectors } = await filled({ index: 'hnsw', loadHnswlib: counting });
+    await store.whenIndexed();
+    expect(store.indexStats('ns').state).toBe('hnsw');
+    await store.query('ns', vectors[1]!, { k: 10 });
+    expect(searches).toEqual([10]);
+    // Every chunk of a few documents, as ingestion asks before rewriting them: k = all records.
+    const all = await store.query('ns', vectors[1]!, {
+      k: 600,
+      filter: { bucket: { $in: [1, 2] } },
+    });
+    expect(searches).toEqual([10]);
+    expect(all.map((match) => match.id).sort()).toEqual([
+      'v1',
+      'v101',
+      'v102',
+      'v2',
+      'v201',
+      'v202',
+      'v301',
+      'v302',
+      'v401',
+      'v402',
+      'v501',
+      'v502',
+    ]);
+    expect(await store.delete('ns', { filter: { bucket: { $in: [1, 2] } } })).toBe(12);
+    expect(await store.count('ns')).toBe(588);
   });
 
   it('stays exact and reports the error when hnswlib fails to load', async () => {
