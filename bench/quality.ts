@@ -102,7 +102,7 @@ export const OFF_TOPIC_QUESTIONS = [
   'How do I set up a home aquarium?',
 ];
 
-function loadSplit(directory: string, split: 'train' | 'test'): Corpus {
+export function loadSplit(directory: string, split: 'train' | 'test'): Corpus {
   const qrels = parseQrels(readFileSync(join(directory, `qrels-${split}.tsv`), 'utf8'));
   const queries = loadQueries(directory, split).filter((query) => qrels.has(query.id));
   return { documents: loadCorpus(directory), queries, qrels };
@@ -116,7 +116,7 @@ interface Stack {
 }
 
 /** Indexes every document as one chunk record (title + "\n" + text) in fresh stores. */
-async function buildStack(
+export async function buildStack(
   corpus: Corpus,
   embedderSettings: HashingEmbedderSettings,
   keywordSettings: MemoryKeywordIndexSettings,

@@ -11,6 +11,7 @@ import type { Tokenizer } from './ports/tokenizer.js';
 import type { VectorStore } from './ports/vector-store.js';
 import type { Tracer } from './ports/tracer.js';
 import type { Logger } from './util/logger.js';
+import type { Redactor } from './text/redact.js';
 import type { Chunker } from './ingest/chunkers.js';
 import {
   DEFAULT_CHAT_INSTRUCTIONS,
@@ -89,7 +90,7 @@ export const engineConfigSchema = z.strictObject({
     'endTrajectory',
     'deleteSession',
   ]),
-  /** Tokenizer for chunking and the context budget (default: gpt-tokenizer cl100k_base). */
+  /** Tokenizer for chunking and the context budget (default: the built-in BPE, cl100k_base). */
   tokenizer: port<Tokenizer>('Tokenizer', ['count', 'encode', 'decode']),
   /** Knowledge graph of the documents (default: in-memory). */
   graphStore: port<GraphStore>('GraphStore', [
@@ -186,6 +187,21 @@ export const engineConfigSchema = z.strictObject({
         rrfK: z._default(z.number().check(z.gt(0)), DEFAULT_RRF_K),
         /** Adaptive k widens when the top scores lie within this spread. */
         widenSpread: z._default(unit, DEFAULT_WIDEN_SPREAD),
+        /**
+         * Search-results cache (seed 003): the candidate lists of recent queries, per engine.
+         * `ingest`, `deleteDocuments` and `deleteSession` of this engine empty it; another
+         * process writing to a shared store is seen after at most `ttlMs`. `maxEntries: 0`
+         * turns it off.
+         */
+        cache: z.prefault(
+          z.strictObject({
+            /** Most queries kept (least recently used out first); 0: no cache. */
+            maxEntries: z._default(intRange(0, 100_000), 100),
+            /** How long an entry is served, ms. */
+            ttlMs: z._default(intRange(0, 86_400_000), 60_000),
+          }),
+          {},
+        ),
         /** Cosine range mapped to relevance [0, 1]; default: the embedder's `similarityRange`. */
         cosineRange: z.optional(
           z
@@ -341,6 +357,16 @@ export const engineConfigSchema = z.strictObject({
     }),
     {},
   ),
+  /**
+   * Redacts each user message (and a stateless turn's `history`) before the engine stores,
+   * searches, logs or sends it, e.g. `redactPII` (e-mails, phone numbers, cards, IBANs) or
+   * your own `(text) => string`. Default: messages are kept as sent.
+   */
+  redact: z.optional(
+    z.custom<Redactor>((value) => typeof value === 'function', {
+      message: 'expected a function (text) => string',
+    }),
+  ),
   /** Answer greetings and thanks without retrieval (seed 004's shouldUseRAG). */
   smallTalk: z._default(z.boolean(), true),
   /** Messages that end a chat session (exact, case-insensitive, trimmed). */
@@ -373,6 +399,23 @@ export function resolveConfig(config: EngineConfig | undefined): ResolvedConfig 
       return removed === undefined ? issue : { ...issue, message: removed };
     });
     throw new ConfigError(`Invalid cortexis config: ${describeIssues(issues)}`, issues);
+  }
+  // A profile's summariser is a model of the engine (`models`), known when the engine starts.
+  const models = Object.keys(parsed.data.models ?? {});
+  const unknownSummarizers = Object.entries(parsed.data.compaction.profiles)
+    .filter(([, profile]) => {
+      const name = profile.summarizationModel;
+      return name !== undefined && !models.includes(name);
+    })
+    .map(([name]) => ({
+      path: `compaction.profiles.${name}.summarizationModel`,
+      message: `names no model of the engine (known: ${models.join(', ') || 'none; pass config.models'})`,
+    }));
+  if (unknownSummarizers.length > 0) {
+    throw new ConfigError(
+      `Invalid cortexis config: ${describeIssues(unknownSummarizers)}`,
+      unknownSummarizers,
+    );
   }
   return parsed.data;
 }

@@ -24,7 +24,7 @@ import {
   createResilientLLM,
   type ResilienceBreakerEvent,
 } from './resilience/resilient-llm.js';
-import { retrieve } from './pipeline/retrieve.js';
+import { retrieve, type SearchCache } from './pipeline/retrieve.js';
 import { toSearchHits } from './pipeline/sources.js';
 import {
   loadOwnedSession,
@@ -73,6 +73,7 @@ import type {
 } from './types.js';
 import { isoNow, ulid } from './util/ids.js';
 import { KeyedLock } from './util/keyed-lock.js';
+import { createLruCache } from './util/lru.js';
 import { attachLogger } from './util/logger.js';
 import { TURN_SPAN, traceEngineCalls, traceOperation } from './util/tracing.js';
 import { createFeedbackSync } from './learning/feedback-sync.js';
@@ -192,6 +193,19 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
     },
   );
   const embeddingCache = createEmbeddingCache();
+  const { cache: searchCacheSettings } = resolved.retrieval;
+  const searchCache: SearchCache | undefined =
+    searchCacheSettings.maxEntries > 0 && searchCacheSettings.ttlMs > 0
+      ? createLruCache({
+          maxEntries: searchCacheSettings.maxEntries,
+          ttlMs: searchCacheSettings.ttlMs,
+        })
+      : undefined;
+  // What changes the index or deletes text empties the caches keyed by query text.
+  const clearQueryCaches = (): void => {
+    embeddingCache.clear();
+    searchCache?.clear();
+  };
   const learnedBoost = resolved.learning.learnedBoost ? createLearnedBoost() : undefined;
   const graphStore = resolved.graph.enabled
     ? (resolved.graphStore ?? createMemoryGraphStore())
@@ -212,6 +226,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
       resolved.keywordIndex ?? createMemoryKeywordIndex({ language: resolved.text.language }),
     embedder,
     embeddingCache,
+    searchCache,
     graphStore,
     reranker: resolved.reranker,
     router: createRouter({ embedder, embeddingCache, ruleWeight: resolved.routing.ruleWeight }),
@@ -387,7 +402,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
         onProgress: parsed.onProgress,
         signal: parsed.signal,
       });
-      base.embeddingCache.clear();
+      clearQueryCaches();
       events.emit('metrics', {
         turnId: null,
         phase: 'ingest',
@@ -401,7 +416,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
       const ids = parseInput(documentIdsSchema, documentIds, 'document ids');
       const removed = await deleteDocuments(base, resolved.namespace, ids);
       await graphIndexer?.remove(resolved.namespace, ids);
-      base.embeddingCache.clear();
+      clearQueryCaches();
       return removed;
     },
 
@@ -478,7 +493,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
         // The query-embedding and token-count caches are keyed by raw text (questions and
         // messages): a deletion empties them (they refill from use). Evictions do not, or
         // churn would keep them empty.
-        base.embeddingCache.clear();
+        clearQueryCaches();
         countCache?.clear();
       });
     },
@@ -532,6 +547,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
         scores: result.chunks.map((chunk) => chunk.score),
         topScore: result.topScore,
         cacheHit: result.cacheHit,
+        searchCacheHit: result.searchCacheHit,
         widened: result.widened,
         droppedForBudget: 0,
         durationMs: performance.now() - started,

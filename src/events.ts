@@ -64,6 +64,8 @@ export interface RetrievalEvent {
   readonly topScore: number;
   /** Whether the query embedding came from the cache. */
   readonly cacheHit: boolean;
+  /** Whether the candidate lists came from the search-results cache (`retrieval.cache`). */
+  readonly searchCacheHit: boolean;
   /** Whether adaptive k widened the result. */
   readonly widened: boolean;
   /** Chunks dropped to fit the context budget. */
@@ -119,6 +121,11 @@ export interface RecallEvent {
   readonly userId: string;
   /** Whether recall is enabled (`config.recall.enabled`). */
   readonly enabled: boolean;
+  /**
+   * Whether the search failed (seed 004 reports the turn as recall-disabled then): the turn
+   * went on without recalled messages; the `error` event has the cause.
+   */
+  readonly failed: boolean;
   /** `session` (this conversation) or `user` (all of the user's conversations). */
   readonly scope: 'session' | 'user';
   /** Characters of the query recall searched with. */

@@ -63,8 +63,10 @@ export {
   type TextAnalyzerSettings,
   type TextLanguage,
 } from './text/analyzer.js';
+export { redactPII } from './text/redact.js';
 export { createExtractiveProvider } from './adapters/extractive/provider.js';
 export { createGptTokenizer } from './adapters/tokenizer/gpt-tokenizer.js';
+export { createBpeTokenizer } from './adapters/tokenizer/bpe.js';
 
 // Pure building blocks of the pipeline, for custom flows and tests.
 export { chunkText } from './ingest/chunk.js';
@@ -93,6 +95,8 @@ export {
   DEFAULT_GUARD_ANSWER,
   DEFAULT_SYSTEM_PROMPT,
   buildSystemPrompt,
+  type PromptMemory,
+  type SummaryPosition,
 } from './pipeline/prompt.js';
 export type { IngestProgress } from './pipeline/validate.js';
 export { matchesFilter, validateFilter } from './adapters/memory/filter.js';
@@ -119,6 +123,7 @@ export type { MemoryKeywordIndexSettings } from './adapters/memory/keyword-index
 export type { MemoryLearningSinkSettings } from './adapters/memory/learning-sink.js';
 export type { MemorySessionStoreSettings } from './adapters/memory/session-store.js';
 export type { GptEncodingName, GptTokenizerSettings } from './adapters/tokenizer/gpt-tokenizer.js';
+export type { BpeEncodingData, BpeTokenizerSettings } from './adapters/tokenizer/bpe.js';
 export type { ChunkOptions, TextChunk } from './ingest/chunk.js';
 export type { CitationFilterOptions } from './pipeline/cite.js';
 export type { ContradictionKind } from './pipeline/judge-contradiction.js';
@@ -142,3 +147,4 @@ export type {
   ResilientOperation,
 } from './resilience/resilient-llm.js';
 export type { SplitText } from './text/analyzer.js';
+export type { Redactor } from './text/redact.js';

@@ -137,6 +137,18 @@ export interface ChatResponse {
    * best first; empty when recall is off, found nothing, or the turn did not reach the model.
    */
   readonly recalled: readonly RecalledReference[];
+  /**
+   * The question's number in its session, 1 for the first (seed 001 `turn_number`: the
+   * session's user messages up to this one); null for a turn without a session.
+   */
+  readonly turnNumber: number | null;
+  /**
+   * Whether the session's history was compacted (a summary written) since the previous
+   * answer, so this turn saw the summary in place of older turns (seed 001
+   * `history_compacted`). Compaction runs after a turn, off the reply path, so it is the turn
+   * after the long one that reports it.
+   */
+  readonly historyCompacted: boolean;
   /** ISO-8601 UTC. */
   readonly createdAt: string;
 }

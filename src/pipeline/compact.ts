@@ -25,6 +25,7 @@ import type { LLMMessage, LLMProvider } from '../ports/llm-provider.js';
 import type { SessionStore } from '../ports/session-store.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
 import { intRange } from '../schema.js';
+import type { SummaryPosition } from './prompt.js';
 import { isoNow, ulid } from '../util/ids.js';
 
 /** How a conversation is kept within bounds (seed 001's chat profiles). */
@@ -37,6 +38,15 @@ export interface ChatProfile {
   readonly summaryTokens: number;
   /** Tokens of the context budget reserved for conversation memory (summary + recent turns). */
   readonly reservedTokens: number;
+  /**
+   * The model that writes the summaries, by its name in the engine's `models` (seed 001's
+   * `summarization_model`). Default: the model answering the session.
+   */
+  readonly summarizationModel?: string | undefined;
+  /** Whether the summary goes into the model's context at all (default true; it is stored either way). */
+  readonly includeSummaryInContext: boolean;
+  /** Where the summary goes in the system prompt (default `before_retrieval`, as in seed 001). */
+  readonly summaryPosition: SummaryPosition;
 }
 
 /** The built-in profiles: `default`, `long_context` and `compact` (seed 001's numbers). */
@@ -47,25 +57,35 @@ export const CHAT_PROFILES: Readonly<Record<'default' | 'long_context' | 'compac
       maxTurns: 10,
       summaryTokens: 500,
       reservedTokens: 800,
+      includeSummaryInContext: true,
+      summaryPosition: 'before_retrieval',
     }),
     long_context: Object.freeze({
       thresholdTokens: 4000,
       maxTurns: 20,
       summaryTokens: 800,
       reservedTokens: 1500,
+      includeSummaryInContext: true,
+      summaryPosition: 'before_retrieval',
     }),
     compact: Object.freeze({
       thresholdTokens: 1000,
       maxTurns: 5,
       summaryTokens: 300,
       reservedTokens: 500,
+      includeSummaryInContext: true,
+      summaryPosition: 'before_retrieval',
     }),
   });
 
 /** Name of the profile used when none is chosen. */
 export const DEFAULT_CHAT_PROFILE = 'default';
 
-/** Schema of one custom chat profile (all fields required, unknown keys rejected). */
+/**
+ * Schema of one custom chat profile (the token and turn fields required, unknown keys
+ * rejected). A `summarizationModel` must name one of the engine's `models` (checked when the
+ * engine is created).
+ */
 export const chatProfileSchema = z
   .strictObject({
     /** History tokens above which compaction runs. */
@@ -76,6 +96,15 @@ export const chatProfileSchema = z
     summaryTokens: intRange(16, 100_000),
     /** Tokens reserved for conversation memory in the context. */
     reservedTokens: intRange(0, 1_000_000),
+    /** The summariser, by name in the engine's `models` (default: the session's model). */
+    summarizationModel: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+    /** Put the summary into the model's context (default true). */
+    includeSummaryInContext: z._default(z.boolean(), true),
+    /** Where the summary goes in the system prompt. */
+    summaryPosition: z._default(
+      z.enum(['before_retrieval', 'after_retrieval']),
+      'before_retrieval',
+    ),
   })
   .check(
     z.refine((profile) => profile.summaryTokens < profile.thresholdTokens, {
@@ -293,6 +322,24 @@ export function selectContext(
   };
 }
 
+/**
+ * Whether a summary was written since the session's last answer: among the session's
+ * uncovered messages, newest first, without the current one, a summary comes before any
+ * answer. (A summary is stored after the messages it covers, so one written after the last
+ * turn is the newest uncovered message but for the new question.)
+ */
+export function compactedSinceLastAnswer(
+  newestFirst: readonly Pick<MessageRecord, 'id' | 'role'>[],
+  currentMessageId: string | null,
+): boolean {
+  for (const message of newestFirst) {
+    if (message.id === currentMessageId) continue;
+    if (message.role === 'system-summary') return true;
+    if (message.role === 'assistant') return false;
+  }
+  return false;
+}
+
 /** What `compact` talks to. */
 export interface CompactDeps {
   /** Where the summary is stored. */
@@ -500,15 +547,24 @@ export async function compact(deps: CompactDeps, input: CompactInput): Promise<C
 
 /** Summarises older turns when the history crosses the profile's threshold. */
 export async function compactSession(
-  runtime: Pick<EngineRuntime, 'config' | 'events' | 'sessionStore' | 'llm' | 'tokenizer'>,
+  runtime: Pick<
+    EngineRuntime,
+    'config' | 'events' | 'sessionStore' | 'llm' | 'models' | 'tokenizer'
+  >,
   session: SessionRecord,
   turnId: string,
 ): Promise<void> {
   const { config, events } = runtime;
   if (!config.compaction.enabled) return;
+  const profile = resolveChatProfile(config.compaction, session.settings.chatProfile);
+  // The profile's summariser (checked against `models` when the engine was created).
+  const summarizer =
+    profile.summarizationModel === undefined
+      ? runtime.llm
+      : (runtime.models.get(profile.summarizationModel) ?? runtime.llm);
   const result = await compact(
-    { sessionStore: runtime.sessionStore, llm: runtime.llm, tokenizer: runtime.tokenizer },
-    { session, profile: resolveChatProfile(config.compaction, session.settings.chatProfile) },
+    { sessionStore: runtime.sessionStore, llm: summarizer, tokenizer: runtime.tokenizer },
+    { session, profile },
   );
   if (result.status === 'summarized') {
     events.emit('summary', {

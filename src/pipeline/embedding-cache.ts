@@ -2,6 +2,7 @@
  * A small LRU cache of query embeddings with a time-to-live, keyed by embedder id and text,
  * so repeated or rephrased-back questions skip the embedder.
  */
+import { createLruCache } from '../util/lru.js';
 
 /** Cache of embeddings keyed by embedder id and text. */
 export interface EmbeddingCache {
@@ -25,45 +26,21 @@ export interface EmbeddingCacheSettings {
   readonly now?: () => number;
 }
 
-interface Entry {
-  readonly vector: Float32Array;
-  readonly expiresAt: number;
-}
-
 function cacheKey(embedderId: string, text: string): string {
   return `${embedderId}\u0000${text}`;
 }
 
-/** An LRU embedding cache (a `Map` in recency order) with a per-entry TTL. */
+/** An LRU embedding cache with a per-entry TTL. */
 export function createEmbeddingCache(settings: EmbeddingCacheSettings = {}): EmbeddingCache {
-  const maxEntries = Math.max(1, Math.floor(settings.maxEntries ?? 100));
-  const ttlMs = settings.ttlMs ?? 300_000;
-  const now = settings.now ?? Date.now;
-  const entries = new Map<string, Entry>();
-
+  const entries = createLruCache<Float32Array>({
+    maxEntries: settings.maxEntries ?? 100,
+    ttlMs: settings.ttlMs ?? 300_000,
+    now: settings.now,
+  });
   return {
-    get(embedderId, text) {
-      const key = cacheKey(embedderId, text);
-      const entry = entries.get(key);
-      if (entry === undefined) return undefined;
-      entries.delete(key);
-      if (entry.expiresAt <= now()) return undefined;
-      entries.set(key, entry);
-      return entry.vector;
-    },
-    set(embedderId, text, vector) {
-      const key = cacheKey(embedderId, text);
-      entries.delete(key);
-      entries.set(key, { vector, expiresAt: now() + ttlMs });
-      while (entries.size > maxEntries) {
-        const oldest = entries.keys().next();
-        if (oldest.done === true) break;
-        entries.delete(oldest.value);
-      }
-    },
-    clear() {
-      entries.clear();
-    },
+    get: (embedderId, text) => entries.get(cacheKey(embedderId, text)),
+    set: (embedderId, text, vector) => entries.set(cacheKey(embedderId, text), vector),
+    clear: () => entries.clear(),
     get size() {
       return entries.size;
     },

@@ -144,6 +144,8 @@ export interface ReplayOptions {
   readonly model: string;
   /** Weights to recompute confidence when the stored message has none. */
   readonly confidenceWeights?: ConfidenceWeights | undefined;
+  /** The answered question's turn number in its session (`turnNumberOf`), if known. */
+  readonly turnNumber?: number | null | undefined;
 }
 
 /**
@@ -178,6 +180,9 @@ export function replayResponse(previous: AnsweredTurn, options: ReplayOptions): 
     model: options.model,
     // Recall is not stored with the answer: a replay reports none.
     recalled: [],
+    turnNumber: options.turnNumber ?? null,
+    // A replay runs nothing, so it compacted nothing either.
+    historyCompacted: false,
     createdAt: reply.createdAt,
   };
 }

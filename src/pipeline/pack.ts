@@ -112,7 +112,7 @@ export interface PackResult<C, R extends PackRecalled = PackRecalled> {
   readonly summary: string | null;
   /** Recalled messages kept, best first. */
   readonly recalled: R[];
-  /** The memory block to append to the system prompt: the summary only ('' when there is none). */
+  /** The memory block of the system prompt (`buildSystemPrompt` places it): the summary only ('' when there is none). */
   readonly memory: string;
   /**
    * The messages to send before the current user message: the recalled block as one `user`
@@ -147,7 +147,7 @@ function recalledLine(message: PackRecalled): string {
 }
 
 /**
- * The memory block appended to the system prompt: the conversation summary only. Its wording
+ * The memory block of the system prompt: the conversation summary only. Its wording
  * avoids the word "summary" on purpose (the offline provider treats a system prompt that asks
  * for a summary as a summarisation request).
  */
@@ -165,11 +165,6 @@ export function renderRecalled(recalled: readonly PackRecalled[]): string {
     .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0))
     .map(recalledLine);
   return `<earlier_messages>\n${RECALLED_HEADER}\n${lines.join('\n')}\n</earlier_messages>`;
-}
-
-/** The system prompt with the memory block appended. */
-export function withMemory(system: string, memory: string): string {
-  return memory.length === 0 ? system : `${system}${memory}`;
 }
 
 /** Packs a turn's context under one budget, in the priority order of the module doc. */

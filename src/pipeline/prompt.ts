@@ -66,15 +66,42 @@ export function renderSources(sources: readonly PromptSource[]): string {
   return `<sources>\n${body}\n</sources>`;
 }
 
-/** The system prompt of a turn: the template with its sources block (and chat instructions). */
+/**
+ * Where the conversation memory block goes in the system prompt (seed 001's
+ * `summary_position`): just before the sources block, or at the end, after the sources and
+ * the chat instructions.
+ */
+export type SummaryPosition = 'before_retrieval' | 'after_retrieval';
+
+/** The conversation memory of a turn and where it goes (see `renderMemory` in pack.ts). */
+export interface PromptMemory {
+  /** The memory block ('' for none). */
+  readonly block: string;
+  /** Where it goes. */
+  readonly position: SummaryPosition;
+}
+
+/**
+ * The system prompt of a turn: the template with its sources block (and chat instructions),
+ * and the conversation memory before the sources or at the end.
+ */
 export function buildSystemPrompt(
   template: string,
   sources: readonly PromptSource[],
   chatInstructions?: string,
+  memory?: PromptMemory,
 ): string {
-  const block = renderSources(sources);
+  const memoryBlock = memory?.block.trim() ?? '';
+  const sourcesBlock = renderSources(sources);
+  const block =
+    memoryBlock && memory?.position === 'before_retrieval'
+      ? `${memoryBlock}\n\n${sourcesBlock}`
+      : sourcesBlock;
   const prompt = template.includes('{{sources}}')
     ? template.replace('{{sources}}', () => block)
     : `${template}\n\n${block}`;
-  return chatInstructions ? `${prompt}\n\n${chatInstructions}` : prompt;
+  const withChat = chatInstructions ? `${prompt}\n\n${chatInstructions}` : prompt;
+  return memoryBlock && memory?.position !== 'before_retrieval'
+    ? `${withChat}\n\n${memoryBlock}`
+    : withChat;
 }

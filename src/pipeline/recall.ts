@@ -116,6 +116,8 @@ export interface RecallQuery {
   readonly scope?: RecallScope | undefined;
   /** Cancels the recall (then it rejects with `AbortError`; every other failure gives `[]`). */
   readonly signal?: AbortSignal | undefined;
+  /** Told when this recall failed (and gave `[]`), besides the settings' `onError`. */
+  readonly onFailure?: ((error: unknown) => void) | undefined;
 }
 
 /** Semantic recall of a user's earlier messages, with its background indexing queue. */
@@ -301,6 +303,7 @@ export function createRecall(deps: RecallDeps, settings: Partial<RecallSettings>
       } catch (error) {
         if (signal?.aborted) throw new AbortError('Recall was aborted', { cause: error });
         report(error, 'recall.query');
+        query.onFailure?.(error);
         return [];
       }
     },

@@ -12,6 +12,7 @@ import type { KeywordIndex, KeywordMatch } from '../ports/keyword-index.js';
 import type { Reranker } from '../ports/reranker.js';
 import type { VectorMatch, VectorStore } from '../ports/vector-store.js';
 import { ALL_EDGE_TYPES, chunkNodeId } from '../ingest/graph.js';
+import type { LruCache } from '../util/lru.js';
 import type { EmbeddingCache } from './embedding-cache.js';
 import {
   collectNeighborhoods,
@@ -42,6 +43,44 @@ export interface RetrievalDeps {
   readonly reranker?: Reranker | undefined;
   /** Learned boost per chunk (default: 1 for every chunk). */
   readonly learnedBoost?: LearnedBoost | undefined;
+  /**
+   * Search-results cache (seed 003): the vector and keyword candidate lists of a query, so a
+   * repeated question skips both searches. Whoever changes the index clears it; omitted: no
+   * cache.
+   */
+  readonly searchCache?: SearchCache | undefined;
+}
+
+/** What the search-results cache holds per query: both candidate lists and the query vector. */
+export interface CachedSearch {
+  readonly vectorMatches: readonly VectorMatch[];
+  readonly keywordMatches: readonly KeywordMatch[];
+  readonly vector: Float32Array | null;
+}
+
+/** The search-results cache: first-stage candidate lists by {@link searchCacheKey}. */
+export type SearchCache = LruCache<CachedSearch>;
+
+/**
+ * The cache key of a first-stage search: everything the two candidate lists depend on
+ * (namespace, the query text, the list length, the filter, which searches run). Graph
+ * expansion, the learned boost and the reranker run after the cache, so feedback never
+ * makes an entry stale; only a change of the index does.
+ */
+export function searchCacheKey(
+  query: string,
+  options: Pick<RetrievalOptions, 'namespace' | 'candidates' | 'filter'>,
+  searches: { readonly vector: boolean; readonly keyword: boolean; readonly embed: boolean },
+): string {
+  return JSON.stringify([
+    options.namespace,
+    options.candidates,
+    searches.vector,
+    searches.keyword,
+    searches.embed,
+    options.filter ?? null,
+    query,
+  ]);
 }
 
 /** Weights of the two ranked lists in the fusion. */
@@ -170,6 +209,8 @@ export interface RetrievalResult {
   readonly reranked: boolean;
   /** True when the query embedding came from the cache. */
   readonly cacheHit: boolean;
+  /** True when both candidate lists came from the search-results cache. */
+  readonly searchCacheHit: boolean;
   /** True when adaptive k widened the result past `k`. */
   readonly widened: boolean;
 }
@@ -521,8 +562,35 @@ export async function retrieve(
       : withCoverage(
           await deps.keywordIndex.search(namespace, query, { k: candidates, filter, signal }),
         );
-  const [vectorResult, keywordMatches] = await Promise.all([vectorSearch(), keywordSearch()]);
-  throwIfAborted(signal);
+  const searchKey =
+    deps.searchCache === undefined
+      ? undefined
+      : searchCacheKey(query, options, {
+          vector: weights.vector > 0,
+          keyword: weights.keyword > 0,
+          embed: needVector,
+        });
+  const cached = searchKey === undefined ? undefined : deps.searchCache?.get(searchKey);
+  let vectorResult: {
+    matches: readonly VectorMatch[];
+    cacheHit: boolean;
+    vector: Float32Array | null;
+  };
+  let keywordMatches: readonly KeywordMatch[];
+  if (cached !== undefined) {
+    vectorResult = { matches: cached.vectorMatches, cacheHit: true, vector: cached.vector };
+    keywordMatches = cached.keywordMatches;
+  } else {
+    [vectorResult, keywordMatches] = await Promise.all([vectorSearch(), keywordSearch()]);
+    throwIfAborted(signal);
+    if (searchKey !== undefined) {
+      deps.searchCache?.set(searchKey, {
+        vectorMatches: vectorResult.matches,
+        keywordMatches,
+        vector: vectorResult.vector,
+      });
+    }
+  }
   const vectorMatches = vectorResult.matches;
   const rrfK = options.rrfK ?? DEFAULT_RRF_K;
   const lists: RankedList[] = [
@@ -666,6 +734,7 @@ export async function retrieve(
       : undefined,
     reranked,
     cacheHit: vectorResult.cacheHit,
+    searchCacheHit: cached !== undefined,
     widened: chunks.length > options.k,
   };
 }

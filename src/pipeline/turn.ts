@@ -34,6 +34,7 @@ import type {
 import type { Reranker } from '../ports/reranker.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { SessionStore } from '../ports/session-store.js';
+import type { Redactor } from '../text/redact.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
 import type { TraceAttributes, TraceSpan, Tracer } from '../ports/tracer.js';
 import type { VectorStore } from '../ports/vector-store.js';
@@ -58,7 +59,12 @@ import { judgeAnswer, type Grounding, type JudgePolicy, type JudgeResult } from 
 import { recordLearningStep } from './learn.js';
 import { EXTRACTIVE_PROVIDER } from '../adapters/extractive/provider.js';
 import { rateLimitKey } from '../util/rate-limit-key.js';
-import { compactSession, resolveChatProfile, selectContext } from './compact.js';
+import {
+  compactedSinceLastAnswer,
+  compactSession,
+  resolveChatProfile,
+  selectContext,
+} from './compact.js';
 import {
   ANSWER_WAIT_MS,
   findPreviousTurn,
@@ -69,10 +75,15 @@ import {
 } from './idempotency.js';
 import type { Recall, RecalledMessage } from './recall.js';
 import { rewriteQuery, type RewriteResult } from './rewrite.js';
-import { packContext, withMemory } from './pack.js';
+import { packContext } from './pack.js';
 import { buildSystemPrompt } from './prompt.js';
 import { toModelHistory } from './remember.js';
-import { retrieve, type RetrievalResult, type RetrievedChunk } from './retrieve.js';
+import {
+  retrieve,
+  type RetrievalResult,
+  type RetrievedChunk,
+  type SearchCache,
+} from './retrieve.js';
 import { scoreConfidence } from './score.js';
 import { decideGuard, DEFAULT_GUARD_MODEL } from './guard.js';
 import { toPromptSources, toSources } from './sources.js';
@@ -85,6 +96,8 @@ export interface EngineRuntime {
   readonly keywordIndex: KeywordIndex;
   readonly embedder: EmbeddingProvider;
   readonly embeddingCache: EmbeddingCache;
+  /** Search-results cache (`retrieval.cache`); absent when turned off. */
+  readonly searchCache?: SearchCache | undefined;
   /** The model behind timeouts, retries and the circuit breaker. */
   readonly llm: ResilientLLM;
   /** The engine's named models (`config.models`), for sessions that choose one. */
@@ -235,10 +248,9 @@ export async function runTurn(
   let partialMessageId: string | null = null;
   let signal: AbortSignal | undefined;
   try {
-    const request = parseInput(
-      chatRequestSchema(config.limits.maxMessageLength),
-      rawRequest,
-      'chat request',
+    const request = redactRequest(
+      parseInput(chatRequestSchema(config.limits.maxMessageLength), rawRequest, 'chat request'),
+      config.redact,
     );
     signal = request.signal;
     if (signal?.aborted) throw new AbortError('The turn was aborted before it started');
@@ -402,6 +414,10 @@ export async function runTurn(
       userMessage = message;
       runtime.recall.index([userMessage]);
     }
+    // seed 001: the question's number in the session, and whether its history was compacted
+    const position = session
+      ? await turnPosition(sessionStore, session.id, userMessage?.id ?? null, signal)
+      : NO_POSITION;
     events.emit('turn.started', { turnId, sessionId, userMessageId: userMessage?.id ?? null });
 
     // small talk: greetings and thanks need no retrieval and never hit guard mode
@@ -438,6 +454,7 @@ export async function runTurn(
           generationMs: 0,
           outcome: undefined,
           smallTalk: true,
+          ...position,
         },
         scope,
       );
@@ -641,6 +658,7 @@ export async function runTurn(
           generationMs: 0,
           outcome: undefined,
           route: plan?.route ?? 'chat',
+          ...position,
         },
         scope,
       );
@@ -648,6 +666,7 @@ export async function runTurn(
 
     // recall the same user's earlier messages, then pack everything under one budget
     const recallStarted = performance.now();
+    let recallFailed = false;
     const recalled = session
       ? await inSpan(scope, 'cortexis.recall', async (span) => {
           const earlier = await runtime.recall.recall({
@@ -659,6 +678,7 @@ export async function runTurn(
               ...context.messages.map((message) => message.id),
             ],
             signal,
+            onFailure: () => (recallFailed = true),
           });
           span?.setAttributes({ 'cortexis.recall.count': earlier.length });
           return earlier;
@@ -674,7 +694,7 @@ export async function runTurn(
           answerTokens: maxTokens,
           system: buildSystemPrompt(template, []),
           message: request.message,
-          summary: context.summary,
+          summary: profile.includeSummaryInContext ? context.summary : null,
           history,
           historyTokens: Math.min(profile.reservedTokens, config.history.maxTokens),
           chunks: retrieval?.chunks ?? [],
@@ -697,6 +717,7 @@ export async function runTurn(
         sessionId: session.id,
         userId: session.userId,
         enabled: config.recall.enabled,
+        failed: recallFailed,
         scope: config.recall.scope,
         messageLength: rewrite.query.length,
         found: recalled.length,
@@ -722,6 +743,7 @@ export async function runTurn(
         scores: [],
         topScore: 0,
         cacheHit: false,
+        searchCacheHit: false,
         widened: false,
         droppedForBudget: 0,
         durationMs: retrievalMs,
@@ -748,13 +770,11 @@ export async function runTurn(
       scope,
       scope ? `chat ${metadata.model}` : '',
       async (span) => {
-        const system = withMemory(
-          buildSystemPrompt(
-            template,
-            promptSources,
-            packed.history.length > 0 ? config.prompt.chat : undefined,
-          ),
-          packed.memory,
+        const system = buildSystemPrompt(
+          template,
+          promptSources,
+          packed.history.length > 0 ? config.prompt.chat : undefined,
+          { block: packed.memory, position: profile.summaryPosition },
         );
         // Recalled messages come first as a fenced user message, never in the system prompt.
         const messages = [...packed.messages, { role: 'user' as const, content: request.message }];
@@ -861,6 +881,7 @@ export async function runTurn(
       outcome,
       degraded: retrievalError !== undefined || breakerOpen,
       graphSupport: retrieval?.graphSupport,
+      ...position,
     };
     if (outcome.error) {
       if (session && userMessage && outcome.text.length > 0) {
@@ -1016,6 +1037,73 @@ interface TurnState {
   readonly route?: string | undefined;
   /** Earlier messages recalled into the prompt. */
   readonly recalled?: readonly RecalledMessage[] | undefined;
+  /** The question's number in its session (null without a session). */
+  readonly turnNumber?: number | null | undefined;
+  /** A summary was written since the session's previous answer. */
+  readonly historyCompacted?: boolean | undefined;
+}
+
+/**
+ * The request with its message (and a stateless turn's history) passed through the config's
+ * `redact`, so that nothing downstream sees the original text.
+ */
+function redactRequest<
+  R extends {
+    readonly message: string;
+    readonly history?: readonly { readonly content: string }[] | undefined;
+  },
+>(request: R, redact: Redactor | undefined): R {
+  if (redact === undefined) return request;
+  const apply = (text: string): string => {
+    const redacted = redact(text);
+    if (typeof redacted !== 'string') {
+      throw new ConfigError('config.redact must return a string', [
+        { path: 'redact', message: `returned ${typeof redacted}, expected a string` },
+      ]);
+    }
+    return redacted;
+  };
+  return {
+    ...request,
+    message: apply(request.message),
+    ...(request.history === undefined
+      ? {}
+      : { history: request.history.map((entry) => ({ ...entry, content: apply(entry.content) })) }),
+  };
+}
+
+/** Where a turn stands in its session (seed 001's `turn_number`, `history_compacted`). */
+interface TurnPosition {
+  readonly turnNumber: number | null;
+  readonly historyCompacted: boolean;
+}
+
+const NO_POSITION: TurnPosition = { turnNumber: null, historyCompacted: false };
+
+/** The session's turn count (its user messages, the current one included) and compaction. */
+async function turnPosition(
+  store: SessionStore,
+  sessionId: string,
+  currentMessageId: string | null,
+  signal: AbortSignal | undefined,
+): Promise<TurnPosition> {
+  const [turnNumber, newest] = await Promise.all([
+    store.countMessages(sessionId, { role: 'user', signal }),
+    // The current question, then the summary (if one was written since) or the last answer.
+    store.listMessages(sessionId, { uncoveredOnly: true, order: 'desc', limit: 4, signal }),
+  ]);
+  return { turnNumber, historyCompacted: compactedSinceLastAnswer(newest, currentMessageId) };
+}
+
+/** The number of a stored question in its session (1 for the first). */
+async function turnNumberOf(store: SessionStore, question: MessageRecord): Promise<number> {
+  const messages = await store.listMessages(question.sessionId);
+  let number = 0;
+  for (const message of messages) {
+    if (message.role === 'user') number++;
+    if (message.id === question.id) break;
+  }
+  return number;
 }
 
 /** The last `count` items (none for 0). */
@@ -1134,6 +1222,7 @@ function retrievalEvent(
     scores: retrieval.chunks.map((chunk) => chunk.score),
     topScore: retrieval.topScore,
     cacheHit: retrieval.cacheHit,
+    searchCacheHit: retrieval.searchCacheHit,
     widened: retrieval.widened,
     droppedForBudget,
     durationMs,
@@ -1194,15 +1283,16 @@ async function storeAssistantMessage(
  * engines). `withText` sends its sources and text first; without it only `done` (the loser of
  * the race for the answer has streamed its own draft already).
  */
-function replayTurn(
+async function replayTurn(
   runtime: EngineRuntime,
   sink: PartSink,
   previous: AnsweredTurn,
   withText: boolean,
-): ChatResponse {
+): Promise<ChatResponse> {
   const response = replayResponse(previous, {
     model: runtime.llm.metadata.model,
     confidenceWeights: runtime.config.confidence.weights,
+    turnNumber: await turnNumberOf(runtime.sessionStore, previous.userMessage),
   });
   if (withText) {
     sink({ type: 'sources', sources: response.sources });
@@ -1299,6 +1389,8 @@ function finalResponse(
     timings: { retrievalMs: turn.retrievalMs, generationMs: turn.generationMs, totalMs },
     usage: turn.outcome?.usage ?? null,
     model: runtime.llm.metadata.model,
+    turnNumber: turn.turnNumber ?? null,
+    historyCompacted: turn.historyCompacted ?? false,
     recalled: (turn.recalled ?? []).map((message) => ({
       messageId: message.messageId,
       sessionId: message.sessionId,

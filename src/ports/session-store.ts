@@ -1,6 +1,7 @@
 import type { CallOptions } from './common.js';
 import type {
   MessageRecord,
+  MessageRole,
   SessionRecord,
   SessionSettings,
   SessionStatsDelta,
@@ -50,6 +51,12 @@ export interface ListMessagesOptions extends CallOptions {
   readonly order?: 'asc' | 'desc' | undefined;
   /** Leave out messages a summary covers (what the model's context is built from). */
   readonly uncoveredOnly?: boolean | undefined;
+}
+
+/** What `countMessages` counts. */
+export interface CountMessagesOptions extends CallOptions {
+  /** Only messages of this role (e.g. `user`: the session's turns so far). Default: all. */
+  readonly role?: MessageRole | undefined;
 }
 
 /** How `findMessage` looks a message up within a session. */
@@ -114,8 +121,8 @@ export interface SessionStore {
   ): Promise<MessageRecord | null>;
   /** A session's messages in insertion order (or reversed); `[]` for an unknown session. */
   listMessages(sessionId: string, options?: ListMessagesOptions): Promise<MessageRecord[]>;
-  /** Number of messages of a session; 0 for an unknown session. */
-  countMessages(sessionId: string, options?: CallOptions): Promise<number>;
+  /** Number of messages of a session (of one role, when asked); 0 for an unknown session. */
+  countMessages(sessionId: string, options?: CountMessagesOptions): Promise<number>;
   /** A message by id, or null. */
   getMessage(id: string, options?: CallOptions): Promise<MessageRecord | null>;
   /**

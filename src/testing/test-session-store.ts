@@ -122,7 +122,7 @@ function tryToMutate(mutate: () => void): void {
  * sessions (create, duplicate, get, update, delete with cascade), `listSessions` (owner
  * only, newest first by createdAt then id, cursor pages that stay correct when sessions
  * are added between pages), atomic `appendMessages` (stats, unknown session, duplicate ids
- * leave nothing applied), `listMessages` order/limit/offset, `countMessages`, `getMessage`,
+ * leave nothing applied), `listMessages` order/limit/offset, `countMessages` (also of one role), `getMessage`,
  * atomic `appendSummary` (covered messages marked, `uncoveredOnly` listing, unknown or
  * foreign covered ids leave nothing applied), `findMessage` (newest match, within the
  * session), one user message per
@@ -453,6 +453,18 @@ export function testSessionStore(options: SessionStoreSuiteOptions): void {
           metadata: { replaced: covers.length },
         });
       }
+
+      it("counts the messages of one role (a session's turns)", async () => {
+        const session = await created();
+        const [q1, a1] = await conversation(session);
+        await store.appendSummary(session.id, makeSummary(session, [q1!.id, a1!.id]));
+        expect(await store.countMessages(session.id)).toBe(5);
+        expect(await store.countMessages(session.id, { role: 'user' })).toBe(2);
+        expect(await store.countMessages(session.id, { role: 'assistant' })).toBe(2);
+        expect(await store.countMessages(session.id, { role: 'system-summary' })).toBe(1);
+        expect(await store.countMessages(session.id, { role: 'system' })).toBe(0);
+        expect(await store.countMessages(ulid(), { role: 'user' })).toBe(0);
+      });
 
       it('stores the summary after the messages and marks the covered ones', async () => {
         const session = await created();

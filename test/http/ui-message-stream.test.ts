@@ -67,6 +67,8 @@ const response: ChatResponse = {
   usage: { inputTokens: 10, outputTokens: 5 },
   model: 'mock',
   recalled: [],
+  turnNumber: 1,
+  historyCompacted: false,
   createdAt: '2026-01-01T00:00:00.000Z',
 };
 

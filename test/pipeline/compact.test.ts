@@ -64,6 +64,8 @@ const profile = (overrides: Partial<ChatProfile> = {}): ChatProfile => ({
   maxTurns: 10,
   summaryTokens: 50,
   reservedTokens: 500,
+  includeSummaryInContext: true,
+  summaryPosition: 'before_retrieval',
   ...overrides,
 });
 
@@ -95,18 +97,24 @@ describe('chat profiles', () => {
       maxTurns: 10,
       summaryTokens: 500,
       reservedTokens: 800,
+      includeSummaryInContext: true,
+      summaryPosition: 'before_retrieval',
     });
     expect(CHAT_PROFILES.long_context).toEqual({
       thresholdTokens: 4000,
       maxTurns: 20,
       summaryTokens: 800,
       reservedTokens: 1500,
+      includeSummaryInContext: true,
+      summaryPosition: 'before_retrieval',
     });
     expect(CHAT_PROFILES.compact).toEqual({
       thresholdTokens: 1000,
       maxTurns: 5,
       summaryTokens: 300,
       reservedTokens: 500,
+      includeSummaryInContext: true,
+      summaryPosition: 'before_retrieval',
     });
   });
 

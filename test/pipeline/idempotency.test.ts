@@ -98,10 +98,12 @@ describe('findPreviousTurn', () => {
     });
     expect(previous.status).toBe('answered');
     if (previous.status !== 'answered') return;
-    const response = replayResponse(previous, { model: 'extractive-v1' });
+    const response = replayResponse(previous, { model: 'extractive-v1', turnNumber: 3 });
     expect(response).toEqual({
       grounding: null,
       recalled: [],
+      turnNumber: 3,
+      historyCompacted: false,
       messageId: reply.id,
       userMessageId: user.id,
       sessionId: 's1',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { packContext, renderMemory, renderRecalled, withMemory } from '../../src/pipeline/pack.js';
+import { packContext, renderMemory, renderRecalled } from '../../src/pipeline/pack.js';
+import { buildSystemPrompt } from '../../src/pipeline/prompt.js';
 import type { Tokenizer } from '../../src/ports/tokenizer.js';
 
 // One token per word keeps the arithmetic visible.
@@ -139,13 +140,35 @@ describe('packContext', () => {
     expect(result.tokens.message).toBe(504);
   });
 
+  it('places the memory block before the sources or at the end (summaryPosition)', () => {
+    const memory = renderMemory('User wants a refund.');
+    const sources = [{ label: 'S1', text: 'Refunds take 14 days.' }];
+    const before = buildSystemPrompt('Answer from {{sources}} only.', sources, 'Chat.', {
+      block: memory,
+      position: 'before_retrieval',
+    });
+    expect(before.indexOf('<conversation_memory>')).toBeLessThan(before.indexOf('<sources>'));
+    expect(before.startsWith('Answer from <conversation_memory>')).toBe(true);
+    expect(before.endsWith('only.\n\nChat.')).toBe(true);
+    const after = buildSystemPrompt('Answer from {{sources}} only.', sources, 'Chat.', {
+      block: memory,
+      position: 'after_retrieval',
+    });
+    expect(after.indexOf('<conversation_memory>')).toBeGreaterThan(after.indexOf('Chat.'));
+    expect(after.endsWith('</conversation_memory>')).toBe(true);
+    // No memory: the prompt is the one without the option.
+    const none = buildSystemPrompt('Be brief.', sources, undefined, {
+      block: renderMemory(null),
+      position: 'before_retrieval',
+    });
+    expect(none).toBe(buildSystemPrompt('Be brief.', sources));
+  });
+
   it('renders the memory block without asking for a summary, and recalled messages apart', () => {
     const memory = renderMemory('User wants a refund.');
     expect(memory).toContain('<conversation_memory>');
     expect(memory).toContain('User wants a refund.');
     expect(memory).not.toMatch(/summar/i);
-    expect(withMemory('System.', memory)).toBe(`System.${memory}`);
-    expect(withMemory('System.', '')).toBe('System.');
     expect(renderMemory(null)).toBe('');
     const block = renderRecalled(recalled(2, 2));
     expect(block.indexOf('r0 r0')).toBeLessThan(block.indexOf('r1 r1'));

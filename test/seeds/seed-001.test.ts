@@ -1,9 +1,11 @@
 /**
- * Seed 001 (chat mode): a request picks its chat profile.
+ * Seed 001 (chat mode): a request picks its chat profile; responses carry the turn number and
+ * whether history was compacted; a chat profile names its summariser and where the summary goes.
  */
 import { describe, expect, it } from 'vitest';
 import { createChatEngine } from '../../src/engine.js';
-import { ValidationError } from '../../src/errors/index.js';
+import { ConfigError, ValidationError } from '../../src/errors/index.js';
+import { createMockLLM } from '../../src/testing/mock-llm.js';
 
 describe('seed 001: chatProfile per request', () => {
   it('a conversation a request starts keeps the request’s profile', async () => {
@@ -46,5 +48,126 @@ describe('seed 001: chatProfile per request', () => {
     ).resolves.toMatchObject({
       status: 'complete',
     });
+  });
+});
+
+describe('seed 001: turn number, history compaction and the summary settings', () => {
+  const SUMMARY = 'The user asked about refunds twice.';
+  const questions = [
+    'How long do refunds take?',
+    'Are refunds paid to the card?',
+    'Do refunds cover shipping?',
+    'Can refunds be split?',
+  ];
+
+  async function converse(profile: Record<string, unknown>) {
+    const main = createMockLLM({ responses: 'Refunds take 14 days [source: S1].' });
+    const cheap = createMockLLM({ responses: SUMMARY });
+    const engine = createChatEngine({
+      llm: main,
+      models: { cheap },
+      retrieval: { minSimilarity: 0 },
+      compaction: {
+        profile: 'short',
+        profiles: {
+          short: {
+            thresholdTokens: 100_000,
+            maxTurns: 2,
+            summaryTokens: 50,
+            reservedTokens: 400,
+            ...profile,
+          },
+        },
+      },
+    });
+    await engine.ingest([{ id: 'refunds', text: 'Refunds take 14 days to reach the card.' }]);
+    const session = await engine.createSession({ userId: 'u' });
+    const replies = [];
+    for (const message of questions) {
+      replies.push(await engine.chat({ sessionId: session.id, userId: 'u', message }));
+      await engine.flush();
+    }
+    return { engine, session, replies, main, cheap };
+  }
+
+  const lastSystem = (model: ReturnType<typeof createMockLLM>): string =>
+    model.calls.at(-1)!.request.system ?? '';
+
+  it('numbers the turns and reports the turn after a compaction', async () => {
+    const { engine, session, replies } = await converse({});
+    expect(replies.map((reply) => reply.turnNumber)).toEqual([1, 2, 3, 4]);
+    // Turn 3 crossed maxTurns: it was compacted after its answer, so turn 4 saw the summary.
+    expect(replies.map((reply) => reply.historyCompacted)).toEqual([false, false, false, true]);
+    const retried = await engine.chat({
+      sessionId: session.id,
+      userId: 'u',
+      message: 'Is there a fee?',
+      messageId: 'fee',
+    });
+    const replay = await engine.chat({
+      sessionId: session.id,
+      userId: 'u',
+      message: 'Is there a fee?',
+      messageId: 'fee',
+    });
+    expect(retried.turnNumber).toBe(5);
+    expect(replay).toMatchObject({ messageId: retried.messageId, turnNumber: 5 });
+    const stateless = await engine.chat({ userId: 'u', message: 'Refunds?', mode: 'query' });
+    expect(stateless).toMatchObject({ turnNumber: null, historyCompacted: false });
+  });
+
+  it('summarises with the profile’s summarizationModel, placed where summaryPosition says', async () => {
+    const { engine, session, main, cheap } = await converse({
+      summarizationModel: 'cheap',
+      summaryPosition: 'after_retrieval',
+    });
+    expect(cheap.calls.length).toBeGreaterThan(0);
+    expect(main.calls.every((call) => !(call.request.system ?? '').includes('Summarize'))).toBe(
+      true,
+    );
+    const history = await engine.history({ sessionId: session.id, userId: 'u', limit: 100 });
+    expect(history.messages.find((m) => m.role === 'system-summary')?.content).toBe(SUMMARY);
+    const system = lastSystem(main);
+    expect(system.indexOf(SUMMARY)).toBeGreaterThan(system.indexOf('</sources>'));
+  });
+
+  it('puts the summary before the sources by default, or leaves it out of the context', async () => {
+    const before = await converse({ summarizationModel: 'cheap' });
+    const system = lastSystem(before.main);
+    expect(system).toContain(SUMMARY);
+    expect(system.indexOf(SUMMARY)).toBeLessThan(system.indexOf('<sources>'));
+
+    const without = await converse({ summarizationModel: 'cheap', includeSummaryInContext: false });
+    expect(without.replies.at(-1)!.historyCompacted).toBe(true);
+    expect(lastSystem(without.main)).not.toContain(SUMMARY);
+    const history = await without.engine.history({
+      sessionId: without.session.id,
+      userId: 'u',
+      limit: 100,
+    });
+    expect(history.messages.some((m) => m.role === 'system-summary')).toBe(true);
+  });
+
+  it('refuses a summarizationModel the engine does not have, naming the field', () => {
+    let error: unknown;
+    try {
+      createChatEngine({
+        compaction: {
+          profiles: {
+            x: {
+              thresholdTokens: 500,
+              maxTurns: 3,
+              summaryTokens: 50,
+              reservedTokens: 100,
+              summarizationModel: 'missing',
+            },
+          },
+        },
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(ConfigError.isInstance(error)).toBe(true);
+    expect((error as ConfigError).issues[0]?.path).toBe('compaction.profiles.x.summarizationModel');
   });
 });

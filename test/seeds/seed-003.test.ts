@@ -1,7 +1,9 @@
 /**
- * Seed 003 (per-session RAG): what a session's settings promise.
+ * Seed 003 (per-session RAG): what a session's settings promise, and the search-results cache.
  */
 import { describe, expect, it } from 'vitest';
+import { createMemoryKeywordIndex } from '../../src/adapters/memory/keyword-index.js';
+import { createMemoryVectorStore } from '../../src/adapters/memory/vector-store.js';
 import { createChatEngine } from '../../src/engine.js';
 import { handbook } from '../fixtures/handbook.js';
 
@@ -69,5 +71,90 @@ describe('seed 003: a session threshold drops weak sources', () => {
     await expect(
       engine.createSession({ userId: 'u', settings: { threshold: 1.5 } }),
     ).rejects.toThrow(/threshold/);
+  });
+});
+
+describe('seed 003: a search-results cache, emptied when the index changes', () => {
+  /** A memory vector store and keyword index that count their searches. */
+  function counted() {
+    const vectorStore = createMemoryVectorStore();
+    const keywordIndex = createMemoryKeywordIndex();
+    const calls = { vector: 0, keyword: 0 };
+    return {
+      calls,
+      vectorStore: {
+        ...vectorStore,
+        query: (...args: Parameters<typeof vectorStore.query>) => {
+          calls.vector++;
+          return vectorStore.query(...args);
+        },
+      },
+      keywordIndex: {
+        ...keywordIndex,
+        search: (...args: Parameters<typeof keywordIndex.search>) => {
+          calls.keyword++;
+          return keywordIndex.search(...args);
+        },
+      },
+    };
+  }
+
+  it('answers a repeated question without searching again, and reports the hit', async () => {
+    const stores = counted();
+    const engine = createChatEngine({
+      vectorStore: stores.vectorStore,
+      keywordIndex: stores.keywordIndex,
+    });
+    await engine.ingest(pages);
+    const events: { searchCacheHit: boolean }[] = [];
+    engine.on('retrieval', (event) => events.push(event));
+    const first = await engine.chat({
+      userId: 'u',
+      message: 'How fast are refunds issued?',
+      mode: 'query',
+    });
+    const searched = { ...stores.calls };
+    const again = await engine.chat({
+      userId: 'v',
+      message: 'How fast are refunds issued?',
+      mode: 'query',
+    });
+    expect(stores.calls).toEqual(searched);
+    expect(again.sources.map((source) => source.chunkId)).toEqual(
+      first.sources.map((source) => source.chunkId),
+    );
+    expect(events.map((event) => event.searchCacheHit)).toEqual([false, true]);
+    // Another filter is another search.
+    await engine.search('How fast are refunds issued?', { filter: { documentId: 'refunds-1' } });
+    expect(stores.calls.keyword).toBe(searched.keyword + 1);
+  });
+
+  it('sees new documents at once: ingest and deletion empty it', async () => {
+    const engine = createChatEngine();
+    await engine.ingest(pages.slice(0, 1));
+    const question = 'What does the gift card policy say?';
+    const before = await engine.search(question);
+    expect(before.some((hit) => hit.documentId === 'gift-cards')).toBe(false);
+    await engine.ingest([
+      { id: 'gift-cards', text: 'Gift card policy: gift cards are never refunded.' },
+    ]);
+    expect((await engine.search(question))[0]?.documentId).toBe('gift-cards');
+    await engine.deleteDocuments(['gift-cards']);
+    expect((await engine.search(question)).some((hit) => hit.documentId === 'gift-cards')).toBe(
+      false,
+    );
+  });
+
+  it('is off with maxEntries 0', async () => {
+    const stores = counted();
+    const engine = createChatEngine({
+      vectorStore: stores.vectorStore,
+      keywordIndex: stores.keywordIndex,
+      retrieval: { cache: { maxEntries: 0 } },
+    });
+    await engine.ingest(pages);
+    await engine.search('How fast are refunds issued?');
+    await engine.search('How fast are refunds issued?');
+    expect(stores.calls.keyword).toBe(2);
   });
 });

@@ -1,7 +1,9 @@
 /**
- * Seed 004 (data model): recalled messages are reported, in the response and as an event.
+ * Seed 004 (data model): recalled messages are reported, in the response and as an event
+ * (also when recall failed).
  */
 import { describe, expect, it } from 'vitest';
+import { createMemoryVectorStore } from '../../src/adapters/memory/vector-store.js';
 import { createChatEngine } from '../../src/engine.js';
 import type { RecallEvent } from '../../src/events.js';
 
@@ -41,6 +43,40 @@ describe('seed 004: recalled messages are reported', () => {
     expect(event.contextTokens).toBeGreaterThan(0);
     // The first turn (no documents: guard mode answered before recall) did not recall.
     expect(events).toHaveLength(1);
+  });
+
+  it('reports a failed recall in the event, and the turn still answers', async () => {
+    const store = createMemoryVectorStore();
+    const engine = createChatEngine({
+      vectorStore: {
+        ...store,
+        // Recall searches with the owner's filter; document retrieval does not.
+        query: (namespace, vector, options) =>
+          options?.filter !== undefined && 'userId' in options.filter
+            ? Promise.reject(new Error('recall index unavailable'))
+            : store.query(namespace, vector, options),
+      },
+      recall: { scope: 'user' },
+    });
+    const events: RecallEvent[] = [];
+    const errors: unknown[] = [];
+    engine.on('recall', (event) => events.push(event));
+    engine.on('error', (event) => errors.push(event.error));
+    const session = await engine.createSession({ userId: 'u', settings: { rag: false } });
+    const reply = await engine.chat({
+      sessionId: session.id,
+      userId: 'u',
+      message: 'Remember me?',
+    });
+    expect(reply.status).toBe('complete');
+    expect(events.at(-1)).toMatchObject({ enabled: true, failed: true, found: 0 });
+    expect(errors.some((error) => String(error).includes('recall index unavailable'))).toBe(true);
+    const fine = createChatEngine({ recall: { scope: 'user' } });
+    const ok: RecallEvent[] = [];
+    fine.on('recall', (event) => ok.push(event));
+    const other = await fine.createSession({ userId: 'u', settings: { rag: false } });
+    await fine.chat({ sessionId: other.id, userId: 'u', message: 'Remember me?' });
+    expect(ok.at(-1)).toMatchObject({ failed: false });
   });
 
   it('reports nothing in query mode (no user to recall for)', async () => {

@@ -3,6 +3,7 @@ import type { CallOptions } from '../../ports/common.js';
 import type { MessageRecord, SessionRecord, SessionStatsDelta } from '../../ports/chat-records.js';
 import type {
   ListMessagesOptions,
+  CountMessagesOptions,
   ListSessionsOptions,
   MessageQuery,
   SessionPage,
@@ -403,9 +404,14 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
       return all.slice(offset, offset + limit);
     },
 
-    async countMessages(sessionId: string, options?: CallOptions) {
+    async countMessages(sessionId: string, options?: CountMessagesOptions) {
       throwIfAborted(options?.signal);
-      return use(sessionId)?.messageIds.length ?? 0;
+      const ids = use(sessionId)?.messageIds ?? [];
+      const role = options?.role;
+      if (role === undefined) return ids.length;
+      let count = 0;
+      for (const id of ids) if (messages.get(id)?.role === role) count++;
+      return count;
     },
 
     async getMessage(id: string, options?: CallOptions) {

@@ -7,6 +7,7 @@ import type { CallOptions } from '../../ports/common.js';
 import type { MessageRecord, SessionRecord, SessionStatsDelta } from '../../ports/chat-records.js';
 import type {
   ListMessagesOptions,
+  CountMessagesOptions,
   ListSessionsOptions,
   MessageQuery,
   SessionPage,
@@ -317,12 +318,19 @@ export function createPostgresSessionStore(
       return withSources(rows);
     },
 
-    async countMessages(sessionId: string, options?: CallOptions) {
+    async countMessages(sessionId: string, options?: CountMessagesOptions) {
       throwIfAborted(options?.signal);
-      const { rows } = await pool.query(
-        `SELECT COUNT(*)::int AS count FROM ${t('messages')} WHERE session_id = $1`,
-        [sessionId],
-      );
+      const role = options?.role;
+      const { rows } =
+        role === undefined
+          ? await pool.query(
+              `SELECT COUNT(*)::int AS count FROM ${t('messages')} WHERE session_id = $1`,
+              [sessionId],
+            )
+          : await pool.query(
+              `SELECT COUNT(*)::int AS count FROM ${t('messages')} WHERE session_id = $1 AND role = $2`,
+              [sessionId, role],
+            );
       return Number(rows[0]!['count']);
     },
 

@@ -4,6 +4,7 @@ import type { CallOptions } from '../../ports/common.js';
 import type { MessageRecord, SessionRecord, SessionStatsDelta } from '../../ports/chat-records.js';
 import type {
   ListMessagesOptions,
+  CountMessagesOptions,
   ListSessionsOptions,
   MessageQuery,
   SessionPage,
@@ -120,6 +121,9 @@ export function createSqliteSessionStore(database: SqliteDatabase, name = 'sqlit
        ORDER BY message_id, position`,
     ),
     count: database.prepare('SELECT COUNT(*) AS count FROM messages WHERE session_id = ?'),
+    countRole: database.prepare(
+      'SELECT COUNT(*) AS count FROM messages WHERE session_id = ? AND role = ?',
+    ),
     getMessage: database.prepare('SELECT * FROM messages WHERE id = ?'),
   };
 
@@ -340,9 +344,14 @@ export function createSqliteSessionStore(database: SqliteDatabase, name = 'sqlit
       return withSources(query.all(sessionId, limit ?? -1, offset) as Row[]);
     },
 
-    async countMessages(sessionId: string, options?: CallOptions) {
+    async countMessages(sessionId: string, options?: CountMessagesOptions) {
       throwIfAborted(options?.signal);
-      return (statement.count.get(sessionId) as { count: number }).count;
+      const role = options?.role;
+      const row =
+        role === undefined
+          ? statement.count.get(sessionId)
+          : statement.countRole.get(sessionId, role);
+      return (row as { count: number }).count;
     },
 
     async getMessage(id: string, options?: CallOptions) {
