@@ -128,41 +128,30 @@ describe('extractive answers that answer (issue 13)', () => {
   });
 
   it('in a chat, answers "And how long does it take?" from the shipping sentence', async () => {
-    const engine = createChatEngine();
-    await engine.ingest(handbook);
-    const session = await engine.createSession({ userId: 'u1' });
-    await engine.chat({
-      sessionId: session.id,
-      userId: 'u1',
-      message: 'Is standard shipping free?',
-    });
-    const reply = await engine.chat({
-      sessionId: session.id,
-      userId: 'u1',
-      message: 'And how long does it take?',
-    });
+    const { reply } = await followUp('Is standard shipping free?', 'And how long does it take?');
     expect(reply.text).toContain('Orders ship within 2 business days');
     expect(reply.sources[0]?.documentId).toBe('shipping');
   });
 });
 
+/** Asks the handbook `first`, then `second` in the same chat; the second turn's retrieval queries. */
+async function followUp(first: string, second: string) {
+  const engine = createChatEngine();
+  await engine.ingest(handbook);
+  const session = await engine.createSession({ userId: 'u1' });
+  await engine.chat({ sessionId: session.id, userId: 'u1', message: first });
+  const queries: string[] = [];
+  engine.on('retrieval', (event) => queries.push(event.query));
+  const reply = await engine.chat({ sessionId: session.id, userId: 'u1', message: second });
+  return { reply, queries };
+}
+
 describe('a follow-up with a topic of its own', () => {
   it('answers "How long does shipping take?" about shipping though the rewrite carried "refund"', async () => {
-    const engine = createChatEngine();
-    await engine.ingest(handbook);
-    const session = await engine.createSession({ userId: 'u1' });
-    await engine.chat({
-      sessionId: session.id,
-      userId: 'u1',
-      message: 'What is the refund policy?',
-    });
-    const queries: string[] = [];
-    engine.on('retrieval', (event) => queries.push(event.query));
-    const reply = await engine.chat({
-      sessionId: session.id,
-      userId: 'u1',
-      message: 'How long does shipping take?',
-    });
+    const { reply, queries } = await followUp(
+      'What is the refund policy?',
+      'How long does shipping take?',
+    );
     // The rewrite carried the refund topic, and retrieval ranked the refund page first …
     expect(queries[0]).toMatch(/refund/);
     // … but the user asked about shipping.

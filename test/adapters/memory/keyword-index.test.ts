@@ -142,6 +142,7 @@ describe('top-k selection', () => {
     // Few distinct texts among many records: many exactly tied scores.
     const records = Array.from({ length: 300 }, (_, number) => ({
       id: `r${number}`,
+      metadata: {},
       text: Array.from(
         { length: 1 + Math.floor(next() * 4) },
         () => vocabulary[Math.floor(next() * vocabulary.length)],
