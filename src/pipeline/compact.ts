@@ -322,24 +322,6 @@ export function selectContext(
   };
 }
 
-/**
- * Whether a summary was written since the session's last answer: among the session's
- * uncovered messages, newest first, without the current one, a summary comes before any
- * answer. (A summary is stored after the messages it covers, so one written after the last
- * turn is the newest uncovered message but for the new question.)
- */
-export function compactedSinceLastAnswer(
-  newestFirst: readonly Pick<MessageRecord, 'id' | 'role'>[],
-  currentMessageId: string | null,
-): boolean {
-  for (const message of newestFirst) {
-    if (message.id === currentMessageId) continue;
-    if (message.role === 'system-summary') return true;
-    if (message.role === 'assistant') return false;
-  }
-  return false;
-}
-
 /** What `compact` talks to. */
 export interface CompactDeps {
   /** Where the summary is stored. */

@@ -34,7 +34,7 @@ import type {
 import type { Reranker } from '../ports/reranker.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { SessionStore } from '../ports/session-store.js';
-import type { Redactor } from '../text/redact.js';
+import { redactRequest } from '../text/redact.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
 import type { TraceAttributes, TraceSpan, Tracer } from '../ports/tracer.js';
 import type { VectorStore } from '../ports/vector-store.js';
@@ -59,12 +59,8 @@ import { judgeAnswer, type Grounding, type JudgePolicy, type JudgeResult } from 
 import { recordLearningStep } from './learn.js';
 import { EXTRACTIVE_PROVIDER } from '../adapters/extractive/provider.js';
 import { rateLimitKey } from '../util/rate-limit-key.js';
-import {
-  compactedSinceLastAnswer,
-  compactSession,
-  resolveChatProfile,
-  selectContext,
-} from './compact.js';
+import { compactSession, resolveChatProfile, selectContext } from './compact.js';
+import { NO_POSITION, turnNumberOf, turnPosition } from './position.js';
 import {
   ANSWER_WAIT_MS,
   findPreviousTurn,
@@ -1041,69 +1037,6 @@ interface TurnState {
   readonly turnNumber?: number | null | undefined;
   /** A summary was written since the session's previous answer. */
   readonly historyCompacted?: boolean | undefined;
-}
-
-/**
- * The request with its message (and a stateless turn's history) passed through the config's
- * `redact`, so that nothing downstream sees the original text.
- */
-function redactRequest<
-  R extends {
-    readonly message: string;
-    readonly history?: readonly { readonly content: string }[] | undefined;
-  },
->(request: R, redact: Redactor | undefined): R {
-  if (redact === undefined) return request;
-  const apply = (text: string): string => {
-    const redacted = redact(text);
-    if (typeof redacted !== 'string') {
-      throw new ConfigError('config.redact must return a string', [
-        { path: 'redact', message: `returned ${typeof redacted}, expected a string` },
-      ]);
-    }
-    return redacted;
-  };
-  return {
-    ...request,
-    message: apply(request.message),
-    ...(request.history === undefined
-      ? {}
-      : { history: request.history.map((entry) => ({ ...entry, content: apply(entry.content) })) }),
-  };
-}
-
-/** Where a turn stands in its session (seed 001's `turn_number`, `history_compacted`). */
-interface TurnPosition {
-  readonly turnNumber: number | null;
-  readonly historyCompacted: boolean;
-}
-
-const NO_POSITION: TurnPosition = { turnNumber: null, historyCompacted: false };
-
-/** The session's turn count (its user messages, the current one included) and compaction. */
-async function turnPosition(
-  store: SessionStore,
-  sessionId: string,
-  currentMessageId: string | null,
-  signal: AbortSignal | undefined,
-): Promise<TurnPosition> {
-  const [turnNumber, newest] = await Promise.all([
-    store.countMessages(sessionId, { role: 'user', signal }),
-    // The current question, then the summary (if one was written since) or the last answer.
-    store.listMessages(sessionId, { uncoveredOnly: true, order: 'desc', limit: 4, signal }),
-  ]);
-  return { turnNumber, historyCompacted: compactedSinceLastAnswer(newest, currentMessageId) };
-}
-
-/** The number of a stored question in its session (1 for the first). */
-async function turnNumberOf(store: SessionStore, question: MessageRecord): Promise<number> {
-  const messages = await store.listMessages(question.sessionId);
-  let number = 0;
-  for (const message of messages) {
-    if (message.role === 'user') number++;
-    if (message.id === question.id) break;
-  }
-  return number;
 }
 
 /** The last `count` items (none for 0). */

@@ -10,6 +10,8 @@
  * @module
  */
 
+import { ConfigError } from '../errors/index.js';
+
 /** Turns a message into the text the engine keeps and uses. */
 export type Redactor = (text: string) => string;
 
@@ -70,4 +72,33 @@ export function redactPII(text: string): string {
       const count = digitsOf(match).length;
       return count >= 7 && count <= 15 ? '[phone]' : match;
     });
+}
+
+/**
+ * The request with its message (and a stateless turn's history) passed through the config's
+ * `redact`, so that nothing downstream sees the original text.
+ */
+export function redactRequest<
+  R extends {
+    readonly message: string;
+    readonly history?: readonly { readonly content: string }[] | undefined;
+  },
+>(request: R, redact: Redactor | undefined): R {
+  if (redact === undefined) return request;
+  const apply = (text: string): string => {
+    const redacted = redact(text);
+    if (typeof redacted !== 'string') {
+      throw new ConfigError('config.redact must return a string', [
+        { path: 'redact', message: `returned ${typeof redacted}, expected a string` },
+      ]);
+    }
+    return redacted;
+  };
+  return {
+    ...request,
+    message: apply(request.message),
+    ...(request.history === undefined
+      ? {}
+      : { history: request.history.map((entry) => ({ ...entry, content: apply(entry.content) })) }),
+  };
 }
