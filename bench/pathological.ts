@@ -1,11 +1,11 @@
 /**
- * Pathological input (issue 14 item 10): byte-pair encoding of long runs without a space, and
- * a huge single paragraph. Run: `npm run bench:pathological` (`node --import tsx
+ * Pathological input (issue 14 item 10): byte-pair encoding of long runs without a space, a
+ * huge single paragraph, and message redaction over long runs. Run: `npm run bench:pathological` (`node --import tsx
  * bench/pathological.ts`). Prints a markdown table: wall time of each case (the work is
  * synchronous, so this is also how long the event loop is blocked) and its result.
  */
 import { createGptTokenizer } from '../src/adapters/tokenizer/gpt-tokenizer.js';
-import { createChatEngine } from '../src/index.js';
+import { createChatEngine, redactPII } from '../src/index.js';
 
 interface Row {
   readonly name: string;
@@ -67,6 +67,23 @@ rows.push(
     }
   }),
 );
+
+// `redactPII` on hostile messages (a message is at most `limits.maxMessageLength`, 16,000 by
+// default, but a host may raise it): one long run of the characters each pattern accepts.
+for (const [name, text] of [
+  ['letters', 'a'.repeat(100_000)],
+  ['digits', '1'.repeat(100_000)],
+  ['an `@` and letters', `a@${'b'.repeat(100_000)}`],
+  ['`b.` repeated after an `@`', `a@${'b.'.repeat(50_000)}`],
+  ['`+1 ` repeated', '+1 '.repeat(33_000)],
+] as const) {
+  rows.push(
+    await measure(`redactPII on 100k characters: ${name}`, () => {
+      const redacted = redactPII(text);
+      return redacted === text ? 'unchanged' : `${redacted.length} characters left`;
+    }),
+  );
+}
 
 console.log('| case | wall ms | result |');
 console.log('| --- | ---: | --- |');

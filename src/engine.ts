@@ -490,7 +490,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
         if (!(await base.sessionStore.deleteSession(session.id))) {
           throw new NotFoundError('session', session.id);
         }
-        // The query-embedding and token-count caches are keyed by raw text (questions and
+        // The query-embedding, search-results and token-count caches are keyed by raw text (questions and
         // messages): a deletion empties them (they refill from use). Evictions do not, or
         // churn would keep them empty.
         clearQueryCaches();

@@ -24,6 +24,16 @@ describe('redactPII', () => {
   });
 });
 
+describe('redactPII on hostile input', () => {
+  it('keeps long runs and NULs as they are, and still finds what follows them', () => {
+    const run = 'a'.repeat(100_000);
+    expect(redactPII(run)).toBe(run);
+    expect(redactPII(`${run} jane@example.com`)).toBe(`${run} [email]`);
+    expect(redactPII(`${'1'.repeat(100_000)} 4111 1111 1111 1111`)).toMatch(/ \[card\]$/);
+    expect(redactPII('a\u0000b@example.com\u0000')).toBe('a\u0000[email]\u0000');
+  });
+});
+
 describe('config.redact', () => {
   it('redacts before anything is stored, searched or sent to the model', async () => {
     const llm = createMockLLM({ responses: 'Noted [source: S1].' });
