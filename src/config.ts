@@ -10,7 +10,7 @@ import type { Reranker } from './ports/reranker.js';
 import type { Tokenizer } from './ports/tokenizer.js';
 import type { VectorStore } from './ports/vector-store.js';
 import type { Tracer } from './ports/tracer.js';
-import type { Logger } from './util/logger.js';
+import type { Logger } from './logger.js';
 import type { Redactor } from './text/redact.js';
 import type { Chunker } from './ingest/chunkers.js';
 import {
@@ -31,7 +31,7 @@ import { rewriteConfigSchema } from './pipeline/rewrite.js';
 import { DEFAULT_FALLBACK_TEMPLATE } from './resilience/fallback.js';
 import { rateLimitSettingsSchema, resilienceSettingsSchema } from './resilience/settings.js';
 import { TEXT_LANGUAGES } from './text/analyzer.js';
-import { describeIssues, intRange, range, safeParse } from './schema.js';
+import { describeIssues, intRange, range, safeParse } from './util/schema.js';
 
 /** An adapter object: checked to have the port's methods. */
 const adapter = <T>(name: string, methods: readonly string[]) =>

@@ -12,7 +12,8 @@ import { createGptTokenizer } from './adapters/tokenizer/gpt-tokenizer.js';
 import { deleteDocuments, ingestDocuments } from './ingest/ingest.js';
 import { createMemoryRateLimiter } from './adapters/memory/rate-limiter.js';
 import { createMemoryGraphStore } from './adapters/memory/graph-store.js';
-import { createGraphIndexer, documentNodeId } from './ingest/graph.js';
+import { createGraphIndexer } from './ingest/graph.js';
+import { documentNodeId } from './query/graph-model.js';
 import { createEmbeddingCache } from './pipeline/embedding-cache.js';
 import { createRecall } from './pipeline/recall.js';
 import { createRouter, planRetrieval, retrievalOptions } from './pipeline/route.js';
@@ -46,7 +47,7 @@ import {
   searchOptionsSchema,
   sessionRefSchema,
   type IngestProgress,
-} from './pipeline/validate.js';
+} from './validate.js';
 import type {
   FeedbackRecord,
   MessageRecord,
@@ -74,7 +75,7 @@ import type {
 import { isoNow, ulid } from './util/ids.js';
 import { KeyedLock } from './util/keyed-lock.js';
 import { createLruCache } from './util/lru.js';
-import { attachLogger } from './util/logger.js';
+import { attachLogger } from './logger.js';
 import { TURN_SPAN, traceEngineCalls, traceOperation } from './util/tracing.js';
 import { createFeedbackSync } from './learning/feedback-sync.js';
 

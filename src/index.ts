@@ -26,7 +26,7 @@ export type {
 export { engineConfigSchema, type EngineConfig, type ResolvedConfig } from './config.js';
 export * from './errors/index.js';
 export { EngineEmitter } from './events.js';
-export type { Logger, LogMethod } from './util/logger.js';
+export type { Logger, LogMethod } from './logger.js';
 export type * from './events.js';
 export type * from './types.js';
 export type * from './ports/index.js';
@@ -98,8 +98,8 @@ export {
   type PromptMemory,
   type SummaryPosition,
 } from './pipeline/prompt.js';
-export type { IngestProgress } from './pipeline/validate.js';
-export { matchesFilter, validateFilter } from './adapters/memory/filter.js';
+export type { IngestProgress } from './validate.js';
+export { matchesFilter, validateFilter } from './query/filter.js';
 
 // Resilience around provider calls.
 export {

@@ -7,7 +7,7 @@
 import * as z from 'zod/mini';
 import type { ChatEngine } from '../engine.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors/index.js';
-import { parseInput } from '../pipeline/validate.js';
+import { parseInput } from '../validate.js';
 import type { SessionRecord } from '../ports/chat-records.js';
 
 const uiPartSchema = z.looseObject({ type: z.string() });

@@ -6,6 +6,7 @@
 import { ValidationError } from '../errors/index.js';
 import type { Metadata, MetadataValue } from '../ports/common.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
+import { isMetadataValue } from '../query/metadata.js';
 import type { IngestDocument } from '../types.js';
 import { chunkSpans, splitSections, type TextChunk } from './chunk.js';
 
@@ -237,15 +238,6 @@ const RESERVED_CHUNK_KEYS = new Set([
   'uri',
   'section',
 ]);
-
-function isMetadataValue(value: unknown): value is MetadataValue {
-  return (
-    value === null ||
-    typeof value === 'string' ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value))
-  );
-}
 
 /** What is wrong with one chunk a chunker returned, if anything. */
 function chunkProblem(chunk: unknown, textLength: number): [string, string] | undefined {

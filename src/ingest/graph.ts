@@ -21,34 +21,13 @@ import type { CallOptions } from '../ports/common.js';
 import type { GraphEdge, GraphNode, GraphStore } from '../ports/graph-store.js';
 import { stemmedTerms } from '../text/stem.js';
 import type { IngestDocument } from '../types.js';
-
-/** Edge types of the knowledge graph. */
-export const EDGE_TYPES = {
-  /** A document links to another document. */
-  cites: 'CITES',
-  /** A chunk comes from its document; a document from its `derivedFrom` source. */
-  derivedFrom: 'DERIVED_FROM',
-  /** A chunk features a salient term. */
-  relatesTo: 'RELATES_TO',
-} as const;
-
-/** All edge types, for traversals that follow every kind. */
-export const ALL_EDGE_TYPES: readonly string[] = Object.values(EDGE_TYPES);
-
-/** Graph node id of a document. */
-export function documentNodeId(documentId: string): string {
-  return `document:${documentId}`;
-}
-
-/** Graph node id of a chunk (by its chunk id in the vector store and keyword index). */
-export function chunkNodeId(chunkId: string): string {
-  return `chunk:${chunkId}`;
-}
-
-/** Graph node id of a (stemmed) term. */
-export function termNodeId(term: string): string {
-  return `term:${term}`;
-}
+import {
+  ALL_EDGE_TYPES,
+  chunkNodeId,
+  documentNodeId,
+  EDGE_TYPES,
+  termNodeId,
+} from '../query/graph-model.js';
 
 /** A chunk as the graph builder needs it. */
 export interface GraphChunk {

@@ -4,7 +4,7 @@ import type { EmbeddingProvider } from '../ports/embedding-provider.js';
 import type { KeywordIndex } from '../ports/keyword-index.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
 import type { VectorMatch, VectorStore } from '../ports/vector-store.js';
-import { documentsSchema, parseInput, type IngestProgress } from '../pipeline/validate.js';
+import { documentsSchema, parseInput, type IngestProgress } from '../validate.js';
 import type { IngestDocument, IngestResult } from '../types.js';
 import { ulid } from '../util/ids.js';
 import { checkChunkerOutput, pageMetadata, tokenChunker, type Chunker } from './chunkers.js';

@@ -24,7 +24,7 @@ import type { MessageRecord, SessionRecord } from '../ports/chat-records.js';
 import type { LLMMessage, LLMProvider } from '../ports/llm-provider.js';
 import type { SessionStore } from '../ports/session-store.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
-import { intRange } from '../schema.js';
+import { intRange } from '../util/schema.js';
 import type { SummaryPosition } from './prompt.js';
 import { isoNow, ulid } from '../util/ids.js';
 

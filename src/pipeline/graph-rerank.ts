@@ -11,7 +11,7 @@
  * s(c) · graphBoost(c) as the scores.
  */
 import { throwIfAborted } from '../errors/index.js';
-import { chunkNodeId } from '../ingest/graph.js';
+import { chunkNodeId } from '../query/graph-model.js';
 import type { GraphStore } from '../ports/graph-store.js';
 
 /** A chunk reached from another through the graph. */

@@ -28,7 +28,7 @@ import type { MetadataFilter } from '../ports/common.js';
 import type { EmbeddingProvider } from '../ports/embedding-provider.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
 import type { VectorStore } from '../ports/vector-store.js';
-import { intRange, range } from '../schema.js';
+import { intRange, range } from '../util/schema.js';
 import type { EmbeddingCache } from './embedding-cache.js';
 
 /** Which earlier messages recall may return: this session's, or all of this user's sessions. */

@@ -11,7 +11,7 @@ import type { GraphStore } from '../ports/graph-store.js';
 import type { KeywordIndex, KeywordMatch } from '../ports/keyword-index.js';
 import type { Reranker } from '../ports/reranker.js';
 import type { VectorMatch, VectorStore } from '../ports/vector-store.js';
-import { ALL_EDGE_TYPES, chunkNodeId } from '../ingest/graph.js';
+import { ALL_EDGE_TYPES, chunkNodeId } from '../query/graph-model.js';
 import type { LruCache } from '../util/lru.js';
 import type { EmbeddingCache } from './embedding-cache.js';
 import {

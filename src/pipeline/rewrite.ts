@@ -17,7 +17,7 @@
 import * as z from 'zod/mini';
 import { AbortError } from '../errors/index.js';
 import type { LLMMessage, LLMProvider } from '../ports/llm-provider.js';
-import { intRange } from '../schema.js';
+import { intRange } from '../util/schema.js';
 import { STOP_WORDS, words } from '../text/words.js';
 
 /** The query retrieval searches, and how it was made (for the `retrieval` event). */

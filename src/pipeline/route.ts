@@ -9,7 +9,7 @@
  * deeper. Small talk is decided before routing (see `small-talk.ts`).
  */
 import { ValidationError } from '../errors/index.js';
-import { ALL_EDGE_TYPES } from '../ingest/graph.js';
+import { ALL_EDGE_TYPES } from '../query/graph-model.js';
 import type { EmbeddingProvider } from '../ports/embedding-provider.js';
 import type { EmbeddingCache } from './embedding-cache.js';
 import type { ResolvedConfig } from '../config.js';

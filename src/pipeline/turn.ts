@@ -57,7 +57,6 @@ import { planRetrieval, retrievalOptions, type Router } from './route.js';
 import { isSmallTalk, smallTalkReply } from './small-talk.js';
 import { judgeAnswer, type Grounding, type JudgePolicy, type JudgeResult } from './judge.js';
 import { recordLearningStep } from './learn.js';
-import { EXTRACTIVE_PROVIDER } from '../adapters/extractive/provider.js';
 import { rateLimitKey } from '../util/rate-limit-key.js';
 import { compactSession, resolveChatProfile, selectContext } from './compact.js';
 import { NO_POSITION, turnNumberOf, turnPosition } from './position.js';
@@ -83,7 +82,7 @@ import {
 import { scoreConfidence } from './score.js';
 import { decideGuard, DEFAULT_GUARD_MODEL } from './guard.js';
 import { toPromptSources, toSources } from './sources.js';
-import { chatRequestSchema, parseInput } from './validate.js';
+import { chatRequestSchema, parseInput } from '../validate.js';
 
 /** Everything a turn needs: the resolved config and one adapter per port. */
 export interface EngineRuntime {
@@ -1363,6 +1362,6 @@ function finalResponse(
 function usesLLMRewrite(runtime: EngineRuntime): boolean {
   const mode = runtime.config.rewrite.llm;
   return (
-    mode === 'always' || (mode === 'auto' && runtime.llm.metadata.provider !== EXTRACTIVE_PROVIDER)
+    mode === 'always' || (mode === 'auto' && runtime.llm.metadata.followsInstructions !== false)
   );
 }

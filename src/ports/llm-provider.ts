@@ -96,6 +96,11 @@ export interface LLMMetadata {
   readonly contextWindow: number;
   /** Most tokens the model writes in one call, when limited below the window. */
   readonly maxOutputTokens?: number | undefined;
+  /**
+   * `false` when the model cannot follow free-form instructions (rewrite a question, write a
+   * summary) and only quotes its sources, like the offline extractive model. Default `true`.
+   */
+  readonly followsInstructions?: boolean | undefined;
 }
 
 /** A language model. Errors are thrown as `ProviderError` (with `retryable`) or `AbortError`. */

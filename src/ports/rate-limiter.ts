@@ -25,3 +25,13 @@ export interface RateLimiter {
   /** Records one request for `key` at `now` (epoch ms) and decides on it. */
   hit(key: string, now: number, options?: CallOptions): Promise<RateLimitDecision>;
 }
+
+/** Flood detection settings. */
+export interface FloodSettings {
+  /** Whether flood detection is on (default true). */
+  readonly enabled?: boolean | undefined;
+  /** Messages whose mean gap is measured, the current one included (default 5). */
+  readonly messages?: number | undefined;
+  /** A mean gap below this is a flood, ms (default 2 000). */
+  readonly minGapMs?: number | undefined;
+}

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { ConfigError } from '../errors/index.js';
-import { describeIssues, intRange, safeParse } from '../schema.js';
+import { describeIssues, intRange, safeParse } from '../util/schema.js';
 
 /** Default timeouts, retries and breaker thresholds (see docs/resilience.md). */
 export const RESILIENCE_DEFAULTS = {

@@ -3,16 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryGraphStore } from '../../src/adapters/memory/graph-store.js';
 import {
   buildGraph,
-  chunkNodeId,
   createGraphIndexer,
   createGraphState,
-  documentNodeId,
   extractLinks,
   linkKeys,
   parseReferenceList,
-  termNodeId,
   type GraphDocument,
 } from '../../src/ingest/graph.js';
+import { chunkNodeId, documentNodeId, termNodeId } from '../../src/query/graph-model.js';
 import type { IngestDocument } from '../../src/types.js';
 
 function groupOf(...docs: IngestDocument[]): GraphDocument[] {

@@ -15,7 +15,7 @@ import {
 } from '../../src/pipeline/compact.js';
 import type { MessageRecord, Source } from '../../src/ports/chat-records.js';
 import type { Tokenizer } from '../../src/ports/tokenizer.js';
-import { safeParse } from '../../src/schema.js';
+import { safeParse } from '../../src/util/schema.js';
 import { createMockLLM } from '../../src/testing/mock-llm.js';
 
 // One token per word keeps the arithmetic visible; each message costs words + 4.

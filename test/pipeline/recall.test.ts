@@ -14,7 +14,7 @@ import {
   recallNamespace,
   type RecallDeps,
 } from '../../src/pipeline/recall.js';
-import { safeParse } from '../../src/schema.js';
+import { safeParse } from '../../src/util/schema.js';
 
 const wordTokenizer: Tokenizer = {
   name: 'words',

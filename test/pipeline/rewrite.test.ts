@@ -11,7 +11,7 @@ import {
   rewriteQuery,
   validateCondensed,
 } from '../../src/pipeline/rewrite.js';
-import { safeParse } from '../../src/schema.js';
+import { safeParse } from '../../src/util/schema.js';
 import { createMockLLM } from '../../src/testing/mock-llm.js';
 import { handbook } from '../fixtures/handbook.js';
 

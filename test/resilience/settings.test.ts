@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors/index.js';
-import { safeParse } from '../../src/schema.js';
+import { safeParse } from '../../src/util/schema.js';
 import {
   rateLimitSettingsSchema,
   resilienceSettingsSchema,

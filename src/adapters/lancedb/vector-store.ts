@@ -17,7 +17,7 @@ import type {
   VectorRecord,
   VectorStore,
 } from '../../ports/vector-store.js';
-import { compileFilter, validateFilter } from '../memory/filter.js';
+import { compileFilter, validateFilter } from '../../query/filter.js';
 import { flatMetadata, invalid, requirePositiveInteger, toUnitVector } from '../shared/validate.js';
 import { filterToSql, metadataTerms, sqlString } from './filter.js';
 

@@ -7,17 +7,7 @@
  */
 import { ValidationError, throwIfAborted } from '../../errors/index.js';
 import type { CallOptions } from '../../ports/common.js';
-import type { RateLimitDecision, RateLimiter } from '../../ports/rate-limiter.js';
-
-/** Flood detection settings. */
-export interface FloodSettings {
-  /** Whether flood detection is on (default true). */
-  readonly enabled?: boolean | undefined;
-  /** Messages whose mean gap is measured, the current one included (default 5). */
-  readonly messages?: number | undefined;
-  /** A mean gap below this is a flood, ms (default 2 000). */
-  readonly minGapMs?: number | undefined;
-}
+import type { FloodSettings, RateLimitDecision, RateLimiter } from '../../ports/rate-limiter.js';
 
 /** Settings of {@link createMemoryRateLimiter}; `config.rateLimit` fits as is. */
 export interface MemoryRateLimiterSettings {

@@ -20,7 +20,7 @@ import {
   validatePatch,
   validateSession,
 } from '../shared/validate.js';
-import { alreadyAnswered, idempotencyClaims, requestIdTaken } from '../sql/records.js';
+import { alreadyAnswered, idempotencyClaims, requestIdTaken } from '../shared/idempotency.js';
 
 /** Settings of {@link createMemorySessionStore}. */
 export interface MemorySessionStoreSettings {

@@ -17,7 +17,7 @@ import type {
 } from '../../ports/vector-store.js';
 import { isFloat32Array } from '../../util/realm.js';
 import { invalid, requirePositiveInteger, requireString } from '../shared/validate.js';
-import { compileFilter, validateFilter } from './filter.js';
+import { compileFilter, validateFilter } from '../../query/filter.js';
 import {
   createHnswIndex,
   loadHnswLibrary,

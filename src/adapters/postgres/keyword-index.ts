@@ -19,8 +19,8 @@ import type {
   KeywordRecord,
   KeywordSearchOptions,
 } from '../../ports/keyword-index.js';
-import { validateFilter } from '../memory/filter.js';
-import { tokenizeForIndex } from '../memory/keyword-index.js';
+import { validateFilter } from '../../query/filter.js';
+import { tokenizeForIndex } from '../../query/bm25.js';
 import type { Row } from '../sql/records.js';
 import {
   flatMetadata,

@@ -20,19 +20,17 @@ import {
   SOURCE_COLUMNS,
   decodeCursor,
   encodeCursor,
-  alreadyAnswered,
   groupSources,
-  idempotencyClaims,
   messageValues,
   placeholders,
   rowToMessage,
-  requestIdTaken,
   rowToSession,
   sessionValues,
   sourceValues,
   toJson,
   type Row,
 } from '../sql/records.js';
+import { alreadyAnswered, idempotencyClaims, requestIdTaken } from '../shared/idempotency.js';
 import {
   invalid,
   requireCount,

@@ -16,7 +16,7 @@ import type {
   VectorRecord,
   VectorStore,
 } from '../../ports/vector-store.js';
-import { validateFilter } from '../memory/filter.js';
+import { validateFilter } from '../../query/filter.js';
 import {
   flatMetadata,
   invalid,

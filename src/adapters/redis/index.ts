@@ -30,9 +30,9 @@ import { ConfigError, ValidationError, throwIfAborted } from '../../errors/index
 import type { CallOptions } from '../../ports/common.js';
 import type { RateLimitDecision, RateLimiter } from '../../ports/rate-limiter.js';
 import { ulid } from '../../util/ids.js';
-import type { FloodSettings } from '../memory/rate-limiter.js';
+import type { FloodSettings } from '../../ports/rate-limiter.js';
 
-export type { FloodSettings } from '../memory/rate-limiter.js';
+export type { FloodSettings } from '../../ports/rate-limiter.js';
 
 /** The keys and arguments of one script call, as node-redis takes them. */
 export interface RedisScriptArguments {

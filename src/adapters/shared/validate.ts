@@ -9,6 +9,7 @@ import type { Metadata, MetadataValue } from '../../ports/common.js';
 import type { TraverseOptions } from '../../ports/graph-store.js';
 import type { ListMessagesOptions, SessionPatch } from '../../ports/session-store.js';
 import { isFloat32Array } from '../../util/realm.js';
+import { isMetadataValue } from '../../query/metadata.js';
 
 const ROLES = new Set(['user', 'assistant', 'system', 'system-summary']);
 const STATUSES = new Set(['complete', 'incomplete', 'degraded']);
@@ -223,16 +224,6 @@ export function validateTraverseOptions(options: TraverseOptions): void {
   if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) {
     throw invalid('limit', 'must be an integer ≥ 1');
   }
-}
-
-/** A metadata value: a string, a finite number, a boolean or null. */
-export function isMetadataValue(value: unknown): value is MetadataValue {
-  return (
-    value === null ||
-    typeof value === 'string' ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value))
-  );
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Metadata filters compiled to SQLite SQL over a JSON column, with the in-memory semantics
- * (src/adapters/memory/filter.ts): a missing field equals nothing, is never in `$in` and
+ * (src/query/filter.ts): a missing field equals nothing, is never in `$in` and
  * never ordered, but counts as `$ne` / `$nin`; JSON types must agree (`json_type`), so `1`
  * never equals `'1'` or `true`. Every condition is wrapped in `IFNULL(…, 0)` so that NOT
  * works on missing fields.

@@ -16,8 +16,8 @@ import type {
   KeywordRecord,
   KeywordSearchOptions,
 } from '../../ports/keyword-index.js';
-import { matchesFilter, validateFilter } from '../memory/filter.js';
-import { bm25Idf, tokenizeForIndex } from '../memory/keyword-index.js';
+import { matchesFilter, validateFilter } from '../../query/filter.js';
+import { bm25Idf, tokenizeForIndex } from '../../query/bm25.js';
 import { fromJson, toJson, type Row } from '../sql/records.js';
 import { invalid, requirePositiveInteger, requireString } from '../shared/validate.js';
 import type { SqliteDatabase } from './database.js';

@@ -1,6 +1,6 @@
 import { ValidationError, type FieldIssue } from '../../errors/index.js';
 import type { MetadataValue } from '../../ports/common.js';
-import { RESERVED_METADATA_KEYS } from '../../pipeline/validate.js';
+import { RESERVED_METADATA_KEYS } from '../../validate.js';
 import type { IngestDocument } from '../../types.js';
 
 /**

@@ -5,7 +5,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { createLanceDbVectorStore, type LanceDbVectorStore } from 'cortexis/lancedb';
 import { testVectorStore } from 'cortexis/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { matchesFilter } from '../../../src/adapters/memory/filter.js';
+import { matchesFilter } from '../../../src/query/filter.js';
 import type { Metadata, MetadataFilter } from '../../../src/ports/common.js';
 import type { VectorRecord } from '../../../src/ports/vector-store.js';
 import { cosine, uniqueName } from '../../../src/testing/shared.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { matchesFilter } from '../../../src/adapters/memory/filter.js';
+import { matchesFilter } from '../../../src/query/filter.js';
 import { createMemoryKeywordIndex } from '../../../src/adapters/memory/keyword-index.js';
 import type { Metadata, MetadataFilter } from '../../../src/ports/common.js';
 

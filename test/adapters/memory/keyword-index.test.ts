@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { bm25Idf, createMemoryKeywordIndex } from '../../../src/adapters/memory/keyword-index.js';
+import { createMemoryKeywordIndex } from '../../../src/adapters/memory/keyword-index.js';
+import { bm25Idf } from '../../../src/query/bm25.js';
 import { AbortError, ValidationError } from '../../../src/errors/index.js';
 
 const records = [

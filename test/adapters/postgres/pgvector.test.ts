@@ -1,7 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { matchesFilter } from '../../../src/adapters/memory/filter.js';
+import { matchesFilter } from '../../../src/query/filter.js';
 import {
   createPgVectorStore,
   type PgVectorStore,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { matchesFilter, validateFilter } from '../../../src/adapters/memory/filter.js';
-import { ValidationError } from '../../../src/errors/index.js';
+import { matchesFilter, validateFilter } from '../../src/query/filter.js';
+import { ValidationError } from '../../src/errors/index.js';
 
 const record = { lang: 'en', year: 2021, draft: false, owner: null, title: 'Handbook' };
 

@@ -1,8 +1,8 @@
-import { ValidationError } from '../errors/index.js';
-import type { MetadataFilter } from '../ports/common.js';
+import { ValidationError } from './errors/index.js';
+import type { MetadataFilter } from './ports/common.js';
 import * as z from 'zod/mini';
-import { describeIssues, intRange, range, safeParse } from '../schema.js';
-import { isAbortSignalLike, toLocalAbortSignal, type AbortSignalLike } from '../util/realm.js';
+import { describeIssues, intRange, range, safeParse } from './util/schema.js';
+import { isAbortSignalLike, toLocalAbortSignal, type AbortSignalLike } from './util/realm.js';
 
 /** Reserved chunk metadata keys the engine sets itself. */
 export const RESERVED_METADATA_KEYS = [

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
-import type { FieldIssue } from './errors/index.js';
+import type { FieldIssue } from '../errors/index.js';
 
 const localeError = en().localeError;
 

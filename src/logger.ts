@@ -1,5 +1,5 @@
-import type { EngineEmitter, EngineEventName, EngineEvents } from '../events.js';
-import { CortexisError } from '../errors/index.js';
+import type { EngineEmitter, EngineEventName, EngineEvents } from './events.js';
+import { CortexisError } from './errors/index.js';
 
 /** One log method: a structured object first, then an optional message (pino's order). */
 export type LogMethod = (fields: object, message?: string) => void;

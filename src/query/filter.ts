@@ -2,14 +2,14 @@
  * Metadata filters for the in-memory adapters: validation (typed errors naming the field)
  * and matching. Pure functions, shared by the vector store and the keyword index.
  */
-import { ValidationError } from '../../errors/index.js';
-import { isMetadataValue } from '../shared/validate.js';
+import { ValidationError } from '../errors/index.js';
+import { isMetadataValue } from './metadata.js';
 import type {
   FieldCondition,
   Metadata,
   MetadataFilter,
   MetadataValue,
-} from '../../ports/common.js';
+} from '../ports/common.js';
 
 /** The operators a field condition may use. */
 export const FILTER_OPERATORS: ReadonlySet<string> = new Set([
