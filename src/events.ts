@@ -3,6 +3,10 @@ import type { Confidence, SessionRecord, Source } from './ports/chat-records.js'
 import type { CortexisError } from './errors/index.js';
 import type { Grounding } from './pipeline/judge.js';
 import type { RetrievalStrategy } from './pipeline/route.js';
+import type { SummaryEvent } from './pipeline/compact.js';
+import type { LearningEvent } from './pipeline/learn.js';
+
+export type { LearningEvent, SummaryEvent };
 
 /** A session was created. */
 export interface SessionCreatedEvent {
@@ -168,18 +172,6 @@ export interface JudgeEvent {
   readonly durationMs: number;
 }
 
-/** Older turns were summarised into one `system-summary` message. */
-export interface SummaryEvent {
-  /** Turn id after which compaction ran. */
-  readonly turnId: string;
-  /** Session id. */
-  readonly sessionId: string;
-  /** Messages the summary replaced in the context (they stay in storage). */
-  readonly replacedCount: number;
-  /** Id of the summary message. */
-  readonly summaryId: string;
-}
-
 /** A user rated an answer. */
 export interface FeedbackEvent {
   /** The assistant message rated. */
@@ -192,18 +184,6 @@ export interface FeedbackEvent {
   readonly reward: number;
   /** Sources whose learned boost changed. */
   readonly boostedChunks: number;
-}
-
-/** A learning step was recorded. */
-export interface LearningEvent {
-  /** Turn id. */
-  readonly turnId: string;
-  /** Trajectory id. */
-  readonly trajectoryId: string;
-  /** Step number. */
-  readonly stepNumber: number;
-  /** Reward recorded. */
-  readonly reward: number;
 }
 
 /** A failed provider call is about to be retried. */

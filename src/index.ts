@@ -22,7 +22,7 @@ export type {
   CortexisUIMessageMetadata,
   UIMessageStreamOptions,
   UIMessageStreamResponseInit,
-} from './http/ui-message-stream.js';
+} from './ui-message-stream.js';
 export { engineConfigSchema, type EngineConfig, type ResolvedConfig } from './config.js';
 export * from './errors/index.js';
 export { EngineEmitter } from './events.js';
@@ -126,8 +126,7 @@ export type { GptEncodingName, GptTokenizerSettings } from './adapters/tokenizer
 export type { BpeEncodingData, BpeTokenizerSettings } from './adapters/tokenizer/bpe.js';
 export type { ChunkOptions, TextChunk } from './ingest/chunk.js';
 export type { CitationFilterOptions } from './pipeline/cite.js';
-export type { ContradictionKind } from './pipeline/judge-contradiction.js';
-export type { ClaimEvidence, ClaimVerdict } from './pipeline/judge.js';
+export type { ClaimEvidence, ClaimVerdict, ContradictionKind } from './pipeline/judge.js';
 export type { RetrievalStrategy } from './pipeline/route.js';
 export type { ConfidenceLevels, ConfidenceModel } from './pipeline/score.js';
 export type {

@@ -5,7 +5,7 @@ import {
   UI_MESSAGE_STREAM_HEADERS,
   type UIMessageStreamOptions,
   type UIMessageStreamResponseInit,
-} from './http/ui-message-stream.js';
+} from './ui-message-stream.js';
 import type { ChatResponse, ChatStreamPart } from './types.js';
 
 const encoder = new TextEncoder();

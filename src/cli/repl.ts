@@ -5,7 +5,8 @@
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { CliIO, PrintedTurn } from './main.js';
+import type { CliIO } from './io.js';
+import type { PrintedTurn } from './print-answer.js';
 
 /** Lines kept in the history file and offered by Up/Down. */
 export const HISTORY_SIZE = 500;

@@ -25,7 +25,8 @@ export {
   type ChatHandlerSettings,
   type HttpUser,
 } from './handler.js';
-export { clientError, errorResponse, type ErrorBody } from './errors.js';
+export { clientError, type ErrorBody } from '../errors/client.js';
+export { errorResponse } from './errors.js';
 export { openUIChat, parseUIChatRequest, type UIChatTurn } from './ui-chat.js';
 export {
   encodeUIMessageStream,
@@ -39,6 +40,6 @@ export {
   type UIMessageStreamChunk,
   type UIMessageStreamOptions,
   type UIMessageStreamResponseInit,
-} from './ui-message-stream.js';
+} from '../ui-message-stream.js';
 export { toNodeListener, type NodeRequestLike, type NodeResponseLike } from './node.js';
 export type { CortexisCompletionExtension, OpenAICompatibleSettings } from './openai-compatible.js';

@@ -13,6 +13,10 @@
  * the caller instead (`new` starts one): only the last user message is new, the server keeps
  * the rest.
  *
+ *
+ * The parts live next to this file: `openai-request.ts` (body validation), `openai-response.ts`
+ * (the JSON completion, the model list, usage), `openai-stream.ts` (the SSE writer) and
+ * `openai-error.ts` (OpenAI's error body).
  * @example
  * ```ts
  * import OpenAI from 'openai';
@@ -28,22 +32,17 @@
  * @module
  */
 import type { ChatEngine } from '../engine.js';
-import { CortexisError, InternalError, ValidationError } from '../errors/index.js';
 import { createGptTokenizer } from '../adapters/tokenizer/gpt-tokenizer.js';
-import type { Confidence, MessageStatus, Source } from '../ports/chat-records.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
-import type { ChatStream } from '../stream.js';
-import type {
-  ChatRequest,
-  ChatResponse,
-  ChatStreamPart,
-  CitationReport,
-  Grounding,
-  HistoryTurn,
-} from '../types.js';
+import type { ChatRequest } from '../types.js';
 import { ulid } from '../util/ids.js';
-import { errorResponse } from './errors.js';
+import { errorJson } from './openai-error.js';
+import { parseCompletionRequest } from './openai-request.js';
+import { completionResponse, modelListResponse, type TokenCounter } from './openai-response.js';
+import { completionFrames } from './openai-stream.js';
 import { HttpError, readJson, type LimitBudget, type LimitedUser } from './request.js';
+
+export type { CortexisCompletionExtension } from './openai-response.js';
 
 /** Settings of the OpenAI-compatible routes (`ChatHandlerSettings.openaiCompatible`). */
 export interface OpenAICompatibleSettings {
@@ -86,418 +85,8 @@ export type OpenAIRoutes = (
   method: string,
 ) => Promise<Response>;
 
-/**
- * The `cortexis` extension field of a completion (and of the streamed chunk carrying
- * `finish_reason`): what an OpenAI completion has no field for.
- */
-export interface CortexisCompletionExtension {
-  /** Id of the answer (stored in a named conversation; use it for `POST /messages/{id}/feedback`). */
-  readonly messageId: string;
-  /** The conversation continued or started, or null for a stateless one. */
-  readonly conversationId: string | null;
-  /** Sources the answer may cite, labelled S1..Sn as in its `[source: Sn]` tags. */
-  readonly sources: readonly Source[];
-  /** Confidence with its breakdown. */
-  readonly confidence: Confidence;
-  /** Per-claim grounding of the answer, or null (guard, small talk, judge off). */
-  readonly grounding: Grounding | null;
-  /** What the answer cited and which tags were removed. */
-  readonly citations: CitationReport;
-  /** True when guard mode answered (no sufficiently relevant sources). */
-  readonly guard: boolean;
-  /** `complete`, or `degraded` when retrieval failed and the answer has no context. */
-  readonly status: MessageStatus;
-  /** The model that answered behind the engine. */
-  readonly model: string;
-  /** Whether `usage` is the model's own count (`reported`) or counted by the handler. */
-  readonly usage: 'reported' | 'estimated';
-}
-
-/** The OpenAI error body. */
-interface OpenAIErrorBody {
-  readonly error: {
-    readonly message: string;
-    readonly type: string;
-    readonly param: string | null;
-    readonly code: string | null;
-  };
-}
-
-/** OpenAI's token usage. */
-interface CompletionUsage {
-  readonly prompt_tokens: number;
-  readonly completion_tokens: number;
-  readonly total_tokens: number;
-}
-
-/** A validated completion request, as the engine will run it. */
-export interface CompletionRequest {
-  /** The model id asked for (one of the listed ids). */
-  readonly model: string;
-  /** The last user message: the question. */
-  readonly question: string;
-  /** Earlier user and assistant turns, oldest first (system, developer and tool messages left out). */
-  readonly history: readonly HistoryTurn[];
-  /** Stream the answer. */
-  readonly stream: boolean;
-  /** Send a usage chunk before `[DONE]`. */
-  readonly includeUsage: boolean;
-  /** Temperature, when given. */
-  readonly temperature: number | undefined;
-}
-
 const DEFAULT_MODELS = ['cortexis'];
 const DEFAULT_CONVERSATION_HEADER = 'x-cortexis-conversation-id';
-const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
-/** Most earlier turns given to the engine; its own context window keeps fewer. */
-const MAX_HISTORY_TURNS = 100;
-const encoder = new TextEncoder();
-
-/** A 400 naming the request field (`param`) in OpenAI's notation (`messages[1].content`). */
-function invalid(param: string, message: string): ValidationError {
-  return new ValidationError(`Invalid body: ${param}: ${message}`, [{ path: param, message }]);
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/**
- * The text of a message's `content`: a string, or an array of `text` parts (joined with a
- * newline). Assistant messages may also have null content (tool calls) and `refusal` parts.
- */
-function messageText(content: unknown, role: string, param: string): string {
-  if (typeof content === 'string') return content;
-  if ((content === null || content === undefined) && role === 'assistant') return '';
-  if (!Array.isArray(content)) {
-    throw invalid(param, 'must be a string or an array of content parts');
-  }
-  const texts: string[] = [];
-  content.forEach((part: unknown, index) => {
-    const at = `${param}[${index}]`;
-    if (!isObject(part)) throw invalid(at, 'must be a content part object');
-    if (part.type === 'refusal' && role === 'assistant') return;
-    if (part.type !== 'text') {
-      throw invalid(`${at}.type`, "only 'text' content parts are supported");
-    }
-    if (typeof part.text !== 'string') throw invalid(`${at}.text`, 'must be a string');
-    texts.push(part.text);
-  });
-  return texts.join('\n');
-}
-
-/**
- * Validates an OpenAI chat completion body (fields cortexis does not use are ignored, as
- * OpenAI clients send many) and turns it into the question and its history.
- */
-export function parseCompletionRequest(
-  body: Record<string, unknown>,
-  limits: { readonly models: readonly string[]; readonly maxMessageLength: number },
-): CompletionRequest {
-  const { model, messages, stream, n, temperature } = body;
-  const options = body.stream_options;
-  if (typeof model !== 'string' || model.length === 0) {
-    throw invalid('model', 'must be a non-empty string');
-  }
-  if (!Array.isArray(messages) || messages.length === 0) {
-    throw invalid('messages', 'must be a non-empty array');
-  }
-  if (stream !== undefined && stream !== null && typeof stream !== 'boolean') {
-    throw invalid('stream', 'must be a boolean');
-  }
-  if (options !== undefined && options !== null && !isObject(options)) {
-    throw invalid('stream_options', 'must be an object');
-  }
-  const includeUsage = isObject(options) ? options.include_usage : undefined;
-  if (includeUsage !== undefined && includeUsage !== null && typeof includeUsage !== 'boolean') {
-    throw invalid('stream_options.include_usage', 'must be a boolean');
-  }
-  if (n !== undefined && n !== null && n !== 1) throw invalid('n', 'only 1 is supported');
-  if (
-    temperature !== undefined &&
-    temperature !== null &&
-    (typeof temperature !== 'number' || !(temperature >= 0 && temperature <= 2))
-  ) {
-    throw invalid('temperature', 'must be a number between 0 and 2');
-  }
-  const turns = messages.map((message: unknown, index) => {
-    const param = `messages[${index}]`;
-    if (!isObject(message)) throw invalid(param, 'must be a message object');
-    if (typeof message.role !== 'string' || !ROLES.has(message.role)) {
-      throw invalid(`${param}.role`, `must be one of ${[...ROLES].join(', ')}`);
-    }
-    return {
-      role: message.role,
-      text: messageText(message.content, message.role, `${param}.content`),
-    };
-  });
-  const lastIndex = turns.length - 1;
-  const last = turns[lastIndex]!;
-  if (last.role !== 'user') {
-    throw invalid(`messages[${lastIndex}].role`, 'the last message must be a user message');
-  }
-  if (last.text.trim().length === 0) {
-    throw invalid(`messages[${lastIndex}].content`, 'must not be empty');
-  }
-  if (last.text.length > limits.maxMessageLength) {
-    throw invalid(
-      `messages[${lastIndex}].content`,
-      `must be at most ${limits.maxMessageLength} characters`,
-    );
-  }
-  if (!limits.models.includes(model)) {
-    throw new HttpError(404, 'model_not_found', `The model '${model}' does not exist`);
-  }
-  // The engine's own system prompt (citation rules, guard) stays in force: system and
-  // developer messages are not given to it, nor tool traffic.
-  const maxTurnLength = limits.maxMessageLength * 4;
-  const history = turns
-    .slice(0, lastIndex)
-    .filter(
-      (turn): turn is { role: 'user' | 'assistant'; text: string } =>
-        (turn.role === 'user' || turn.role === 'assistant') && turn.text.trim().length > 0,
-    )
-    .slice(-MAX_HISTORY_TURNS)
-    .map((turn) => ({ role: turn.role, content: turn.text.slice(0, maxTurnLength) }));
-  return {
-    model,
-    question: last.text,
-    history,
-    stream: stream === true,
-    includeUsage: includeUsage === true,
-    temperature: typeof temperature === 'number' ? temperature : undefined,
-  };
-}
-
-/** OpenAI's `param` for an issue of ours (`messages.2.content` → `messages[2].content`). */
-function toParam(path: string): string | null {
-  if (path === '' || path === '(body)' || path === '(root)') return null;
-  // Engine-level issues name the engine's request; the client only knows `messages`.
-  if (path === 'message' || path === 'history' || path.startsWith('history.')) return 'messages';
-  return path.replace(/\.(\d+)(?=\.|$)/g, '[$1]');
-}
-
-/** OpenAI's error `type` for an HTTP status. */
-function errorType(status: number): string {
-  if (status === 429) return 'requests';
-  if (status >= 500) return 'server_error';
-  return 'invalid_request_error';
-}
-
-/** The OpenAI error body and headers of any thrown value; generic for server failures. */
-export function openAIError(error: unknown): {
-  status: number;
-  body: OpenAIErrorBody;
-  headers: Headers;
-} {
-  if (error instanceof HttpError) {
-    return {
-      status: error.status,
-      headers: new Headers({ 'content-type': 'application/json; charset=utf-8' }),
-      body: {
-        error: {
-          message: error.message,
-          type: errorType(error.status),
-          param: error.code === 'model_not_found' ? 'model' : null,
-          code: error.code,
-        },
-      },
-    };
-  }
-  if (!CortexisError.isInstance(error) && error instanceof SyntaxError) {
-    return openAIError(
-      new ValidationError('Invalid body: not JSON', [{ path: '(body)', message: 'must be JSON' }]),
-    );
-  }
-  const { status, body, headers } = errorResponse(error);
-  const code =
-    status === 429 ? 'rate_limit_exceeded' : status === 401 ? 'invalid_api_key' : body.code;
-  return {
-    status,
-    headers,
-    body: {
-      error: {
-        message: body.message,
-        type: errorType(status),
-        param: toParam(body.issues?.[0]?.path ?? ''),
-        code,
-      },
-    },
-  };
-}
-
-/** A JSON response with OpenAI's error body. */
-function errorJson(error: unknown): Response {
-  const { status, body, headers } = openAIError(error);
-  return new Response(JSON.stringify(body), { status, headers });
-}
-
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
-
-/** Counts tokens for `usage` when the model reports none. */
-type TokenCounter = () => Promise<Tokenizer>;
-
-/** The completion's `usage`: the model's own count, else counted from the conversation. */
-async function usageOf(
-  response: ChatResponse,
-  parsed: CompletionRequest,
-  tokenizer: TokenCounter,
-): Promise<{ usage: CompletionUsage; kind: 'reported' | 'estimated' }> {
-  if (response.usage) {
-    const { inputTokens, outputTokens } = response.usage;
-    return {
-      kind: 'reported',
-      usage: {
-        prompt_tokens: inputTokens,
-        completion_tokens: outputTokens,
-        total_tokens: inputTokens + outputTokens,
-      },
-    };
-  }
-  const counter = await tokenizer();
-  const prompt =
-    counter.count(parsed.question) +
-    parsed.history.reduce((sum, turn) => sum + counter.count(turn.content), 0);
-  const completion = counter.count(response.text);
-  return {
-    kind: 'estimated',
-    usage: {
-      prompt_tokens: prompt,
-      completion_tokens: completion,
-      total_tokens: prompt + completion,
-    },
-  };
-}
-
-/** The extension field of a finished turn. */
-function extensionOf(
-  response: ChatResponse,
-  usage: 'reported' | 'estimated',
-): CortexisCompletionExtension {
-  return {
-    messageId: response.messageId,
-    conversationId: response.sessionId,
-    sources: response.sources,
-    confidence: response.confidence,
-    grounding: response.grounding,
-    citations: response.citations,
-    guard: response.guard,
-    status: response.status,
-    model: response.model,
-    usage,
-  };
-}
-
-/** One SSE frame of a JSON value (or the literal `[DONE]`). */
-const frame = (data: unknown): Uint8Array =>
-  encoder.encode(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
-
-/** What every chunk of one streamed completion shares. */
-interface ChunkHead {
-  readonly id: string;
-  readonly created: number;
-  readonly model: string;
-}
-
-/** A `chat.completion.chunk` with one choice. */
-function chunk(
-  head: ChunkHead,
-  delta: { role?: 'assistant'; content?: string },
-  finishReason: 'stop' | null,
-  extra: Record<string, unknown> = {},
-): Record<string, unknown> {
-  return {
-    id: head.id,
-    object: 'chat.completion.chunk',
-    created: head.created,
-    model: head.model,
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
-    ...extra,
-  };
-}
-
-/** Settings of one streamed completion. */
-interface StreamPlan {
-  readonly head: ChunkHead;
-  readonly parsed: CompletionRequest;
-  /**
-   * Hold the text until the turn ends: the judge may remove sentences or block the answer
-   * after they streamed, and an OpenAI stream cannot take text back.
-   */
-  readonly holdText: boolean;
-  readonly tokenizer: TokenCounter;
-}
-
-/**
- * The turn's parts as OpenAI `chat.completion.chunk` frames: the role, the text in pieces, a
- * chunk with `finish_reason` and the `cortexis` field, a usage chunk when asked for, then
- * `[DONE]`. A failure mid-stream becomes an OpenAI error frame with a client-safe message.
- */
-function completionFrames(
-  stream: ChatStream,
-  iterator: AsyncIterator<ChatStreamPart>,
-  first: IteratorResult<ChatStreamPart>,
-  plan: StreamPlan,
-): ReadableStream<Uint8Array> {
-  const { head, parsed } = plan;
-  const usageField = parsed.includeUsage ? { usage: null } : {};
-  async function* frames(): AsyncGenerator<Uint8Array> {
-    yield frame(chunk(head, { role: 'assistant', content: '' }, null, usageField));
-    let next = first;
-    for (; !next.done; next = await iterator.next()) {
-      const part = next.value;
-      if (part.type === 'text-delta' && !plan.holdText && part.text.length > 0) {
-        yield frame(chunk(head, { content: part.text }, null, usageField));
-      } else if (part.type === 'error') {
-        break;
-      } else if (part.type === 'done') {
-        const response = part.response;
-        if (plan.holdText && response.text.length > 0) {
-          yield frame(chunk(head, { content: response.text }, null, usageField));
-        }
-        const { usage, kind } = await usageOf(response, parsed, plan.tokenizer);
-        yield frame(
-          chunk(head, {}, 'stop', { ...usageField, cortexis: extensionOf(response, kind) }),
-        );
-        if (parsed.includeUsage) {
-          yield frame({
-            id: head.id,
-            object: 'chat.completion.chunk',
-            created: head.created,
-            model: head.model,
-            choices: [],
-            usage,
-          });
-        }
-        yield frame('[DONE]');
-        return;
-      }
-    }
-    // No `done`: the turn failed (its error part, or a failure before the turn started).
-    const failure = await stream.response.then(
-      () => new InternalError('The turn ended without an answer'),
-      (caught: unknown) => caught,
-    );
-    yield frame(openAIError(failure).body);
-  }
-  const output = frames();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const next = await output.next();
-        if (next.done) controller.close();
-        else controller.enqueue(next.value);
-      } catch (error) {
-        // Never a torn stream: whatever failed is reported as an error event.
-        controller.enqueue(frame(openAIError(error).body));
-        controller.close();
-      }
-    },
-    async cancel() {
-      await output.return(undefined);
-      await iterator.return?.();
-    },
-  });
-}
 
 /**
  * Creates the OpenAI-compatible routes of a handler. `createChatHandler` mounts them at
@@ -519,14 +108,7 @@ export function createOpenAIRoutes(
       ? Promise.resolve(engine.config.tokenizer)
       : createGptTokenizer());
 
-  const listModels = (): Response =>
-    new Response(
-      JSON.stringify({
-        object: 'list',
-        data: models.map((id) => ({ id, object: 'model', created, owned_by: ownedBy })),
-      }),
-      { status: 200, headers: JSON_HEADERS },
-    );
+  const listModels = (): Response => modelListResponse(models, ownedBy, created);
 
   /** The conversation the header names (created for `new`), or null when stateless. */
   const conversation = async (
@@ -570,26 +152,7 @@ export function createOpenAIRoutes(
     const extraHeaders: Record<string, string> = named ? { [header]: named.id } : {};
     if (!parsed.stream) {
       const response = await engine.chat(chatRequest);
-      const { usage, kind } = await usageOf(response, parsed, loadTokenizer);
-      return new Response(
-        JSON.stringify({
-          id,
-          object: 'chat.completion',
-          created: Math.floor(Date.parse(response.createdAt) / 1000),
-          model: parsed.model,
-          choices: [
-            {
-              index: 0,
-              message: { role: 'assistant', content: response.text, refusal: null },
-              logprobs: null,
-              finish_reason: 'stop',
-            },
-          ],
-          usage,
-          cortexis: extensionOf(response, kind),
-        }),
-        { status: 200, headers: { ...JSON_HEADERS, ...extraHeaders } },
-      );
+      return completionResponse(id, parsed, response, loadTokenizer, extraHeaders);
     }
     const stream = engine.stream(chatRequest);
     const iterator = stream[Symbol.asyncIterator]();

@@ -1,4 +1,4 @@
-import { importOptional, type LibrarySource } from './library.js';
+import { importOptional, type LibrarySource } from '../util/optional-import.js';
 import { parseHtml, type HtmlContent } from './html.js';
 
 /** The part of `mammoth` the DOCX loader uses. */
@@ -18,12 +18,14 @@ export async function parseDocx(
   bytes: Uint8Array,
   options: { readonly library?: LibrarySource<MammothLibrary> | undefined } = {},
 ): Promise<HtmlContent> {
-  const mammoth = await importOptional<MammothLibrary>(
-    'mammoth',
-    'DOCX files',
-    () => import('mammoth'),
-    options.library,
-  );
+  const mammoth = await importOptional<MammothLibrary>({
+    name: 'mammoth',
+    load: () => import('mammoth'),
+    injected: options.library,
+    neededBy: 'cortexis/loaders',
+    purpose: 'for DOCX files',
+    setting: 'mammoth',
+  });
   const { value } = await mammoth.convertToHtml(
     { buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) },
     { styleMap: [...STYLE_MAP] },

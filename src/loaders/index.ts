@@ -20,8 +20,8 @@ import { extname, relative, resolve, sep } from 'node:path';
 import { ConfigError, ValidationError } from '../errors/index.js';
 import type { MetadataValue } from '../ports/common.js';
 import type { IngestDocument } from '../types.js';
+import type { LibrarySource } from '../util/optional-import.js';
 import { parseDocx, type MammothLibrary } from './docx.js';
-import type { LibrarySource } from './library.js';
 import { parseHtml } from './html.js';
 import { parseMarkdown } from './markdown.js';
 import { PAGE_BREAK, parsePdf, type UnpdfLibrary } from './pdf.js';
@@ -39,7 +39,7 @@ export { parseMarkdown, splitFrontMatter, type MarkdownContent } from './markdow
 export { parseHtml, type HtmlContent } from './html.js';
 export { parsePdf, PAGE_BREAK, type PdfContent, type UnpdfLibrary } from './pdf.js';
 export { parseDocx, type MammothLibrary } from './docx.js';
-export type { LibrarySource } from './library.js';
+export type { LibrarySource } from '../util/optional-import.js';
 export {
   parseJsonLines,
   parseJsonRecords,

@@ -1,5 +1,5 @@
 import type { MetadataValue } from '../ports/common.js';
-import { importOptional, type LibrarySource } from './library.js';
+import { importOptional, type LibrarySource } from '../util/optional-import.js';
 
 /** The page separator in a PDF's text: a form feed on its own line (as `pdftotext` writes). */
 export const PAGE_BREAK = '\n\n\f\n\n';
@@ -43,12 +43,14 @@ export async function parsePdf(
   bytes: Uint8Array,
   options: { readonly library?: LibrarySource<UnpdfLibrary> | undefined } = {},
 ): Promise<PdfContent> {
-  const unpdf = await importOptional<UnpdfLibrary>(
-    'unpdf',
-    'PDF files',
-    () => import('unpdf'),
-    options.library,
-  );
+  const unpdf = await importOptional<UnpdfLibrary>({
+    name: 'unpdf',
+    load: () => import('unpdf'),
+    injected: options.library,
+    neededBy: 'cortexis/loaders',
+    purpose: 'for PDF files',
+    setting: 'unpdf',
+  });
   // pdf.js takes ownership of (detaches) the buffer it is given: pass a copy.
   const pdf = await unpdf.getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
   try {

@@ -11,7 +11,7 @@
  */
 import { stemmedTerms } from '../text/stem.js';
 import { answeredByType } from './guard-answer-type.js';
-import { DEFAULT_COSINE_RANGE } from './retrieve.js';
+import { DEFAULT_COSINE_RANGE } from './retrieve/relevance.js';
 
 /** Coefficients of the adaptive guard: answer when σ(bias + Σ weight·feature) ≥ `cut`. */
 export interface GuardModel {

@@ -1,6 +1,7 @@
 import type { MessageRecord, SessionRecord } from '../ports/chat-records.js';
+import type { LearningSink } from '../ports/learning-sink.js';
+import type { SessionStore } from '../ports/session-store.js';
 import { isoNow } from '../util/ids.js';
-import type { EngineRuntime } from './turn.js';
 
 /** A message as session quality sees it. */
 export interface QualityMessage {
@@ -39,9 +40,44 @@ export function turnReward(confidence: number, guard: boolean): number {
   return guard ? 0 : Math.max(-1, Math.min(1, confidence));
 }
 
+/** A learning step was recorded (the `learning` event). */
+export interface LearningEvent {
+  /** Turn id. */
+  readonly turnId: string;
+  /** Trajectory id. */
+  readonly trajectoryId: string;
+  /** Step number. */
+  readonly stepNumber: number;
+  /** Reward recorded. */
+  readonly reward: number;
+}
+
+/** Where `recordLearningStep` reports a recorded step (the engine's event bus fits). */
+export interface LearningEmitter {
+  /** A step was recorded. */
+  emit(name: 'learning', event: LearningEvent): unknown;
+}
+
+/** What the learn stage reads of the engine (the engine's runtime fits). */
+export interface LearnRuntime {
+  /** Where trajectories, steps and feedback are kept. */
+  readonly learningSink: LearningSink;
+  /** The sessions and their messages. */
+  readonly sessionStore: SessionStore;
+  /** Receives the `learning` event. */
+  readonly events: LearningEmitter;
+  /** The engine settings: only `learning.idleTimeoutMs` is read. */
+  readonly config: {
+    readonly learning: {
+      /** A session's trajectory idle longer than this is ended as abandoned (ms). */
+      readonly idleTimeoutMs: number;
+    };
+  };
+}
+
 /** Session quality (seed 000 `assessSessionQuality`) from the stored messages and feedback. */
 export async function sessionQuality(
-  runtime: Pick<EngineRuntime, 'sessionStore' | 'learningSink'>,
+  runtime: Pick<LearnRuntime, 'sessionStore' | 'learningSink'>,
   sessionId: string,
 ): Promise<number> {
   const messages = await runtime.sessionStore.listMessages(sessionId);
@@ -67,7 +103,7 @@ export async function sessionQuality(
  * this turn as a step.
  */
 export async function recordLearningStep(
-  runtime: Pick<EngineRuntime, 'learningSink' | 'sessionStore' | 'events' | 'config'>,
+  runtime: LearnRuntime,
   session: SessionRecord,
   query: string,
   message: MessageRecord,

@@ -19,7 +19,7 @@
  */
 import type { LLMMessage } from '../ports/llm-provider.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
-import { cutToTokens } from './compact.js';
+import { cutToTokens } from './compact/summary.js';
 import { escapeFenced } from './prompt.js';
 
 // Tokens a chat format spends per message on role and separators (OpenAI counts ≈ 4).

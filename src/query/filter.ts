@@ -4,12 +4,7 @@
  */
 import { ValidationError } from '../errors/index.js';
 import { isMetadataValue } from './metadata.js';
-import type {
-  FieldCondition,
-  Metadata,
-  MetadataFilter,
-  MetadataValue,
-} from '../ports/common.js';
+import type { FieldCondition, Metadata, MetadataFilter, MetadataValue } from '../ports/common.js';
 
 /** The operators a field condition may use. */
 export const FILTER_OPERATORS: ReadonlySet<string> = new Set([

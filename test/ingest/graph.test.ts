@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
 import { createMemoryGraphStore } from '../../src/adapters/memory/graph-store.js';
-import {
-  buildGraph,
-  createGraphIndexer,
-  createGraphState,
-  extractLinks,
-  linkKeys,
-  parseReferenceList,
-  type GraphDocument,
-} from '../../src/ingest/graph.js';
+import { createGraphIndexer } from '../../src/ingest/graph.js';
+import { buildGraph } from '../../src/ingest/graph-build.js';
+import { extractLinks, linkKeys, parseReferenceList } from '../../src/ingest/graph-links.js';
+import { createGraphState, type GraphDocument } from '../../src/ingest/graph-state.js';
 import { chunkNodeId, documentNodeId, termNodeId } from '../../src/query/graph-model.js';
 import type { IngestDocument } from '../../src/types.js';
 

@@ -4,15 +4,14 @@ import { createExtractiveProvider } from '../../src/adapters/extractive/provider
 import { createMemorySessionStore } from '../../src/adapters/memory/session-store.js';
 import { AbortError, ConfigError, ProviderError } from '../../src/errors/index.js';
 import {
-  CHAT_PROFILES,
   compact,
   compactionConfigSchema,
-  planCompaction,
   resolveChatProfile,
   selectContext,
-  SUMMARY_PROMPT,
-  type ChatProfile,
 } from '../../src/pipeline/compact.js';
+import { planCompaction } from '../../src/pipeline/compact/plan.js';
+import { CHAT_PROFILES, type ChatProfile } from '../../src/pipeline/compact/profiles.js';
+import { SUMMARY_PROMPT } from '../../src/pipeline/compact/summary.js';
 import type { MessageRecord, Source } from '../../src/ports/chat-records.js';
 import type { Tokenizer } from '../../src/ports/tokenizer.js';
 import { safeParse } from '../../src/util/schema.js';

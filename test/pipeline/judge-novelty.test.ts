@@ -5,7 +5,7 @@ import {
   prepareSource,
   supportFeatures,
 } from '../../src/pipeline/judge.js';
-import { novelName, novelNumber, polaritySignals } from '../../src/pipeline/judge-novelty.js';
+import { novelName, novelNumber, polaritySignals } from '../../src/pipeline/judge/novelty.js';
 import { stemmedTerms } from '../../src/text/stem.js';
 import { CONTRADICTED, FAITHFUL, MANUAL } from '../fixtures/judge-claims.js';
 

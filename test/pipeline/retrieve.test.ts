@@ -10,13 +10,12 @@ import type { KeywordIndex } from '../../src/ports/keyword-index.js';
 import type { Reranker } from '../../src/ports/reranker.js';
 import { createEmbeddingCache } from '../../src/pipeline/embedding-cache.js';
 import {
-  adaptiveK,
-  reciprocalRankFusion,
-  relevanceScore,
   retrieve,
   type RetrievalDeps,
   type RetrievalOptions,
 } from '../../src/pipeline/retrieve.js';
+import { reciprocalRankFusion } from '../../src/pipeline/retrieve/fuse.js';
+import { adaptiveK, relevanceScore } from '../../src/pipeline/retrieve/relevance.js';
 
 /** An embedder over a fixed vocabulary: one axis per known word. */
 function vocabularyEmbedder(vocabulary: readonly string[]): EmbeddingProvider & { calls: number } {

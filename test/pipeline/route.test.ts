@@ -3,13 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { createHashingEmbedder } from '../../src/adapters/hashing/embedder.js';
 import { ValidationError } from '../../src/errors/index.js';
 import type { EmbeddingProvider } from '../../src/ports/embedding-provider.js';
-import {
-  applySearchDepth,
-  createRouter,
-  decideIntent,
-  DEFAULT_STRATEGIES,
-  ruleScores,
-} from '../../src/pipeline/route.js';
+import { createRouter } from '../../src/pipeline/route.js';
+import { decideIntent, ruleScores } from '../../src/pipeline/route/intent.js';
+import { applySearchDepth, DEFAULT_STRATEGIES } from '../../src/pipeline/route/strategies.js';
 
 describe('ruleScores and decideIntent', () => {
   it('reads cue phrases', () => {

@@ -19,7 +19,6 @@
 export {
   createLanceDbVectorStore,
   type LanceDbIndexOptions,
-  type LanceDbLibrary,
   type LanceDbVectorStore,
-  type LanceDbVectorStoreSettings,
 } from './vector-store.js';
+export type { LanceDbLibrary, LanceDbVectorStoreSettings } from './settings.js';

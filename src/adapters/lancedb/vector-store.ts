@@ -6,10 +6,12 @@
  * inserting the same key at once (a retried commit instead of a duplicate row). Search is
  * exact (brute force) until `createIndex()` builds an ANN index; scores are cosine
  * similarity `1 − cosine distance` of unit-length vectors. Metadata filters become SQL on
- * the `terms` column (see `./filter.ts`), finished in JavaScript for range operators.
+ * the `terms` column (see `./filter.ts`), finished in JavaScript for range operators. The
+ * settings and their checks are in `./settings.ts`; the table's schema, opening and commit
+ * retries in `./table.ts`.
  */
-import type { Connection, Table } from '@lancedb/lancedb';
-import { ConfigError, throwIfAborted } from '../../errors/index.js';
+import type { Table } from '@lancedb/lancedb';
+import { throwIfAborted } from '../../errors/index.js';
 import type { CallOptions, DeleteTarget, Metadata, MetadataFilter } from '../../ports/common.js';
 import type {
   VectorMatch,
@@ -20,37 +22,13 @@ import type {
 import { compileFilter, validateFilter } from '../../query/filter.js';
 import { flatMetadata, invalid, requirePositiveInteger, toUnitVector } from '../shared/validate.js';
 import { filterToSql, metadataTerms, sqlString } from './filter.js';
-
-/** What the store uses of the `@lancedb/lancedb` module: `connect` and, for indexes, `Index`. */
-export type LanceDbLibrary = Pick<typeof import('@lancedb/lancedb'), 'connect' | 'Index'>;
-
-/** Settings of {@link createLanceDbVectorStore}. Give `uri` or `connection`. */
-export interface LanceDbVectorStoreSettings {
-  /** A directory (or any LanceDB URI, e.g. `s3://bucket/path`); the store connects and `close()` closes. */
-  readonly uri?: string | undefined;
-  /** An open LanceDB connection to use instead of `uri`; left open by `close()`. */
-  readonly connection?: Connection | undefined;
-  /** Table name (default `cortexis_vectors`): letters, digits, `_`, `-`, `.`, at most 128. */
-  readonly table?: string | undefined;
-  /** Length of every vector (1–65536); an existing table must have the same. */
-  readonly dimensions: number;
-  /**
-   * How stale a read may be with `uri`: 0 (default) makes every read see the latest commits
-   * of other processes and connections; larger values check at most that often. Set
-   * `readConsistencyInterval` on your own `connection` instead.
-   */
-  readonly readConsistencyIntervalMs?: number | undefined;
-  /**
-   * Candidate list of an HNSW index search (default 400), raised to the number of rows a
-   * query fetches; larger finds more of the true neighbours, slower. No effect without an
-   * `hnsw` index.
-   */
-  readonly efSearch?: number | undefined;
-  /** The `@lancedb/lancedb` module or a function loading it (default `import('@lancedb/lancedb')`). */
-  readonly library?: LanceDbLibrary | (() => Promise<LanceDbLibrary>) | undefined;
-  /** Adapter name reported in events and errors (default `lancedb`). */
-  readonly name?: string | undefined;
-}
+import {
+  checkSettings,
+  loadLibrary,
+  type LanceDbLibrary,
+  type LanceDbVectorStoreSettings,
+} from './settings.js';
+import { openOrCreateTable, withCommitRetries } from './table.js';
 
 /** Options of {@link LanceDbVectorStore.createIndex}. */
 export interface LanceDbIndexOptions {
@@ -84,11 +62,6 @@ export interface LanceDbVectorStore extends VectorStore {
   close(): Promise<void>;
 }
 
-/** Field metadata LanceDB reads as "this column is the unenforced primary key". */
-const PRIMARY_KEY = 'lance-schema:unenforced-primary-key';
-/** LanceDB table names: letters, digits, `_`, `-`, `.` (not first, to keep `..` out). */
-const TABLE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
-const MAX_DIMENSIONS = 65_536;
 const DEFAULT_EF_SEARCH = 400;
 /** Lone UTF-16 surrogates, which Arrow's UTF-8 strings cannot keep. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
@@ -96,26 +69,8 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 const DELETE_BATCH = 1000;
 /** Rows per `OR` chain when a range filter deletes row by row. */
 const GUARDED_DELETE_BATCH = 100;
-/** Commit attempts of a write when LanceDB reports a conflict it did not resolve itself. */
-const COMMIT_ATTEMPTS = 5;
-const COMMIT_CONFLICT = /conflict|concurrent writ/i;
-
-/** Expected column types, as Arrow prints them. */
-const COLUMNS = (dimensions: number): Record<string, string> => ({
-  key: 'Utf8',
-  namespace: 'Utf8',
-  id: 'Utf8',
-  vector: `FixedSizeList[${dimensions}]<Float32>`,
-  metadata: 'Utf8',
-  terms: 'List<Utf8>',
-});
 
 type Row = Record<string, unknown>;
-type ArrowModule = typeof import('apache-arrow');
-
-function config(path: string, message: string): ConfigError {
-  return new ConfigError(`${path} ${message}`, [{ path, message }]);
-}
 
 function checkText(value: unknown, path: string): asserts value is string {
   if (typeof value !== 'string' || value.length === 0) {
@@ -132,213 +87,6 @@ export function recordKey(namespace: string, id: string): string {
 function parseMetadata(value: unknown): Metadata {
   return typeof value === 'string' ? (JSON.parse(value) as Metadata) : {};
 }
-
-const delay = (milliseconds: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, milliseconds));
-
-/**
- * Runs a write, retrying when LanceDB gives up on a commit conflict with a concurrent
- * writer (it retries most conflicts itself). Every write here is idempotent when its
- * commit failed: an upsert by key, a delete by predicate.
- */
-async function withCommitRetries<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (attempt >= COMMIT_ATTEMPTS || !COMMIT_CONFLICT.test(String(error))) throw error;
-      await delay(20 * 2 ** attempt * (0.5 + Math.random()));
-    }
-  }
-}
-
-function checkSettings(settings: LanceDbVectorStoreSettings): void {
-  if (typeof settings !== 'object' || settings === null) {
-    throw new ConfigError('createLanceDbVectorStore needs { dimensions } and a uri or connection');
-  }
-  const { dimensions, uri, connection, readConsistencyIntervalMs, efSearch, library, name } =
-    settings;
-  if (
-    typeof dimensions !== 'number' ||
-    !Number.isInteger(dimensions) ||
-    dimensions < 1 ||
-    dimensions > MAX_DIMENSIONS
-  ) {
-    throw config(
-      'dimensions',
-      `must be an integer from 1 to ${MAX_DIMENSIONS} (got ${String(dimensions)})`,
-    );
-  }
-  if ((uri === undefined) === (connection === undefined)) {
-    throw config('uri', 'give exactly one of uri and connection');
-  }
-  if (uri !== undefined && (typeof uri !== 'string' || uri.length === 0)) {
-    throw config('uri', 'must be a non-empty string');
-  }
-  if (
-    connection !== undefined &&
-    (typeof connection !== 'object' ||
-      connection === null ||
-      typeof connection.openTable !== 'function')
-  ) {
-    throw config('connection', 'must be a LanceDB Connection');
-  }
-  const table = settings.table ?? 'cortexis_vectors';
-  if (typeof table !== 'string' || !TABLE_NAME.test(table)) {
-    throw config(
-      'table',
-      'must be letters, digits, _, - and . (at most 128), starting with a letter, digit or _',
-    );
-  }
-  if (readConsistencyIntervalMs !== undefined) {
-    if (connection !== undefined) {
-      throw config(
-        'readConsistencyIntervalMs',
-        'applies only with uri; set readConsistencyInterval on your connection',
-      );
-    }
-    if (
-      typeof readConsistencyIntervalMs !== 'number' ||
-      !Number.isFinite(readConsistencyIntervalMs) ||
-      readConsistencyIntervalMs < 0
-    ) {
-      throw config('readConsistencyIntervalMs', 'must be a finite number ≥ 0');
-    }
-  }
-  if (
-    efSearch !== undefined &&
-    (typeof efSearch !== 'number' || !Number.isInteger(efSearch) || efSearch < 1)
-  ) {
-    throw config('efSearch', `must be a positive integer (got ${String(efSearch)})`);
-  }
-  if (
-    library !== undefined &&
-    typeof library !== 'function' &&
-    (typeof library !== 'object' || library === null)
-  ) {
-    throw config('library', 'must be the @lancedb/lancedb module or a function loading it');
-  }
-  if (name !== undefined && (typeof name !== 'string' || name.length === 0)) {
-    throw config('name', 'must be a non-empty string');
-  }
-}
-
-async function loadLibrary(
-  library: LanceDbVectorStoreSettings['library'],
-): Promise<LanceDbLibrary> {
-  let loaded: unknown;
-  try {
-    if (typeof library === 'function') loaded = await library();
-    else if (library !== undefined) loaded = library;
-    else {
-      const module = (await import('@lancedb/lancedb')) as unknown as {
-        default?: LanceDbLibrary;
-      } & LanceDbLibrary;
-      loaded = typeof module.connect === 'function' ? module : module.default;
-    }
-  } catch (error) {
-    throw new ConfigError(
-      'createLanceDbVectorStore needs @lancedb/lancedb: npm i @lancedb/lancedb@0.37 apache-arrow@18.1',
-      [{ path: 'library', message: '@lancedb/lancedb could not be imported' }],
-      { cause: error },
-    );
-  }
-  if (typeof (loaded as Partial<LanceDbLibrary> | undefined)?.connect !== 'function') {
-    throw config('library', 'is not the @lancedb/lancedb module (it has no connect function)');
-  }
-  return loaded as LanceDbLibrary;
-}
-
-async function loadArrow(): Promise<ArrowModule> {
-  try {
-    const module = (await import('apache-arrow')) as ArrowModule & { default?: ArrowModule };
-    return typeof module.Schema === 'function' ? module : module.default!;
-  } catch (error) {
-    throw new ConfigError(
-      'createLanceDbVectorStore needs apache-arrow to create its table: npm i apache-arrow@18.1',
-      [{ path: 'library', message: 'apache-arrow could not be imported' }],
-      { cause: error },
-    );
-  }
-}
-
-/** The Arrow schema of the table: `key` is the unenforced primary key. */
-function tableSchema(arrow: ArrowModule, dimensions: number): InstanceType<ArrowModule['Schema']> {
-  const text = (name: string, metadata?: Map<string, string>) =>
-    new arrow.Field(name, new arrow.Utf8(), false, metadata);
-  return new arrow.Schema([
-    text('key', new Map([[PRIMARY_KEY, 'true']])),
-    text('namespace'),
-    text('id'),
-    new arrow.Field(
-      'vector',
-      new arrow.FixedSizeList(dimensions, new arrow.Field('item', new arrow.Float32(), true)),
-      false,
-    ),
-    text('metadata'),
-    new arrow.Field(
-      'terms',
-      new arrow.List(new arrow.Field('item', new arrow.Utf8(), true)),
-      false,
-    ),
-  ]);
-}
-
-/** Throws a `ConfigError` unless the table has this store's columns and dimension. */
-async function checkTable(table: Table, name: string, dimensions: number): Promise<void> {
-  const schema = await table.schema();
-  const fields = new Map(schema.fields.map((field) => [field.name, field]));
-  for (const [column, expected] of Object.entries(COLUMNS(dimensions))) {
-    const field = fields.get(column);
-    const found = field === undefined ? 'missing' : String(field.type);
-    if (found === expected) continue;
-    if (column === 'vector' && field !== undefined) {
-      throw config('dimensions', `is ${dimensions} but table ${name} stores vectors as ${found}`);
-    }
-    throw config(
-      'table',
-      `${name} is not a cortexis vector table (column ${column}: expected ${expected}, found ${found})`,
-    );
-  }
-  if (fields.get('key')?.metadata.get(PRIMARY_KEY) !== 'true') {
-    throw config('table', `${name} is not a cortexis vector table (key is not its primary key)`);
-  }
-}
-
-/**
- * Opens the table, or creates it empty when missing. Two connections creating it at once
- * both succeed: the loser of the race sees "already exists" or a commit conflict, and opens
- * the winner's table.
- */
-async function openOrCreateTable(
-  connection: Connection,
-  name: string,
-  dimensions: number,
-): Promise<Table> {
-  let table: Table;
-  try {
-    table = await connection.openTable(name);
-  } catch (error) {
-    if (!/not found|does not exist/i.test(String(error))) throw error;
-    const schema = tableSchema(await loadArrow(), dimensions);
-    try {
-      table = await connection.createEmptyTable(name, schema, { mode: 'create', existOk: true });
-    } catch (raced) {
-      // Another connection won the race: its create either made the table first ("already
-      // exists") or committed first, preempting ours ("Retryable commit conflict").
-      if (!/already exists|commit conflict|preempted/i.test(String(raced))) throw raced;
-      table = await connection.openTable(name);
-    }
-  }
-  try {
-    await checkTable(table, name, dimensions);
-  } catch (error) {
-    table.close();
-    throw error;
-  }
-  return table;
-}
-
 /**
  * Connects (or uses the given connection), opens or creates the table and returns the store.
  *

@@ -21,6 +21,8 @@ import {
   validateSession,
 } from '../shared/validate.js';
 import { alreadyAnswered, idempotencyClaims, requestIdTaken } from '../shared/idempotency.js';
+import { compareNewestFirst, deepFreeze, frozenCopy } from './session-records.js';
+import { decodeCursor, encodeCursor } from '../shared/cursor.js';
 
 /** Settings of {@link createMemorySessionStore}. */
 export interface MemorySessionStoreSettings {
@@ -68,54 +70,6 @@ function optionalLimit(value: unknown, path: string, integer: boolean): number |
     throw settingError(path, integer ? 'must be an integer ≥ 1' : 'must be a finite number > 0');
   }
   return value;
-}
-
-/** A deep, frozen copy: what the store keeps and hands out. */
-function frozenCopy<T>(value: T): T {
-  return deepFreeze(structuredClone(value));
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
-
-/** Newest first: createdAt descending, then id descending. */
-function compareNewestFirst(
-  a: Pick<SessionRecord, 'createdAt' | 'id'>,
-  b: Pick<SessionRecord, 'createdAt' | 'id'>,
-): number {
-  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
-  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
-}
-
-function encodeCursor(session: SessionRecord): string {
-  const bytes = new TextEncoder().encode(JSON.stringify([session.createdAt, session.id]));
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-function decodeCursor(cursor: string): Pick<SessionRecord, 'createdAt' | 'id'> {
-  try {
-    const binary = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
-    const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
-    const parsed: unknown = JSON.parse(new TextDecoder().decode(bytes));
-    if (
-      Array.isArray(parsed) &&
-      parsed.length === 2 &&
-      typeof parsed[0] === 'string' &&
-      typeof parsed[1] === 'string'
-    ) {
-      return { createdAt: parsed[0], id: parsed[1] };
-    }
-  } catch {
-    // Reported below.
-  }
-  throw invalid('cursor', 'is not a cursor returned by listSessions');
 }
 
 /**

@@ -18,7 +18,6 @@
  */
 import * as z from 'zod/mini';
 import { ProviderError, ValidationError } from '../../errors/index.js';
-import type { CallOptions } from '../../ports/common.js';
 import type { EmbeddingProvider } from '../../ports/embedding-provider.js';
 import type {
   FinishReason,
@@ -38,6 +37,7 @@ import {
   type FetchFunction,
   type HeaderValues,
 } from '../http/post-json.js';
+import { badEmbeddings, batchedEmbedder } from '../http/embeddings.js';
 import {
   checkBaseURL,
   checkNonEmpty,
@@ -345,30 +345,12 @@ export function createOllamaEmbeddings(settings: OllamaEmbeddingsSettings = {}):
     });
   };
 
-  return {
+  return batchedEmbedder({
     name,
-    specificationVersion: 'v1',
-    id: `${name}:${model}:${dimensions}`,
+    model,
     dimensions,
     maxBatchSize,
-    ...(settings.similarityRange === undefined
-      ? {}
-      : { similarityRange: settings.similarityRange }),
-    async embed(texts: readonly string[], options?: CallOptions): Promise<Float32Array[]> {
-      const signal = options?.signal;
-      if (signal?.aborted) throw abortError(signal);
-      const vectors: Float32Array[] = [];
-      for (let start = 0; start < texts.length; start += maxBatchSize) {
-        vectors.push(...(await embedBatch(texts.slice(start, start + maxBatchSize), signal)));
-      }
-      return vectors;
-    },
-  };
-}
-
-function badEmbeddings(provider: string, detail: string): ProviderError {
-  return new ProviderError(`${provider} sent unexpected embeddings: ${detail}`, {
-    provider,
-    retryable: false,
+    similarityRange: settings.similarityRange,
+    embedBatch,
   });
 }

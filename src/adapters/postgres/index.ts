@@ -27,6 +27,7 @@ import type { GraphStore } from '../../ports/graph-store.js';
 import type { KeywordIndex } from '../../ports/keyword-index.js';
 import type { LearningSink } from '../../ports/learning-sink.js';
 import type { SessionStore } from '../../ports/session-store.js';
+import { importOptional } from '../../util/optional-import.js';
 import { LATEST_SCHEMA_VERSION } from '../sql/schema.js';
 import { migratePostgres, quoteSchema, type PgLibrary, type PgPool } from './database.js';
 import { createPostgresGraphStore } from './graph-store.js';
@@ -84,19 +85,14 @@ export interface PostgresStores {
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
-async function loadLibrary(library: PostgresStoresSettings['library']): Promise<PgLibrary> {
-  if (typeof library === 'function') return library();
-  if (library) return library;
-  try {
-    const module = (await import('pg')) as unknown as { default?: PgLibrary } & PgLibrary;
-    return module.default ?? module;
-  } catch (error) {
-    throw new ConfigError(
-      'cortexis/postgres needs pg: npm install pg',
-      [{ path: 'library', message: 'pg could not be imported' }],
-      { cause: error },
-    );
-  }
+/** The `pg` module: `settings.library`, or imported on first use. */
+function loadLibrary(library: PostgresStoresSettings['library']): Promise<PgLibrary> {
+  return importOptional<PgLibrary>({
+    name: 'pg',
+    load: () => import('pg'),
+    injected: library,
+    neededBy: 'cortexis/postgres',
+  });
 }
 
 /**
@@ -168,11 +164,10 @@ export async function createPostgresStores(
     },
   };
 }
-export {
-  createPgVectorStore,
-  type PgVectorHnswSettings,
-  type PgVectorIterativeScan,
-  type PgVectorStore,
-  type PgVectorStoreSettings,
-  type SqlQueryable,
-} from './vector-store.js';
+export { createPgVectorStore, type PgVectorStore } from './vector-store.js';
+export type {
+  PgVectorHnswSettings,
+  PgVectorIterativeScan,
+  PgVectorStoreSettings,
+  SqlQueryable,
+} from './vector-store-settings.js';

@@ -18,8 +18,6 @@ import {
   MESSAGE_COLUMNS,
   SESSION_COLUMNS,
   SOURCE_COLUMNS,
-  decodeCursor,
-  encodeCursor,
   groupSources,
   messageValues,
   placeholders,
@@ -30,6 +28,7 @@ import {
   toJson,
   type Row,
 } from '../sql/records.js';
+import { decodeCursor, encodeCursor } from '../shared/cursor.js';
 import { alreadyAnswered, idempotencyClaims, requestIdTaken } from '../shared/idempotency.js';
 import {
   invalid,

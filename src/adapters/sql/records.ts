@@ -4,7 +4,6 @@
  * readers accept what either driver returns (JSON as text or already parsed, numbers as
  * numbers or numeric strings).
  */
-import { ValidationError } from '../../errors/index.js';
 import type {
   Confidence,
   FeedbackRecord,
@@ -428,36 +427,6 @@ export function rowToNode(row: Row): GraphNode {
     type: String(row['type']),
     properties: fromJson<Metadata>(row['properties']),
   };
-}
-
-/** The opaque `listSessions` cursor: the (createdAt, id) of a page's last session. */
-export function encodeCursor(session: Pick<SessionRecord, 'createdAt' | 'id'>): string {
-  const bytes = new TextEncoder().encode(JSON.stringify([session.createdAt, session.id]));
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-/** The position a cursor names; `ValidationError` for anything `encodeCursor` did not make. */
-export function decodeCursor(cursor: string): { createdAt: string; id: string } {
-  try {
-    const binary = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
-    const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
-    const parsed: unknown = JSON.parse(new TextDecoder().decode(bytes));
-    if (
-      Array.isArray(parsed) &&
-      parsed.length === 2 &&
-      typeof parsed[0] === 'string' &&
-      typeof parsed[1] === 'string'
-    ) {
-      return { createdAt: parsed[0], id: parsed[1] };
-    }
-  } catch {
-    // Reported below.
-  }
-  throw new ValidationError('cursor is not a cursor returned by listSessions', [
-    { path: 'cursor', message: 'is not a cursor returned by listSessions' },
-  ]);
 }
 
 /** `?, ?, …` (SQLite) or `$start, $start+1, …` (Postgres) for `count` parameters. */

@@ -26,6 +26,7 @@ import type { GraphStore } from '../../ports/graph-store.js';
 import type { KeywordIndex } from '../../ports/keyword-index.js';
 import type { LearningSink } from '../../ports/learning-sink.js';
 import type { SessionStore } from '../../ports/session-store.js';
+import { importOptional } from '../../util/optional-import.js';
 import { LATEST_SCHEMA_VERSION } from '../sql/schema.js';
 import {
   migrateSqlite,
@@ -85,23 +86,16 @@ export interface SqliteStores {
   close(): void;
 }
 
-async function loadLibrary(library: SqliteStoresSettings['library']): Promise<SqliteLibrary> {
-  if (typeof library === 'function' && library.prototype === undefined) {
-    return (library as () => Promise<SqliteLibrary>)();
-  }
-  if (library) return library as SqliteLibrary;
-  try {
-    const module = (await import('better-sqlite3')) as unknown as {
-      default?: SqliteLibrary;
-    } & SqliteLibrary;
-    return module.default ?? module;
-  } catch (error) {
-    throw new ConfigError(
-      'cortexis/sqlite needs better-sqlite3: npm install better-sqlite3@12',
-      [{ path: 'library', message: 'better-sqlite3 could not be imported' }],
-      { cause: error },
-    );
-  }
+/** better-sqlite3's `Database` class: `settings.library`, or imported on first use. */
+function loadLibrary(library: SqliteStoresSettings['library']): Promise<SqliteLibrary> {
+  return importOptional<SqliteLibrary>({
+    name: 'better-sqlite3',
+    load: () => import('better-sqlite3'),
+    injected: library,
+    neededBy: 'cortexis/sqlite',
+    install: 'npm install better-sqlite3@12',
+    isClass: true,
+  });
 }
 
 /**

@@ -60,6 +60,7 @@ describe('createExtractiveProvider', () => {
       provider: 'extractive',
       model: 'extractive-v1',
       contextWindow: 8192,
+      followsInstructions: false,
     });
     expect(createExtractiveProvider().metadata.contextWindow).toBe(16384);
   });

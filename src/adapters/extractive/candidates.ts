@@ -1,0 +1,164 @@
+/**
+ * The quotable sentences: each sentence of the sources (or of the conversation, for a summary)
+ * cleaned of markup and citation tags, with its stemmed terms, the heading it is filed under,
+ * its source's label and rank. Code blocks, table separators and fragments are left out.
+ */
+import type { LLMMessage, PromptSource } from '../../ports/llm-provider.js';
+import { hasNoSpaceScript } from '../../text/segment.js';
+import { splitSentences } from '../../text/sentences.js';
+import { stem } from '../../text/stem.js';
+import { contentWords } from '../../text/words.js';
+import { CITATION, SUMMARY_REQUEST, lastUserMessage } from './prompt.js';
+
+/** A quotable sentence with its normalised terms. */
+export interface Candidate {
+  /** The sentence as it is quoted (cleaned of markup and citation tags). */
+  readonly text: string;
+  /** Stemmed content terms. */
+  readonly terms: ReadonlySet<string>;
+  /** The same terms in sentence order (for phrase matches). */
+  readonly sequence: readonly string[];
+  /** Label cited for it, when it comes from a source. */
+  readonly label: string | undefined;
+  /** Rank of its source among the request's sources (best first); 0 outside sources. */
+  readonly rank: number;
+  /**
+   * The document its source is a chunk of (the source's title, else its label): chunks of one
+   * document are quoted together as one source.
+   */
+  readonly document?: string | undefined;
+  /** Order of appearance over all inputs. */
+  readonly order: number;
+  /** Whether it is a table row (its cells joined): prose is preferred over it. */
+  readonly tableRow: boolean;
+  /**
+   * Stemmed terms of what the sentence is filed under: the nearest heading above it in its
+   * source (the document title when none) and, for a table row, its first cell (the key the
+   * row describes).
+   */
+  readonly heading: ReadonlySet<string>;
+}
+
+/** The quotable sentences of the sources, in order, each with its source's label and rank. */
+export function sourceSentences(sources: readonly PromptSource[]): Candidate[] {
+  const candidates: Candidate[] = [];
+  sources.forEach((source, rank) => {
+    let heading = termSet(source.title ?? '');
+    for (const sentence of splitSentences(withoutCodeBlocks(source.text))) {
+      const headingLine = /^\s*#{1,6}\s+(.+)$/m.exec(sentence.text);
+      if (headingLine) heading = termSet(headingLine[1]!);
+      const candidate = toCandidate(sentence.text, source.label, candidates.length, rank, heading);
+      if (candidate) candidates.push({ ...candidate, document: source.title ?? source.label });
+    }
+  });
+  return candidates;
+}
+
+function termSet(text: string): Set<string> {
+  return new Set(contentWords(text).map(stem));
+}
+
+const FENCE = /^[ \t]*(?:```|~~~)/;
+
+/**
+ * The text without its fenced code blocks: code is not a sentence to quote, and the sentence
+ * splitter would cut it into fragments that no longer show they are code. A chunk may start
+ * inside a block (its first fence closes it: that fence has no info string and the lines
+ * before it look like code) or end inside one (the open block runs to the end).
+ */
+function withoutCodeBlocks(text: string): string {
+  if (!text.includes('```') && !text.includes('~~~')) return text;
+  const lines = text.split('\n');
+  const fences = lines.flatMap((line, index) => (FENCE.test(line) ? [index] : []));
+  let inside = false;
+  const first = fences[0];
+  if (first !== undefined && fences.length % 2 === 1) {
+    // An odd count: the chunk was cut inside a block at one end.
+    const bare = /^[ \t]*(?:```|~~~)[ \t]*$/.test(lines[first]!);
+    const codeBefore = lines.slice(0, first).some((line) => /[;{}()=]\s*$/.test(line));
+    inside = bare && codeBefore;
+  }
+  const kept: string[] = [];
+  for (const line of lines) {
+    if (FENCE.test(line)) {
+      inside = !inside;
+      kept.push('');
+      continue;
+    }
+    kept.push(inside ? '' : line);
+  }
+  return kept.join('\n');
+}
+
+/** The statements among the sentences (questions make poor summary lines), if there are any. */
+export function withoutQuestions(candidates: Candidate[]): Candidate[] {
+  const statements = candidates.filter((candidate) => !isQuestion(candidate.text));
+  return statements.length > 0 ? statements : candidates;
+}
+
+/** Whether a sentence is a question (ends with a question mark). */
+export function isQuestion(text: string): boolean {
+  return /[?？]["'”’)\]]*$/.test(text);
+}
+
+/** Sentences of the conversation, without the summary request itself. */
+export function conversationSentences(
+  messages: readonly LLMMessage[],
+  question: string,
+): Candidate[] {
+  const last = lastUserMessage(messages);
+  const isInstruction =
+    last !== undefined && SUMMARY_REQUEST.test(question) && question.split(/\s+/).length <= 40;
+  const candidates: Candidate[] = [];
+  for (const message of messages) {
+    if (isInstruction && message === last) continue;
+    for (const sentence of splitSentences(message.content)) {
+      const candidate = toCandidate(sentence.text, undefined, candidates.length);
+      if (candidate) candidates.push(candidate);
+    }
+  }
+  return candidates;
+}
+
+// Longer spans are blocks the sentence splitter could not break, not sentences.
+const MAX_QUOTE_LENGTH = 600;
+
+/** A sentence cleaned for quoting, or undefined when it is markup or too short to quote. */
+function toCandidate(
+  raw: string,
+  label: string | undefined,
+  order: number,
+  rank = 0,
+  heading: ReadonlySet<string> = new Set(),
+): Candidate | undefined {
+  // Code and run-on blocks are not sentences to quote.
+  if (raw.includes('```') || raw.includes('~~~')) return undefined;
+  if (raw.length > MAX_QUOTE_LENGTH) return undefined;
+  // A table row is quoted as its cells ("`retries` — 2 — retries after the first attempt").
+  const tableRow = /^\s*\|/.test(raw);
+  if (tableRow) {
+    const cells = raw
+      .split(/(?<!\\)\|/)
+      .map((cell) => cell.replace(/\\\|/g, '|').trim())
+      .filter((cell) => cell.length > 0);
+    if (cells.length === 0 || cells.every((cell) => /^:?-+:?$/.test(cell))) return undefined;
+    raw = cells.join(' — ');
+    heading = new Set([...heading, ...termSet(cells[0]!)]);
+  }
+  const lines = raw.split('\n');
+  // A heading line glued to the text under it is not part of the sentence.
+  while (lines.length > 0 && /^\s*#{1,6}(?:\s|$)/.test(lines[0]!)) lines.shift();
+  const text = lines
+    .join(' ')
+    .replace(CITATION, '')
+    .replace(/^\s*(?:>\s*)*(?:[-*+•]|\d{1,3}[.)])\s+/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const words = contentWords(text);
+  // Scripts without spaces (Chinese, Japanese, Thai) count segmented words, not spaces.
+  if (words.length < 2 || (text.split(' ').length < 3 && !hasNoSpaceScript(text))) {
+    return undefined;
+  }
+  const sequence = words.map(stem);
+  return { text, terms: new Set(sequence), sequence, label, rank, order, tableRow, heading };
+}

@@ -1,0 +1,237 @@
+/**
+ * Answering a question from the sources: each quotable sentence is scored by how much of the
+ * question's term weight it covers (raised for phrases, headings and subjects that match,
+ * lowered for table rows and lower-ranked sources), then the lead sentence and the few that
+ * complete it are chosen and quoted with their citations.
+ */
+import { type AnswerKind, statesKind } from './answer-kind.js';
+import {
+  type AnswerOptions,
+  type ExtractiveAnswer,
+  NO_ANSWER_TEXT,
+  cite,
+  round,
+} from './answer.js';
+import { type Candidate, isQuestion } from './candidates.js';
+
+/** How much more a term of the user's own follow-up weighs than one carried by the rewrite. */
+const OWN_TERM_WEIGHT = 3;
+
+/**
+ * Inverse frequency of each term over the candidate sentences, `ln(1 + N / max(df, 1))`: a term
+ * no sentence contains weighs like one that a single sentence contains, so a framing word
+ * absent from the sources ("policy") cannot drown the topic words that are there.
+ */
+function inverseFrequencies(
+  candidates: readonly Candidate[],
+  terms: readonly string[],
+): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const term of terms) {
+    let frequency = 0;
+    for (const candidate of candidates) if (candidate.terms.has(term)) frequency++;
+    weights.set(term, Math.log(1 + candidates.length / Math.max(frequency, 1)));
+  }
+  return weights;
+}
+
+interface Scored {
+  readonly candidate: Candidate;
+  /** Share of the question's term weight the sentence contains. */
+  readonly coverage: number;
+  /** How well it answers the question (see `sentenceScore`), whatever its source's rank. */
+  readonly match: number;
+  /** `match` weighed by its source's retrieval rank: what the lead is chosen by. */
+  readonly score: number;
+}
+
+// Constants chosen on the tune half of the docs questions (`bench/extractive-answers.ts`).
+// A sentence containing every neighbouring pair of question terms, in order and side by side,
+// scores this much more than its coverage alone.
+const PHRASE_BONUS = 1;
+// Terms at most this many content words apart count as standing together (1: next to each
+// other, stop words aside).
+const PHRASE_WINDOW = 1;
+// A table row's cells state less than a sentence: its score is weighted by this, unless its
+// first cell (the key the row describes) names a question term.
+const TABLE_ROW_WEIGHT = 0.6;
+// A sentence filed under a heading (or a table row under a key) naming all the question's
+// terms scores this much more: the section is about the question.
+const HEADING_BONUS = 1;
+// A sentence whose first content word is a question term is about it, not merely naming it
+// in passing: it scores this much more, times that term's share of the question.
+const SUBJECT_BONUS = 0.5;
+// Each step down the retrieval ranking weighs a sentence by this: a lower-ranked source wins
+// only when it matches the question clearly better (> 11 % per rank), not on a near-tie.
+const RANK_DECAY = 0.9;
+
+/**
+ * Share of the question's neighbouring term pairs found in order, close together, in a
+ * sentence. Pairs are taken over the question terms the sentence contains, so a question
+ * word the sentence lacks ("how many retries *happen* after the first attempt") does not
+ * break the phrase around it; the share is over all of the question's pairs.
+ */
+function phraseShare(candidate: Candidate, terms: readonly string[]): number {
+  if (terms.length < 2) return 0;
+  const { sequence } = candidate;
+  const present = terms.filter((term) => candidate.terms.has(term));
+  let found = 0;
+  for (let pair = 1; pair < present.length; pair++) {
+    const left = present[pair - 1]!;
+    const right = present[pair]!;
+    const near = sequence.some(
+      (term, index) =>
+        term === left && sequence.slice(index + 1, index + 1 + PHRASE_WINDOW).includes(right),
+    );
+    if (near) found++;
+  }
+  return found / (terms.length - 1);
+}
+
+// Another document's sentence joins only when it adds a question term no chosen sentence has
+// and answers at least this share as well as the lead (rank aside): as well as the lead.
+const OTHER_SOURCE_SHARE = 1;
+// A sentence of the lead's document that adds a question term must score this share of the lead.
+const ADD_SHARE = 0.5;
+// A sentence of the lead's document adding no term joins when it scores this share of the
+// lead and contains every question term the lead contains.
+const CLOSE_SHARE = 0.75;
+
+/** The answer quoting the sentences that best answer the question's terms, with its certainty. */
+export function answerFromSources(
+  candidates: readonly Candidate[],
+  terms: readonly string[],
+  kind: AnswerKind | undefined,
+  options: AnswerOptions,
+  ownTerms?: ReadonlySet<string>,
+): ExtractiveAnswer {
+  const weights = inverseFrequencies(candidates, terms);
+  if (ownTerms !== undefined && ownTerms.size > 0) {
+    for (const term of ownTerms) {
+      const weight = weights.get(term);
+      if (weight !== undefined) weights.set(term, weight * OWN_TERM_WEIGHT);
+    }
+  }
+  let totalWeight = 0;
+  for (const weight of weights.values()) totalWeight += weight;
+  if (totalWeight === 0) return { text: NO_ANSWER_TEXT, certainty: 0 };
+  const shareOf = (set: ReadonlySet<string>): number => {
+    let weight = 0;
+    for (const term of terms) if (set.has(term)) weight += weights.get(term) ?? 0;
+    return weight / totalWeight;
+  };
+
+  let scored: Scored[] = [];
+  for (const candidate of candidates) {
+    // A question in a source (a FAQ entry, a quoted question) asks; it does not answer.
+    if (isQuestion(candidate.text)) continue;
+    const coverage = shareOf(candidate.terms);
+    if (coverage > 0 && coverage >= options.minCoverage) {
+      const match = sentenceScore(candidate, coverage, terms, weights, totalWeight, shareOf);
+      scored.push({ candidate, coverage, match, score: match * RANK_DECAY ** candidate.rank });
+    }
+  }
+  // A question asking for a quantity is answered by sentences that state one, when any of
+  // them is about as relevant as the best sentence overall.
+  let kindMatched = kind === undefined;
+  if (kind !== undefined) {
+    const top = Math.max(0, ...scored.map((item) => item.score));
+    const ofKind = scored.filter(
+      (item) => item.score >= top / 2 && statesKind(item.candidate.text, kind),
+    );
+    if (ofKind.length > 0) {
+      scored = ofKind;
+      kindMatched = true;
+    }
+  }
+  // Ties go to the earlier source (sources arrive best first), then the earlier sentence.
+  scored.sort((a, b) => b.score - a.score || a.candidate.order - b.candidate.order);
+
+  const chosen = selectSentences(scored, terms, options.maxSentences);
+  if (chosen.length === 0) return { text: NO_ANSWER_TEXT, certainty: 0 };
+  const covered = new Set(terms.filter((term) => chosen.some((item) => item.terms.has(term))));
+  // Sentences on the topic that do not state the quantity asked for answer half of it.
+  const share = Math.min(1, shareOf(covered)) * (kindMatched ? 1 : 0.5);
+  return {
+    text: chosen.map((candidate) => cite(candidate.text, candidate.label)).join(' '),
+    certainty: round(share),
+  };
+}
+
+/**
+ * How well a sentence answers: its share of the question's term weight, raised when the
+ * question's terms stand together in it as in the question, when the heading it is filed
+ * under names them, and when it opens with one (it is about it); lowered for a table row
+ * whose key names none of them.
+ */
+function sentenceScore(
+  candidate: Candidate,
+  coverage: number,
+  terms: readonly string[],
+  weights: ReadonlyMap<string, number>,
+  totalWeight: number,
+  shareOf: (set: ReadonlySet<string>) => number,
+): number {
+  const heading = shareOf(candidate.heading);
+  const keyed = candidate.tableRow && heading > 0;
+  const subject = candidate.sequence[0];
+  const subjectShare =
+    subject !== undefined && terms.includes(subject)
+      ? (weights.get(subject) ?? 0) / totalWeight
+      : 0;
+  return (
+    coverage *
+    (candidate.tableRow && !keyed ? TABLE_ROW_WEIGHT : 1) *
+    (1 + PHRASE_BONUS * phraseShare(candidate, terms)) *
+    (1 + HEADING_BONUS * heading) *
+    (1 + SUBJECT_BONUS * subjectShare)
+  );
+}
+
+/**
+ * The sentences that answer, best first. The lead is the highest-scoring sentence (its score
+ * already weighs its source's rank; an exact tie goes to the earlier source). The answer then
+ * quotes the lead's document (its source, or another chunk of the same document): a sentence
+ * of it joins when it adds a question term no chosen sentence has (scoring at least
+ * `ADD_SHARE` of the lead), or scores within `CLOSE_SHARE` of the lead and contains every
+ * question term the lead contains. A sentence of another document joins only when it adds a
+ * missing question term and answers as well as the lead (`OTHER_SOURCE_SHARE`): no filler
+ * from other sources. Joining is judged by how well a sentence answers, without its source's
+ * rank. Near-duplicates are skipped.
+ */
+function selectSentences(
+  scored: readonly Scored[],
+  terms: readonly string[],
+  limit: number,
+): Candidate[] {
+  const lead = scored[0];
+  if (!lead) return [];
+  const chosen: Candidate[] = [lead.candidate];
+  const leadTerms = terms.filter((term) => lead.candidate.terms.has(term));
+  const covered = new Set(leadTerms);
+  for (const { candidate, match } of scored) {
+    if (chosen.length >= limit) break;
+    if (candidate === lead.candidate) continue;
+    if (chosen.some((other) => isNearDuplicate(other, candidate))) continue;
+    const addsTerm = terms.some((term) => candidate.terms.has(term) && !covered.has(term));
+    const joins =
+      candidate.document === lead.candidate.document
+        ? (addsTerm && match >= lead.match * ADD_SHARE) ||
+          (match >= lead.match * CLOSE_SHARE &&
+            leadTerms.every((term) => candidate.terms.has(term)))
+        : addsTerm && match >= lead.match * OTHER_SOURCE_SHARE;
+    if (!joins) continue;
+    chosen.push(candidate);
+    for (const term of terms) if (candidate.terms.has(term)) covered.add(term);
+  }
+  return chosen;
+}
+
+/** Whether two sentences share most of their terms (Jaccard ≥ 0.7), or are the same text. */
+export function isNearDuplicate(a: Candidate, b: Candidate): boolean {
+  if (a.text === b.text) return true;
+  let shared = 0;
+  for (const term of a.terms) if (b.terms.has(term)) shared++;
+  const union = a.terms.size + b.terms.size - shared;
+  return union > 0 && shared / union >= 0.7;
+}

@@ -1,0 +1,140 @@
+/**
+ * The storage of one vector-store namespace (a "space"): its vectors held dimension-major in
+ * one growable `Float32Array`, ids, metadata and graph labels, and the row operations on it —
+ * create, grow, write (insert or replace), swap-remove and read one row back.
+ */
+import type { Metadata } from '../../ports/common.js';
+import type { HnswIndex } from './hnsw-index.js';
+
+/** A namespace's HNSW graph and how far it has caught up. */
+export interface Ann {
+  index: HnswIndex | null;
+  /** Labels below the cursor have been visited: added when live at the time. */
+  cursor: number;
+  /** The graph has caught up once; from then on queries use it. */
+  ready: boolean;
+  building: Promise<void> | null;
+  error: unknown;
+  disposed: boolean;
+}
+
+/**
+ * One namespace's vectors, stored dimension-major: component `d` of the vector in `slot` is
+ * `data[d * capacity + slot]`. A query then adds `q[d] · column d` for each non-zero `q[d]`
+ * only — one tight loop per dimension, and sparse queries (hashed features) skip most of them.
+ */
+export interface Space {
+  dimensions: number;
+  capacity: number;
+  size: number;
+  data: Float32Array;
+  /** Scratch for query scores, reused across queries. */
+  scores: Float64Array;
+  ids: string[];
+  metadata: Metadata[];
+  slots: Map<string, number>;
+  /** Graph label of each slot; a new one on every write, so the graph never sees stale vectors. */
+  labels: number[];
+  /** Live label → slot. */
+  labelSlots: Map<number, number>;
+  nextLabel: number;
+  ann: Ann | null;
+}
+
+/** A validated, normalised record ready to store. */
+export interface Prepared {
+  readonly id: string;
+  readonly vector: Float32Array;
+  readonly metadata: Metadata;
+}
+
+/** An empty namespace for vectors of `dimensions` components, with room for `capacity` rows. */
+export function createSpace(dimensions: number, capacity: number): Space {
+  return {
+    dimensions,
+    capacity,
+    size: 0,
+    data: new Float32Array(dimensions * capacity),
+    scores: new Float64Array(capacity),
+    ids: [],
+    metadata: [],
+    slots: new Map(),
+    labels: [],
+    labelSlots: new Map(),
+    nextLabel: 0,
+    ann: null,
+  };
+}
+
+/** Marks a label deleted in the graph when the graph has seen it. */
+function forgetLabel(space: Space, label: number): void {
+  space.labelSlots.delete(label);
+  const ann = space.ann;
+  if (ann?.index && label < ann.cursor) ann.index.remove(label);
+}
+
+/** Grows the columns (×2 steps) until they hold `rows` rows. */
+function ensureCapacity(space: Space, rows: number): void {
+  if (rows <= space.capacity) return;
+  let capacity = Math.max(space.capacity, 1);
+  while (capacity < rows) capacity *= 2;
+  const grown = new Float32Array(capacity * space.dimensions);
+  for (let d = 0; d < space.dimensions; d++) {
+    const from = d * space.capacity;
+    grown.set(space.data.subarray(from, from + space.size), d * capacity);
+  }
+  space.data = grown;
+  space.capacity = capacity;
+  space.scores = new Float64Array(capacity);
+}
+
+/** Inserts a record, or replaces the one with its id (under a new graph label). */
+export function write(space: Space, record: Prepared): void {
+  let slot = space.slots.get(record.id);
+  if (slot === undefined) {
+    ensureCapacity(space, space.size + 1);
+    slot = space.size++;
+    space.slots.set(record.id, slot);
+  } else {
+    forgetLabel(space, space.labels[slot]!);
+  }
+  const label = space.nextLabel++;
+  space.labels[slot] = label;
+  space.labelSlots.set(label, slot);
+  const { data, capacity, dimensions } = space;
+  for (let d = 0; d < dimensions; d++) data[d * capacity + slot] = record.vector[d]!;
+  space.ids[slot] = record.id;
+  space.metadata[slot] = record.metadata;
+}
+
+/** Removes a record, moving the last row into its slot; false when the id is absent. */
+export function remove(space: Space, id: string): boolean {
+  const slot = space.slots.get(id);
+  if (slot === undefined) return false;
+  const last = space.size - 1;
+  forgetLabel(space, space.labels[slot]!);
+  if (slot !== last) {
+    const { data, capacity, dimensions } = space;
+    for (let d = 0; d < dimensions; d++) data[d * capacity + slot] = data[d * capacity + last]!;
+    const movedId = space.ids[last]!;
+    space.ids[slot] = movedId;
+    space.metadata[slot] = space.metadata[last]!;
+    space.slots.set(movedId, slot);
+    const movedLabel = space.labels[last]!;
+    space.labels[slot] = movedLabel;
+    space.labelSlots.set(movedLabel, slot);
+  }
+  space.ids.pop();
+  space.metadata.pop();
+  space.labels.pop();
+  space.slots.delete(id);
+  space.size = last;
+  return true;
+}
+
+/** Copies the vector in `slot` into `into` (a gather across the dimension-major columns). */
+export function readRow(space: Space, slot: number, into: Float32Array): Float32Array {
+  const { data, capacity, dimensions } = space;
+  for (let d = 0; d < dimensions; d++) into[d] = data[d * capacity + slot]!;
+  return into;
+}

@@ -1,0 +1,228 @@
+/**
+ * The index the `cortexis` command answers from: reads the documents of the given paths,
+ * restores the index kept in the cache folder, re-ingests only what changed and saves it
+ * again; opens the SQLite file that keeps chat sessions when better-sqlite3 is installed.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createChatEngine, type ChatEngine } from '../engine.js';
+import { resolveConfig } from '../config.js';
+import { ConfigError } from '../errors/index.js';
+import type { LearningSink } from '../ports/learning-sink.js';
+import type { SessionStore } from '../ports/session-store.js';
+import type { IngestDocument } from '../types.js';
+import { createHashingEmbedder } from '../adapters/hashing/embedder.js';
+import { createMemoryGraphStore } from '../adapters/memory/graph-store.js';
+import { createMemoryKeywordIndex } from '../adapters/memory/keyword-index.js';
+import { createMemoryVectorStore } from '../adapters/memory/vector-store.js';
+import type { ProviderName } from './args.js';
+import { FILE_TYPES, loadDocuments, type SkippedFile } from '../loaders/index.js';
+import { chooseProvider, describeModel } from './choose-provider.js';
+import { describeChanges, diffDocuments, hashDocuments, type IndexChanges } from './incremental.js';
+import type { CliIO, Env } from './io.js';
+import { progressWriter } from './progress.js';
+import { loadSnapshot, restoreStores, saveSnapshot } from './snapshot.js';
+
+/** No documents in the given paths (exit code 3). */
+export class NoDocumentsError extends Error {
+  override readonly name = 'NoDocumentsError';
+}
+
+/** The cache folder: `CORTEXIS_CACHE_DIR`, else `$XDG_CACHE_HOME/cortexis`, else `~/.cache/cortexis`. */
+export function cacheRoot(env: Env): string {
+  const explicit = env['CORTEXIS_CACHE_DIR']?.trim();
+  if (explicit) return resolve(explicit);
+  return join(env['XDG_CACHE_HOME']?.trim() || join(homedir(), '.cache'), 'cortexis');
+}
+
+/** The index folder of a set of input paths: `<cache>/index/<hash of the absolute paths>`. */
+export function indexDir(root: string, paths: readonly string[]): string {
+  const key = createHash('sha256')
+    .update(JSON.stringify([...new Set(paths.map((path) => resolve(path)))].sort()))
+    .digest('hex')
+    .slice(0, 16);
+  return join(root, 'index', key);
+}
+
+/**
+ * Opens the SQLite file that keeps chat sessions across runs, when the optional
+ * better-sqlite3 is installed; otherwise undefined (sessions live in memory).
+ */
+export async function openSessionDatabase(
+  dir: string,
+  io: CliIO,
+): Promise<{ sessionStore: SessionStore; learningSink: LearningSink } | undefined> {
+  try {
+    const { createSqliteStores } = await import('../adapters/sqlite/index.js');
+    await mkdir(dir, { recursive: true });
+    const path = join(dir, 'sessions.db');
+    const stores = await createSqliteStores({ path });
+    process.once('exit', () => stores.close());
+    io.stderr.write(`Sessions: ${path}\n`);
+    return stores;
+  } catch (error) {
+    if (ConfigError.isInstance(error)) return undefined; // better-sqlite3 is not installed
+    throw error;
+  }
+}
+
+/** Skipped files listed on stderr; the rest are counted (`index --json` lists them all). */
+const SKIPPED_SHOWN = 20;
+
+/** Reads the documents under `paths` and reports every file skipped, with the reason. */
+async function readCorpus(
+  paths: readonly string[],
+  io: CliIO,
+  showProgress: boolean,
+  fields: { readonly textField?: string | undefined; readonly titleField?: string | undefined },
+): Promise<{ documents: IngestDocument[]; skipped: SkippedFile[] }> {
+  const progress = progressWriter(io, showProgress, 'Reading', 'files');
+  const { documents, skipped } = await loadDocuments(paths, {
+    ...(fields.textField === undefined ? {} : { textField: fields.textField }),
+    ...(fields.titleField === undefined ? {} : { titleField: fields.titleField }),
+    onProgress: ({ filesDone, filesTotal }) => progress(filesDone, filesTotal),
+  });
+  for (const file of skipped.slice(0, SKIPPED_SHOWN)) {
+    io.stderr.write(`Skipped ${file.path}: ${file.reason}\n`);
+  }
+  if (skipped.length > SKIPPED_SHOWN) {
+    io.stderr.write(
+      `Skipped ${skipped.length - SKIPPED_SHOWN} more files (index --json lists them)\n`,
+    );
+  }
+  if (documents.length === 0) {
+    throw new NoDocumentsError(
+      `no documents found in ${paths.join(', ')} (readable: ${Object.keys(FILE_TYPES).join(' ')})`,
+    );
+  }
+  return { documents, skipped };
+}
+
+export interface OpenOptions {
+  readonly paths: readonly string[];
+  readonly noCache: boolean;
+  readonly progress: boolean;
+  readonly textField?: string | undefined;
+  readonly titleField?: string | undefined;
+  readonly provider?: ProviderName | undefined;
+  readonly model?: string | undefined;
+  /** Keep sessions in the SQLite file of the cache folder. */
+  readonly persist?: boolean;
+  /** Only index: no model, and the summary is the caller's to print. */
+  readonly indexOnly?: boolean;
+}
+
+export interface OpenedIndex {
+  readonly engine: ChatEngine;
+  readonly changes: IndexChanges;
+  readonly dir: string;
+  readonly documents: number;
+  /** Files (or records) not loaded, with the reason. */
+  readonly skipped: readonly SkippedFile[];
+  /** Sessions are kept in the SQLite file. */
+  readonly persisted: boolean;
+}
+
+/** Empty in-memory stores for the index. */
+function freshStores() {
+  return {
+    vectors: createMemoryVectorStore(),
+    keywords: createMemoryKeywordIndex(),
+    graph: createMemoryGraphStore(),
+  };
+}
+
+/**
+ * Builds the engine over the index of `paths`: restores the stored index, then re-ingests
+ * only the documents added or changed since and removes those whose files are gone.
+ */
+export async function openIndex(io: CliIO, options: OpenOptions): Promise<OpenedIndex> {
+  const env = io.env ?? {};
+  const provider = options.indexOnly ? null : chooseProvider(env, options.provider, options.model);
+  const { documents: docs, skipped } = await readCorpus(
+    options.paths,
+    io,
+    options.progress,
+    options,
+  );
+  const embedder = createHashingEmbedder();
+  const { chunking } = resolveConfig({});
+  // What besides the documents shapes the index; a change rebuilds it from scratch.
+  const settings = createHash('sha256')
+    .update(
+      JSON.stringify({
+        embedderId: embedder.id,
+        chunkSize: chunking.chunkSize,
+        chunkOverlap: chunking.chunkOverlap,
+        keywordTokenizer: 'stemmed-v1',
+      }),
+    )
+    .digest('hex');
+  const root = cacheRoot(env);
+  const dir = indexDir(root, options.paths);
+  const hashes = hashDocuments(docs);
+
+  let stores = freshStores();
+  let previous: Readonly<Record<string, string>> | undefined;
+  const loaded = options.noCache ? null : await loadSnapshot(dir, settings).catch(() => null);
+  if (loaded?.documents) {
+    try {
+      restoreStores(stores, loaded);
+      previous = loaded.documents;
+    } catch {
+      // A damaged index: build it again in fresh stores.
+      stores = freshStores();
+    }
+  }
+  const { vectors, keywords, graph } = stores;
+  const sessions = options.persist ? await openSessionDatabase(root, io) : undefined;
+  const engine = createChatEngine({
+    embedder,
+    vectorStore: vectors,
+    keywordIndex: keywords,
+    graphStore: graph,
+    ...(provider ? { llm: provider.llm } : {}),
+    ...(sessions
+      ? { sessionStore: sessions.sessionStore, learningSink: sessions.learningSink }
+      : {}),
+  });
+  if (!options.indexOnly) {
+    io.stderr.write(`Model: ${describeModel(provider, options.provider)}\n`);
+  }
+
+  const changes = diffDocuments(previous, hashes);
+  const stale = new Set([...changes.added, ...changes.changed]);
+  const toIngest = docs.filter((doc) => stale.has(doc.id));
+  if (changes.removed.length > 0) await engine.deleteDocuments(changes.removed);
+  if (toIngest.length > 0) {
+    const progress = progressWriter(io, options.progress, 'Indexing', 'documents');
+    const result = await engine.ingest(toIngest, {
+      onProgress: ({ documentsDone, documentsTotal }) => progress(documentsDone, documentsTotal),
+    });
+    io.stderr.write(
+      `Indexed ${result.documents} documents (${result.chunks} chunks) in ${Math.round(result.durationMs)} ms\n`,
+    );
+  } else {
+    io.stderr.write(`Loaded the index of ${changes.unchanged} unchanged documents from ${dir}\n`);
+  }
+  if (!options.indexOnly) io.stderr.write(`${describeChanges(changes)}\n\n`);
+  if (previous === undefined || toIngest.length > 0 || changes.removed.length > 0) {
+    await saveSnapshot(dir, { vectors, keywords, graph }, settings, hashes).catch(
+      (error: unknown) => {
+        io.stderr.write(
+          `(could not save the index: ${error instanceof Error ? error.message : String(error)})\n`,
+        );
+      },
+    );
+  }
+  return {
+    engine,
+    changes,
+    dir,
+    documents: docs.length,
+    skipped,
+    persisted: sessions !== undefined,
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * Claims of the grounding judge: an answer split into its sentences, each with the labels of
+ * the `[source: Sx]` tags it carries (a tag opening a sentence cites the one before), and an
+ * answer with some claims removed, everything else left exactly as it was. Pure.
+ * @module
+ */
+import { splitSentences } from '../../text/sentences.js';
+
+/** A sentence of the answer with the sources it cites. */
+export interface Claim {
+  /** The sentence without its citation tags. */
+  readonly text: string;
+  /** Offset of the sentence (with its tags) in the answer. */
+  readonly start: number;
+  /** Offset after the sentence (with its tags) in the answer. */
+  readonly end: number;
+  /** Labels the sentence cites (`S1`…), in order, without duplicates; empty when uncited. */
+  readonly sourceIds: readonly string[];
+}
+
+const TAG = /\[\s*source\s*:\s*([A-Za-z0-9_-]+(?:\s*,\s*[A-Za-z0-9_-]+)*)\s*\]/gi;
+const LEADING_TAGS = /^(?:\s*\[\s*source\s*:\s*[A-Za-z0-9_-]+(?:\s*,\s*[A-Za-z0-9_-]+)*\s*\])+/i;
+
+/** Labels of every `[source: …]` tag in a text, in order, without duplicates. */
+function citedLabels(text: string): string[] {
+  const labels = new Set<string>();
+  for (const match of text.matchAll(TAG)) {
+    for (const label of match[1]!.split(',')) labels.add(label.trim());
+  }
+  return [...labels];
+}
+
+/** A text without its citation tags, with the white space they leave behind folded. */
+export function stripTags(text: string): string {
+  return text
+    .replace(/\s*\[\s*source\s*:[^\]]*\]/gi, '')
+    .replace(/[ \t]+([.!?,;:…])/g, '$1')
+    .replace(/[ \t]{2,}/g, ' ')
+    .trim();
+}
+
+/**
+ * The claims of an answer: its sentences, each with the labels of its `[source: Sx]` tags.
+ * A tag inside the sentence ("claim [source: S1].") or right after its end punctuation
+ * ("claim. [source: S1]") belongs to it; tags at the start of the next sentence belong to the
+ * sentence before. A sentence without letters or digits (markup, a lone tag) is no claim.
+ */
+export function extractClaims(answer: string): Claim[] {
+  const claims: { text: string; start: number; end: number; sourceIds: string[] }[] = [];
+  for (const sentence of splitSentences(answer)) {
+    let { start } = sentence;
+    const leading = LEADING_TAGS.exec(sentence.text);
+    const previous = claims[claims.length - 1];
+    if (leading && previous) {
+      // Tags opening a sentence cite the one before: move them (and their span) back.
+      for (const label of citedLabels(leading[0])) {
+        if (!previous.sourceIds.includes(label)) previous.sourceIds.push(label);
+      }
+      previous.end = start + leading[0].length;
+      const rest = sentence.text.slice(leading[0].length);
+      start += leading[0].length + (rest.length - rest.trimStart().length);
+    }
+    const raw = answer.slice(start, sentence.end);
+    const text = stripTags(raw);
+    if (!/[\p{L}\p{N}]/u.test(text)) {
+      if (previous && raw.trim().length > 0) previous.end = sentence.end;
+      continue;
+    }
+    claims.push({ text, start, end: sentence.end, sourceIds: citedLabels(raw) });
+  }
+  return claims;
+}
+
+/** The answer without the given claims; everything else stays exactly as it was. */
+export function removeClaims(answer: string, claims: readonly Claim[]): string {
+  let text = answer;
+  for (const claim of [...claims].sort((a, b) => b.start - a.start)) {
+    let { start, end } = claim;
+    // Take the spaces after the sentence along; a sentence alone on its line takes the line.
+    while (end < text.length && (text[end] === ' ' || text[end] === '\t')) end++;
+    const lineStart = start === 0 || text[start - 1] === '\n';
+    if (lineStart && text[end] === '\n') end++;
+    else if (end === text.length) {
+      while (start > 0 && (text[start - 1] === ' ' || text[start - 1] === '\t')) start--;
+    }
+    text = text.slice(0, start) + text.slice(end);
+  }
+  return text;
+}

@@ -1,0 +1,90 @@
+/**
+ * Source sentences analysed once for the contradiction checks of the grounding judge: their
+ * tokens (stems, negators), content stems and quantities, with a bounded cache per source
+ * text, and the least share of a claim's content terms that makes a sentence about the claim.
+ * Pure.
+ * @module
+ */
+import { stem } from '../../text/stem.js';
+import { STOP_WORDS } from '../../text/words.js';
+import { quantitiesOf, type Quantity } from './contradiction-quantities.js';
+
+// Words that negate the statement they stand in.
+const NEGATOR = /^(?:not|no|never|none|neither|nor|cannot|without|nothing|nobody)$|n't$/;
+
+/** A word of a text with its stem, and whether it negates. */
+export interface Token {
+  /** The word, lower-cased. */
+  readonly word: string;
+  /** Its stem. */
+  readonly stem: string;
+  /** Whether it is a negator ("not", "never", "n't", …). */
+  readonly negator: boolean;
+}
+
+/** The tokens of a text, in order. */
+export function tokensOf(text: string): Token[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+(?:'t)?/gu) ?? []).map((word) => ({
+    word,
+    stem: stem(word),
+    negator: NEGATOR.test(word),
+  }));
+}
+
+/** Stems of the tokens that are neither negators, stop words nor numbers. */
+export const contentStems = (tokens: readonly Token[]): Set<string> =>
+  new Set(
+    tokens
+      .filter((token) => !token.negator && !STOP_WORDS.has(token.word) && !/^\d/.test(token.word))
+      .map((token) => token.stem),
+  );
+
+/** Least share of the claim's content terms a source sentence contains to be about the claim. */
+export const ABOUT_SHARE = 0.5;
+
+/** A sentence of a source text. */
+export interface SourceSentence {
+  /** Offset of its first character in the source text. */
+  readonly start: number;
+  /** Offset after its last character. */
+  readonly end: number;
+  /** Its text. */
+  readonly text: string;
+}
+
+/** A source sentence analysed once for any number of claims. */
+export interface AnalysedSentence extends SourceSentence {
+  readonly tokens: readonly Token[];
+  readonly terms: ReadonlySet<string>;
+  readonly quantities: readonly Quantity[];
+}
+
+// Analysed sources of recent claims: an answer cites the same few sources sentence after sentence.
+const ANALYSED_CACHE_SIZE = 500;
+const analysedCache = new Map<string, readonly AnalysedSentence[]>();
+
+/** The sentences of a source text (given as spans), analysed; cached per source text. */
+export function analyse(
+  sourceText: string,
+  sentences: readonly { readonly start: number; readonly end: number }[],
+): readonly AnalysedSentence[] {
+  const cached = analysedCache.get(sourceText);
+  if (cached && cached.length === sentences.length) return cached;
+  const analysed = sentences.map(({ start, end }) => {
+    const text = sourceText.slice(start, end);
+    const tokens = tokensOf(text);
+    return {
+      start,
+      end,
+      text,
+      tokens,
+      terms: contentStems(tokens),
+      quantities: quantitiesOf(text),
+    };
+  });
+  if (analysedCache.size >= ANALYSED_CACHE_SIZE) {
+    analysedCache.delete(analysedCache.keys().next().value!);
+  }
+  analysedCache.set(sourceText, analysed);
+  return analysed;
+}

@@ -1,0 +1,198 @@
+/**
+ * Offline contradiction checks of the grounding judge: a cited claim that states a quantity
+ * the source states differently (another number, or the same number in another unit), or that
+ * reverses the polarity of the source sentence it matches ("are never refunded" ↔ "are
+ * refunded"). Each finding carries the source span that states it otherwise. Pure.
+ *
+ * @example
+ * ```ts
+ * const found = findContradiction(
+ *   'Refunds are paid within 45 business days.',
+ *   'Refunds are paid within 5 business days of the request.',
+ * );
+ * found?.kind; // 'number'
+ * found?.evidence.text; // 'Refunds are paid within 5 business days of the request.'
+ * ```
+ * @module
+ */
+import { splitSentences } from '../../text/sentences.js';
+import {
+  ABOUT_SHARE,
+  analyse,
+  contentStems,
+  tokensOf,
+  type AnalysedSentence,
+  type SourceSentence,
+  type Token,
+} from './contradiction-analysis.js';
+import { replacedEntity, swappedEntity } from './contradiction-entities.js';
+import {
+  NEGATIVE_WORD,
+  governedGroups,
+  governedTerms,
+  negates,
+  negatesGoverned,
+  prefixOf,
+} from './contradiction-negation.js';
+import {
+  dimensionOf,
+  overlaps,
+  quantitiesOf,
+  sameDimension,
+  sameQuantity,
+  unitChanged,
+  type Quantity,
+} from './contradiction-quantities.js';
+
+/** How a claim contradicts its source. */
+export type ContradictionKind = 'number' | 'unit' | 'entity' | 'negation';
+
+/** A contradiction found between a claim and a source. */
+export interface Contradiction {
+  /** What differs: a number, the unit of a number, a name, or the polarity. */
+  readonly kind: ContradictionKind;
+  /** The source sentence that states it otherwise (offsets in the source text). */
+  readonly evidence: { readonly start: number; readonly end: number; readonly text: string };
+}
+
+/** Least share of a sentence about a negated claim. */
+const NEGATED_CLAIM_SHARE = 0.5;
+/** Least share of a sentence that states the claim nearly word for word. */
+const VERBATIM_SHARE = 0.9;
+/** Least share for a polarity reversal: the sentence must state (nearly) the claim itself. */
+const NEGATION_SHARE = 0.75;
+
+/**
+ * Whether the source gives the quantity's value only with other units of its dimension: every
+ * mention of the value has a unit, and none the quantity's own.
+ */
+function otherUnitOnly(quantity: Quantity, sentences: readonly AnalysedSentence[]): boolean {
+  if (quantity.unit === '' || dimensionOf(quantity.unit) === undefined) return false;
+  let found = false;
+  for (const sentence of sentences) {
+    for (const other of sentence.quantities) {
+      if (!overlaps(quantity, other)) continue;
+      if (!sameDimension(quantity, other)) return false;
+      found = true;
+    }
+  }
+  return found;
+}
+
+/**
+ * The first contradiction of a claim by a source, or null: a number of the claim that the
+ * source states with another value for the same quantity (same unit, or the same word after
+ * it) in a sentence about the claim, while no statement of the source gives the claim's value
+ * for it; the claim's number with another unit of the same dimension; or a sentence that states
+ * the claim with a negation only one of them has. `sentences` are the source's sentence spans
+ * (split here when omitted).
+ */
+export function findContradiction(
+  claim: string,
+  sourceText: string,
+  sentences: readonly { readonly start: number; readonly end: number }[] = splitSentences(
+    sourceText,
+  ),
+  novelNames: readonly string[] = [],
+): Contradiction | null {
+  const claimTokens = tokensOf(claim);
+  const claimTerms = contentStems(claimTokens);
+  if (claimTerms.size === 0) return null;
+  const analysed = analyse(sourceText, sentences);
+  // Only sentences about the claim can contradict it: keep those, with their share.
+  const spans: (AnalysedSentence & { share: number })[] = [];
+  for (const sentence of analysed) {
+    let shared = 0;
+    for (const term of claimTerms) if (sentence.terms.has(term)) shared++;
+    const share = shared / claimTerms.size;
+    if (share >= ABOUT_SHARE) spans.push({ ...sentence, share });
+  }
+  if (spans.length === 0) return null;
+  const evidence = (span: SourceSentence) => ({
+    start: span.start,
+    end: span.end,
+    text: span.text,
+  });
+
+  const claimQuantities = quantitiesOf(claim);
+  if (claimQuantities.length > 0) {
+    const sourceQuantities = spans.map((span) => span.quantities);
+    for (const quantity of claimQuantities) {
+      const stated = analysed.some((sentence) =>
+        sentence.quantities.some(
+          (other) => sameQuantity(quantity, other) && overlaps(quantity, other),
+        ),
+      );
+      if (stated) continue;
+      // The claim's value with another unit of the same dimension: after the same word, or
+      // the only unit the source ever gives that value ("for 4 hours" against "for 4 days").
+      const onlyOtherUnit = otherUnitOnly(quantity, analysed);
+      const unitIndex = spans.findIndex(
+        (span, index) =>
+          span.share >= ABOUT_SHARE &&
+          sourceQuantities[index]!.some(
+            (other) =>
+              unitChanged(quantity, other) ||
+              (onlyOtherUnit && sameDimension(quantity, other) && overlaps(quantity, other)),
+          ),
+      );
+      if (unitIndex >= 0) return { kind: 'unit', evidence: evidence(spans[unitIndex]!) };
+      // Another value for the same quantity, in a sentence about the claim.
+      const valueIndex = spans.findIndex(
+        (span, index) =>
+          span.share >= ABOUT_SHARE &&
+          sourceQuantities[index]!.some(
+            (other) => sameQuantity(quantity, other) && !overlaps(quantity, other),
+          ),
+      );
+      if (valueIndex >= 0) return { kind: 'number', evidence: evidence(spans[valueIndex]!) };
+    }
+  }
+
+  const swapped =
+    swappedEntity(claim, sourceText, spans) ??
+    replacedEntity(claim, claimTerms, novelNames, analysed);
+  if (swapped) return { kind: 'entity', evidence: evidence(swapped) };
+
+  // Polarity. A negated claim ("are not refunded") is contradicted when the sentences about it
+  // that contain what it negates never negate anything; an affirmative one when the sentence
+  // that states it most fully negates one of its terms.
+  // A sentence stating (nearly) the whole claim decides the polarity alone: each negator on
+  // either side must be matched on the other ("is not stored …, so no later failure" against
+  // "is stored …, so no later failure"; "is cut" against "is never cut").
+  let closest: (typeof spans)[number] | undefined;
+  for (const span of spans) if (!closest || span.share > closest.share) closest = span;
+  if (closest && closest.share >= VERBATIM_SHARE) {
+    const unmatched = (tokens: readonly Token[]) => (group: ReadonlySet<string>) =>
+      tokens.some((token) => group.has(prefixOf(token.stem))) && !negatesGoverned(tokens, group);
+    if (
+      governedGroups(claimTokens).some(unmatched(closest.tokens)) ||
+      governedGroups(closest.tokens).some(unmatched(claimTokens))
+    ) {
+      return { kind: 'negation', evidence: evidence(closest) };
+    }
+    return null;
+  }
+
+  const governed = governedTerms(claimTokens);
+  if (governed.size > 0) {
+    let stating: (typeof spans)[number] | undefined;
+    let negatedSomewhere = false;
+    for (const span of spans) {
+      if (span.share < NEGATED_CLAIM_SHARE) continue;
+      if (!span.tokens.some((token) => governed.has(prefixOf(token.stem)))) continue;
+      if (span.tokens.some((token) => token.negator || NEGATIVE_WORD.test(token.word))) {
+        negatedSomewhere = true;
+      }
+      if (!stating || span.share > stating.share) stating = span;
+    }
+    if (stating && !negatedSomewhere) return { kind: 'negation', evidence: evidence(stating) };
+    return null;
+  }
+  let best: (typeof spans)[number] | undefined;
+  for (const span of spans) if (!best || span.share > best.share) best = span;
+  if (best && best.share >= NEGATION_SHARE && negates(best.tokens, claimTerms)) {
+    return { kind: 'negation', evidence: evidence(best) };
+  }
+  return null;
+}

@@ -1,0 +1,104 @@
+/**
+ * A turn's guard: whether what was retrieved is evidence enough to answer from (a fixed
+ * `minSimilarity` when the user set one, else the index-adaptive model), and the guard's
+ * answer when it is not.
+ */
+import type { MessageRecord } from '../../ports/chat-records.js';
+import type { ChatResponse } from '../../types.js';
+import { inSpan } from '../../util/tracing.js';
+import { decideGuard, DEFAULT_GUARD_MODEL, type GuardDecision } from '../guard.js';
+import type { RetrievalResult } from '../retrieve.js';
+import { finishTurn } from './finish.js';
+import type { TurnPosition } from './position.js';
+import { emitRetrieval, type TurnRetrieval } from './retrieval.js';
+import { answerWithoutModel, type TurnContext } from './state.js';
+
+/** The guard's decision on a turn's retrieval (null without one) and the similarity it used. */
+export async function decideTurnGuard(turnContext: TurnContext, found: TurnRetrieval) {
+  const { runtime, settings, signal, scope } = turnContext;
+  const { config } = runtime;
+  const { rewrite, retrieval } = found;
+  // guard: a fixed minSimilarity when the user set one, else the index-adaptive model
+  const fixedMinSimilarity = settings.minSimilarity ?? config.retrieval.minSimilarity;
+  const candidates = retrieval;
+  const decision =
+    candidates === null
+      ? null
+      : await inSpan(scope, 'cortexis.guard', async (span) => {
+          const decided = decideGuard({
+            query: rewrite.query,
+            chunks: candidates.chunks,
+            topScore: candidates.topScore,
+            // Index size for the adaptive guard; a failing count must not fail the turn.
+            indexSize:
+              fixedMinSimilarity === undefined && candidates.chunks.length > 0
+                ? await runtime.keywordIndex
+                    .count(config.namespace, { signal })
+                    .catch((error: unknown) => {
+                      if (signal?.aborted) throw error;
+                      return 0;
+                    })
+                : 0,
+            cosineRange: config.retrieval.cosineRange ?? runtime.embedder.similarityRange,
+            minSimilarity: fixedMinSimilarity,
+          });
+          span?.setAttributes({
+            'cortexis.guard': decided.guard,
+            'cortexis.guard.reason': decided.reason ?? undefined,
+            'cortexis.guard.evidence': decided.evidence,
+            'cortexis.guard.threshold': decided.threshold,
+            'cortexis.guard.adaptive': decided.adaptive,
+          });
+          return decided;
+        });
+  const minSimilarity = decision?.threshold ?? fixedMinSimilarity ?? DEFAULT_GUARD_MODEL.cut;
+  return { decision, minSimilarity };
+}
+
+/** A turn the guard answers: what was retrieved, and why it is not evidence enough. */
+export interface GuardedTurn {
+  readonly userMessage: MessageRecord | null;
+  readonly position: TurnPosition;
+  readonly found: TurnRetrieval;
+  readonly retrieval: RetrievalResult;
+  readonly decision: GuardDecision;
+  readonly minSimilarity: number;
+  /** The route the turn took. */
+  readonly route: string;
+}
+
+/** The guard's answer: no sources, the configured guard text, then the end of the turn. */
+export async function answerWithGuard(
+  turnContext: TurnContext,
+  guarded: GuardedTurn,
+): Promise<ChatResponse> {
+  const { runtime, session, sink, scope, turnSpan, turnId, sessionId, started } = turnContext;
+  const { config, events } = runtime;
+  const { userMessage, position, found, retrieval, decision, minSimilarity, route } = guarded;
+  const { retrievalMs } = found;
+  emitRetrieval(turnContext, found, 0);
+  events.emit('guard', {
+    turnId,
+    sessionId,
+    reason: decision.reason ?? 'low-similarity',
+    topScore: retrieval.topScore,
+    minSimilarity,
+    evidence: decision.evidence,
+    adaptive: decision.adaptive,
+  });
+  sink({ type: 'sources', sources: [] });
+  sink({ type: 'text-delta', text: config.prompt.guard });
+  turnSpan?.setAttributes({ 'cortexis.guard.reason': decision.reason ?? 'low-similarity' });
+  return await finishTurn(
+    runtime,
+    sink,
+    session,
+    userMessage,
+    answerWithoutModel(
+      { turnId, sessionId, userMessageId: userMessage?.id ?? null, started },
+      config.prompt.guard,
+      { guard: true, retrievalMs, route, ...position },
+    ),
+    scope,
+  );
+}

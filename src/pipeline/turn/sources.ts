@@ -1,0 +1,58 @@
+/**
+ * A turn's ranked chunks as sources: labelled S1..Sn for the answer to cite, as
+ * `engine.search` returns them (with the whole chunk text), and as the prompt gives them to
+ * the model.
+ */
+import type { Source } from '../../ports/chat-records.js';
+import type { PromptSource } from '../../ports/llm-provider.js';
+import type { SearchHit } from '../../types.js';
+import type { RetrievedChunk } from '../retrieve.js';
+
+const SNIPPET_LENGTH = 240;
+
+/** The start of a text, cut at a word boundary, for display. */
+export function snippet(text: string, length = SNIPPET_LENGTH): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= length) return flat;
+  const cut = flat.slice(0, length);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > length * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/** Labels ranked chunks S1..Sn as the answer cites them. */
+export function toSources(chunks: readonly RetrievedChunk[]): Source[] {
+  return chunks.map((chunk, index) => ({
+    id: `S${index + 1}`,
+    chunkId: chunk.chunkId,
+    documentId: chunk.documentId,
+    title: chunk.title,
+    uri: chunk.uri,
+    snippet: snippet(chunk.text),
+    score: chunk.score,
+    vectorScore: chunk.vectorScore,
+    keywordScore: chunk.keywordScore,
+    fusedScore: chunk.fusedScore,
+    type: chunk.type,
+    graphBoost: chunk.graphBoost,
+    learnedBoost: chunk.learnedBoost,
+    graphContext: chunk.graphContext,
+    metadata: chunk.metadata,
+  }));
+}
+
+/** Labels ranked chunks S1..Sn as `engine.search` returns them: sources with the whole chunk text. */
+export function toSearchHits(chunks: readonly RetrievedChunk[]): SearchHit[] {
+  return toSources(chunks).map((source, index) => ({ ...source, text: chunks[index]!.text }));
+}
+
+/** The sources as the prompt gives them to the model. */
+export function toPromptSources(
+  chunks: readonly RetrievedChunk[],
+  sources: readonly Source[],
+): PromptSource[] {
+  return chunks.map((chunk, index) => ({
+    label: sources[index]!.id,
+    text: chunk.text,
+    title: chunk.title ?? undefined,
+  }));
+}

@@ -1,0 +1,116 @@
+/**
+ * A turn's state as the orchestrator carries it from phase to phase: what every phase reads
+ * (`TurnContext`, fixed once the session is known), the state between generation and the
+ * response (`TurnState`), the one way to build the state of an answer the model never wrote
+ * (quit word, small talk, guard), and the confidence of a turn.
+ */
+import type * as z from 'zod/mini';
+import type { SessionRecord, Source } from '../../ports/chat-records.js';
+import type { TraceSpan } from '../../ports/tracer.js';
+import type { EngineRuntime } from '../../runtime.js';
+import type { ChatStreamPart } from '../../types.js';
+import type { TraceScope } from '../../util/tracing.js';
+import type { chatRequestSchema } from '../../validate.js';
+import type { generateAnswer } from '../generate.js';
+import type { Grounding } from '../judge.js';
+import type { RecalledMessage } from '../recall.js';
+import type { RetrievedChunk } from '../retrieve.js';
+import { scoreConfidence } from '../score.js';
+
+/** Receives stream parts as the turn produces them. */
+export type PartSink = (part: ChatStreamPart) => void;
+
+/** A chat request once parsed and redacted. */
+export type TurnRequest = z.output<ReturnType<typeof chatRequestSchema>>;
+
+/** What every phase of a turn reads, fixed once its session is known. */
+export interface TurnContext {
+  /** The runtime, with the session's model when it chose one. */
+  readonly runtime: EngineRuntime;
+  readonly request: TurnRequest;
+  /** The conversation; null for a stateless query. */
+  readonly session: SessionRecord | null;
+  /** The session's settings (none without a session). */
+  readonly settings: SessionRecord['settings'];
+  readonly turnId: string;
+  readonly sessionId: string | null;
+  readonly signal: AbortSignal | undefined;
+  /** Whether the model is streamed, its text reaching `sink` as it is produced. */
+  readonly streaming: boolean;
+  readonly sink: PartSink;
+  /** The stage spans' parent; undefined when tracing is off. */
+  readonly scope: TraceScope | undefined;
+  readonly turnSpan: TraceSpan | undefined;
+  /** `performance.now()` when the turn started. */
+  readonly started: number;
+}
+
+/** A turn's state between generation and the response. */
+export interface TurnState {
+  readonly turnId: string;
+  readonly sessionId: string | null;
+  readonly userMessageId: string | null;
+  readonly text: string;
+  readonly sources: Source[];
+  readonly chunks: readonly RetrievedChunk[];
+  readonly guard: boolean;
+  readonly ended: boolean;
+  readonly started: number;
+  readonly retrievalMs: number;
+  readonly generationMs: number;
+  readonly outcome: Awaited<ReturnType<typeof generateAnswer>> | undefined;
+  readonly degraded?: boolean;
+  readonly grounding?: Grounding | null;
+  /** Graph support of the sources in [0, 1], when graph rerank ran. */
+  readonly graphSupport?: number | undefined;
+  /** A small-talk reply (no learning step). */
+  readonly smallTalk?: boolean | undefined;
+  /** The route the turn took (`retrieval`, `relational`, …; `chat` without retrieval). */
+  readonly route?: string | undefined;
+  /** Earlier messages recalled into the prompt. */
+  readonly recalled?: readonly RecalledMessage[] | undefined;
+  /** The question's number in its session (null without a session). */
+  readonly turnNumber?: number | null | undefined;
+  /** A summary was written since the session's previous answer. */
+  readonly historyCompacted?: boolean | undefined;
+}
+
+/** The state of an answer the model did not write (quit word, small talk, guard): no sources. */
+export function answerWithoutModel(
+  ids: Pick<TurnState, 'turnId' | 'sessionId' | 'userMessageId' | 'started'>,
+  text: string,
+  details: Partial<
+    Pick<
+      TurnState,
+      'guard' | 'ended' | 'retrievalMs' | 'smallTalk' | 'route' | 'turnNumber' | 'historyCompacted'
+    >
+  > = {},
+): TurnState {
+  return {
+    ...ids,
+    text,
+    sources: [],
+    chunks: [],
+    guard: false,
+    ended: false,
+    retrievalMs: 0,
+    generationMs: 0,
+    outcome: undefined,
+    ...details,
+  };
+}
+
+/** The confidence of a turn's answer, from its sources, graph support and grounding. */
+export function confidenceOf(runtime: EngineRuntime, turn: TurnState) {
+  return scoreConfidence(
+    {
+      sources: turn.guard ? [] : turn.sources,
+      graphSupport: turn.graphSupport,
+      // Without a certainty from the model, the share of claims the sources support.
+      llmCertainty: turn.outcome?.certainty ?? turn.grounding?.supportedRatio,
+      // Mostly unsupported claims cap the level below high.
+      supportedRatio: turn.grounding?.supportedRatio,
+    },
+    runtime.config.confidence.weights,
+  );
+}
