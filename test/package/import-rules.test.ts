@@ -56,6 +56,11 @@ describe('import rules', () => {
       `/**\n * Longer than 500 lines: one table.\n */\n${'export const b = 1;\n'.repeat(501)}`,
     );
     write('stray.ts', 'export const stray = 1;\n');
+    write('engine.ts', "import { m } from './adapters/memory/y.js';\nexport const e = m;\n");
+    write(
+      'engine/runtime.ts',
+      "import { m } from '../adapters/memory/y.js';\nexport const r = m;\n",
+    );
     const messages = checkImportRules(dir).map(
       (violation) => `${violation.rule}: ${violation.message}`,
     );
@@ -66,6 +71,15 @@ describe('import rules', () => {
         'layer: adapters/postgres/x.ts (adapter:postgres) imports adapters/memory/y.ts (adapter:memory)',
       );
       expect(messages).toContain('layer: stray.ts is in no layer (docs/architecture.md)');
+    });
+
+    it('lets only the composition root of the core pick adapters', () => {
+      expect(messages).toContain(
+        'layer: engine.ts (core) imports adapters/memory/y.ts (adapter:memory)',
+      );
+      expect(messages.some((message) => message.startsWith('layer: engine/runtime.ts'))).toBe(
+        false,
+      );
     });
 
     it('reports cycles', () => {
