@@ -3,7 +3,8 @@
  * in `engine/` (runtime, background work, sessions, documents, feedback) and runs turns
  * (`pipeline/turn.ts`) one at a time per session.
  */
-import { resolveConfig, type EngineConfig, type ResolvedConfig } from './config.js';
+import type { EngineConfig, ResolvedConfig } from './config.js';
+import { resolveConfig } from './engine/resolve-config.js';
 import { EngineEmitter, type EngineEventName, type EngineListener } from './events.js';
 import { createBackground } from './engine/background.js';
 import { createDocumentOperations, type IngestOptions } from './engine/documents.js';

@@ -56,13 +56,15 @@ export { rateLimitKey } from './util/rate-limit-key.js';
 export { createHashingEmbedder } from './adapters/hashing/embedder.js';
 export {
   createTextAnalyzer,
+  type TextAnalyzer,
+  type TextAnalyzerSettings,
+} from './text/analyzer.js';
+export {
   detectLanguage,
   TEXT_LANGUAGES,
   type LanguageSetting,
-  type TextAnalyzer,
-  type TextAnalyzerSettings,
   type TextLanguage,
-} from './text/analyzer.js';
+} from './text/language-detection.js';
 export { redactPII } from './text/redact.js';
 export { createExtractiveProvider } from './adapters/extractive/provider.js';
 export { createGptTokenizer } from './adapters/tokenizer/gpt-tokenizer.js';

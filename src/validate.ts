@@ -1,7 +1,7 @@
 import { ValidationError } from './errors/index.js';
 import type { MetadataFilter } from './ports/common.js';
 import * as z from 'zod/mini';
-import { describeIssues, intRange, range, safeParse } from './util/schema.js';
+import { describeIssues, intRange, lazySchema, range, safeParse } from './util/schema.js';
 import { isAbortSignalLike, toLocalAbortSignal, type AbortSignalLike } from './util/realm.js';
 
 /** Reserved chunk metadata keys the engine sets itself. */
@@ -32,15 +32,6 @@ export function unstorableReason(text: string): string | undefined {
   return `must not contain ${what} (at offset ${found.index})`;
 }
 
-/** The check every free-text input gets: unstorable characters are rejected, never altered. */
-const storable = z.superRefine((text: string, context) => {
-  const reason = unstorableReason(text);
-  if (reason !== undefined) context.addIssue({ code: 'custom', message: reason, input: text });
-});
-
-/** A string that every store can hold as it is. */
-const text = () => z.string().check(storable);
-
 // Ids are opaque and compared exactly: never trimmed or normalised, so 'alice\u00a0' is not
 // 'alice'. Whitespace-only ids and ids with control or separator characters are rejected.
 /** Why `value` cannot be an id, or undefined (emptiness and length are checked apart). */
@@ -52,113 +43,145 @@ function idProblem(value: string): string | undefined {
   return unstorableReason(value);
 }
 
-const id = z.string().check(
-  z.minLength(1, 'must not be empty'),
-  z.maxLength(256, 'must be at most 256 characters'),
-  z.superRefine((value: string, context) => {
-    const problem = idProblem(value);
-    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem, input: value });
-  }),
-);
-const nonBlank = (maxLength: number) =>
-  text().check(
-    z.refine((value) => value.trim().length > 0, 'must not be empty'),
-    z.maxLength(maxLength, `must be at most ${maxLength} characters`),
+/**
+ * The pieces the schemas below share (free text, ids, metadata, filters, signals), built on
+ * the first call rather than when the module loads.
+ */
+const pieces = lazySchema(() => {
+  /** The check every free-text input gets: unstorable characters are rejected, never altered. */
+  const storable = z.superRefine((text: string, context) => {
+    const reason = unstorableReason(text);
+    if (reason !== undefined) context.addIssue({ code: 'custom', message: reason, input: text });
+  });
+
+  /** A string that every store can hold as it is. */
+  const text = () => z.string().check(storable);
+
+  const id = z.string().check(
+    z.minLength(1, 'must not be empty'),
+    z.maxLength(256, 'must be at most 256 characters'),
+    z.superRefine((value: string, context) => {
+      const problem = idProblem(value);
+      if (problem !== undefined)
+        context.addIssue({ code: 'custom', message: problem, input: value });
+    }),
   );
-/** Keys are checked on the record, so the issue names the key escaped rather than raw. */
-const storableKeys = z.superRefine((value: Record<string, unknown>, context) => {
-  for (const key of Object.keys(value)) {
-    const reason = unstorableReason(key);
-    if (reason !== undefined) {
-      context.addIssue({
-        code: 'custom',
-        message: `key ${JSON.stringify(key)} ${reason}`,
-        input: value,
-      });
+  const nonBlank = (maxLength: number) =>
+    text().check(
+      z.refine((value) => value.trim().length > 0, 'must not be empty'),
+      z.maxLength(maxLength, `must be at most ${maxLength} characters`),
+    );
+  /** Keys are checked on the record, so the issue names the key escaped rather than raw. */
+  const storableKeys = z.superRefine((value: Record<string, unknown>, context) => {
+    for (const key of Object.keys(value)) {
+      const reason = unstorableReason(key);
+      if (reason !== undefined) {
+        context.addIssue({
+          code: 'custom',
+          message: `key ${JSON.stringify(key)} ${reason}`,
+          input: value,
+        });
+      }
     }
-  }
+  });
+  /** A record with non-empty, storable keys. */
+  const record = <V extends z.ZodMiniType>(values: V) =>
+    z.record(z.string().check(z.minLength(1)), values).check(storableKeys);
+  const metadataValue = z.union([text(), z.number(), z.boolean(), z.null()]);
+  const metadata = record(metadataValue);
+  // Duck-typed, not `instanceof AbortSignal`: a signal from another realm (an edge runtime's
+  // `Request.signal`, a `node:vm` context, an iframe) is a signal too. It continues as a signal
+  // of this realm that follows it, so every consumer gets a genuine one.
+  const signal = z.pipe(
+    z.custom<AbortSignalLike>(isAbortSignalLike, { message: 'expected an AbortSignal' }),
+    z.transform(toLocalAbortSignal),
+  );
+  const bound = z.union([z.number(), text()]);
+  const filterValue = z.union([
+    metadataValue,
+    z.strictObject({
+      $eq: z.optional(metadataValue),
+      $ne: z.optional(metadataValue),
+      $in: z.optional(z.array(metadataValue)),
+      $nin: z.optional(z.array(metadataValue)),
+      $gt: z.optional(bound),
+      $gte: z.optional(bound),
+      $lt: z.optional(bound),
+      $lte: z.optional(bound),
+    }),
+  ]);
+  const filter = z.pipe(
+    record(filterValue),
+    z.transform((value) => value as MetadataFilter),
+  );
+  const topK = intRange(1, 50);
+  const searchDepth = z.enum(['shallow', 'medium', 'deep']);
+  const temperature = range(0, 2);
+  return { text, id, nonBlank, record, metadata, signal, filter, topK, searchDepth, temperature };
 });
-/** A record with non-empty, storable keys. */
-const record = <V extends z.ZodMiniType>(values: V) =>
-  z.record(z.string().check(z.minLength(1)), values).check(storableKeys);
-const metadataValue = z.union([text(), z.number(), z.boolean(), z.null()]);
-const metadata = record(metadataValue);
-// Duck-typed, not `instanceof AbortSignal`: a signal from another realm (an edge runtime's
-// `Request.signal`, a `node:vm` context, an iframe) is a signal too. It continues as a signal
-// of this realm that follows it, so every consumer gets a genuine one.
-const signal = z.pipe(
-  z.custom<AbortSignalLike>(isAbortSignalLike, { message: 'expected an AbortSignal' }),
-  z.transform(toLocalAbortSignal),
-);
-const bound = z.union([z.number(), text()]);
-const filterValue = z.union([
-  metadataValue,
-  z.strictObject({
-    $eq: z.optional(metadataValue),
-    $ne: z.optional(metadataValue),
-    $in: z.optional(z.array(metadataValue)),
-    $nin: z.optional(z.array(metadataValue)),
-    $gt: z.optional(bound),
-    $gte: z.optional(bound),
-    $lt: z.optional(bound),
-    $lte: z.optional(bound),
-  }),
-]);
-const filter = z.pipe(
-  record(filterValue),
-  z.transform((value) => value as MetadataFilter),
-);
-const topK = intRange(1, 50);
-const searchDepth = z.enum(['shallow', 'medium', 'deep']);
-const temperature = range(0, 2);
 
 /** Per-session settings a caller may set. */
-export const sessionSettingsSchema = z.strictObject({
-  model: z.optional(text().check(z.minLength(1), z.maxLength(100))),
-  systemPrompt: z.optional(text().check(z.minLength(1), z.maxLength(20_000))),
-  temperature: z.optional(temperature),
-  maxTokens: z.optional(intRange(1, 200_000)),
-  topK: z.optional(topK),
-  minSimilarity: z.optional(range(0, 1)),
-  threshold: z.optional(range(0, 1)),
-  rag: z.optional(z.boolean()),
-  judgePolicy: z.optional(z.enum(['annotate', 'remove', 'block'])),
-  includeCitations: z.optional(z.boolean()),
-  searchDepth: z.optional(z.enum(['shallow', 'medium', 'deep'])),
-  enableGNN: z.optional(z.boolean()),
-  enableGraphTraversal: z.optional(z.boolean()),
-  chatProfile: z.optional(text().check(z.minLength(1), z.maxLength(100))),
+export const sessionSettingsSchema = lazySchema(() => {
+  const { text, temperature, topK } = pieces();
+  return z.strictObject({
+    model: z.optional(text().check(z.minLength(1), z.maxLength(100))),
+    systemPrompt: z.optional(text().check(z.minLength(1), z.maxLength(20_000))),
+    temperature: z.optional(temperature),
+    maxTokens: z.optional(intRange(1, 200_000)),
+    topK: z.optional(topK),
+    minSimilarity: z.optional(range(0, 1)),
+    threshold: z.optional(range(0, 1)),
+    rag: z.optional(z.boolean()),
+    judgePolicy: z.optional(z.enum(['annotate', 'remove', 'block'])),
+    includeCitations: z.optional(z.boolean()),
+    searchDepth: z.optional(z.enum(['shallow', 'medium', 'deep'])),
+    enableGNN: z.optional(z.boolean()),
+    enableGraphTraversal: z.optional(z.boolean()),
+    chatProfile: z.optional(text().check(z.minLength(1), z.maxLength(100))),
+  });
 });
 
 /** `engine.createSession(params)`. */
-export const createSessionSchema = z.strictObject({
-  userId: id,
-  id: z.optional(id),
-  title: z.optional(text().check(z.maxLength(200))),
-  settings: z.optional(sessionSettingsSchema),
-  metadata: z.optional(metadata),
+export const createSessionSchema = lazySchema(() => {
+  const { text, id, metadata } = pieces();
+  return z.strictObject({
+    userId: id,
+    id: z.optional(id),
+    title: z.optional(text().check(z.maxLength(200))),
+    settings: z.optional(sessionSettingsSchema()),
+    metadata: z.optional(metadata),
+  });
 });
 
 /** Identifies a session and its owner. */
-export const sessionRefSchema = z.strictObject({ sessionId: id, userId: id });
+export const sessionRefSchema = lazySchema(() => {
+  const { id } = pieces();
+  return z.strictObject({ sessionId: id, userId: id });
+});
 
 /** `engine.listSessions(params)`. */
-export const listSessionsSchema = z.strictObject({
-  userId: id,
-  limit: z._default(intRange(1, 200), 20),
-  cursor: z.optional(text().check(z.minLength(1))),
+export const listSessionsSchema = lazySchema(() => {
+  const { text, id } = pieces();
+  return z.strictObject({
+    userId: id,
+    limit: z._default(intRange(1, 200), 20),
+    cursor: z.optional(text().check(z.minLength(1))),
+  });
 });
 
 /** `engine.history(params)`. */
-export const historySchema = z.strictObject({
-  sessionId: id,
-  userId: id,
-  limit: z._default(intRange(1, 1000), 50),
-  offset: z._default(intRange(0), 0),
-  /** Continues after the page that returned it (`nextCursor`); replaces `offset`. */
-  cursor: z.optional(z.string().check(z.regex(/^h\d+$/, 'is not a history cursor'))),
-  includeSources: z._default(z.boolean(), true),
-  includeFeedback: z._default(z.boolean(), false),
+export const historySchema = lazySchema(() => {
+  const { id } = pieces();
+  return z.strictObject({
+    sessionId: id,
+    userId: id,
+    limit: z._default(intRange(1, 1000), 50),
+    offset: z._default(intRange(0), 0),
+    /** Continues after the page that returned it (`nextCursor`); replaces `offset`. */
+    cursor: z.optional(z.string().check(z.regex(/^h\d+$/, 'is not a history cursor'))),
+    includeSources: z._default(z.boolean(), true),
+    includeFeedback: z._default(z.boolean(), false),
+  });
 });
 
 const chatRequestSchemas = new Map<number, ReturnType<typeof buildChatRequestSchema>>();
@@ -175,6 +198,7 @@ export function chatRequestSchema(maxMessageLength: number) {
 }
 
 function buildChatRequestSchema(maxMessageLength: number) {
+  const { text, id, nonBlank, filter, signal, topK, searchDepth, temperature } = pieces();
   return z.strictObject({
     /** Session to continue; a new one is created when absent (chat mode). */
     sessionId: z.optional(id),
@@ -209,6 +233,7 @@ function buildChatRequestSchema(maxMessageLength: number) {
 
 /** Earlier turns given to a stateless turn: an answer may be longer than a question. */
 function chatHistory(maxMessageLength: number) {
+  const { text } = pieces();
   const turn = z.strictObject({
     role: z.enum(['user', 'assistant']),
     content: text().check(z.maxLength(maxMessageLength * 4)),
@@ -217,75 +242,96 @@ function chatHistory(maxMessageLength: number) {
 }
 
 /** `engine.search(query, options)`. */
-export const searchOptionsSchema = z.strictObject({
-  k: z.optional(intRange(1, 1000)),
-  searchDepth: z.optional(searchDepth),
-  filter: z.optional(filter),
-  signal: z.optional(signal),
+export const searchOptionsSchema = lazySchema(() => {
+  const { searchDepth, filter, signal } = pieces();
+  return z.strictObject({
+    k: z.optional(intRange(1, 1000)),
+    searchDepth: z.optional(searchDepth),
+    filter: z.optional(filter),
+    signal: z.optional(signal),
+  });
 });
 
 /** `engine.findPatterns(query, options)`. */
-export const findPatternsOptionsSchema = z.strictObject({
-  k: z._default(intRange(1, 100), 5),
-  userId: z.optional(id),
-  signal: z.optional(signal),
+export const findPatternsOptionsSchema = lazySchema(() => {
+  const { id, signal } = pieces();
+  return z.strictObject({
+    k: z._default(intRange(1, 100), 5),
+    userId: z.optional(id),
+    signal: z.optional(signal),
+  });
 });
 
 /** A search query. */
-export const queryTextSchema = nonBlank(16_000);
+export const queryTextSchema = lazySchema(() => {
+  const { nonBlank } = pieces();
+  return nonBlank(16_000);
+});
 
 /** One document given to `engine.ingest`. */
-export const documentSchema = z.strictObject({
-  id,
-  text: text().check(z.refine((value) => value.trim().length > 0, 'must not be empty')),
-  title: z.optional(text().check(z.maxLength(1000))),
-  uri: z.optional(text().check(z.maxLength(4000))),
-  metadata: z.optional(
-    metadata.check(
-      z.refine(
-        (value) => !RESERVED_METADATA_KEYS.some((key) => key in value),
-        `keys ${RESERVED_METADATA_KEYS.join(', ')} are reserved`,
+export const documentSchema = lazySchema(() => {
+  const { text, id, metadata } = pieces();
+  return z.strictObject({
+    id,
+    text: text().check(z.refine((value) => value.trim().length > 0, 'must not be empty')),
+    title: z.optional(text().check(z.maxLength(1000))),
+    uri: z.optional(text().check(z.maxLength(4000))),
+    metadata: z.optional(
+      metadata.check(
+        z.refine(
+          (value) => !RESERVED_METADATA_KEYS.some((key) => key in value),
+          `keys ${RESERVED_METADATA_KEYS.join(', ')} are reserved`,
+        ),
       ),
     ),
-  ),
+  });
 });
 
 /** A batch of documents. */
-export const documentsSchema = z
-  .array(documentSchema)
-  .check(z.minLength(1, 'must contain at least one document'));
+export const documentsSchema = lazySchema(() =>
+  z.array(documentSchema()).check(z.minLength(1, 'must contain at least one document')),
+);
 
 /** Document ids to delete. */
-export const documentIdsSchema = z.array(id);
+export const documentIdsSchema = lazySchema(() => {
+  const { id } = pieces();
+  return z.array(id);
+});
 
 /** Options of `engine.ingest`. */
-export const ingestOptionsSchema = z.strictObject({
-  onProgress: z.optional(
-    z.custom<(progress: IngestProgress) => void>((value) => typeof value === 'function', {
-      message: 'expected a function',
-    }),
-  ),
-  signal: z.optional(signal),
+export const ingestOptionsSchema = lazySchema(() => {
+  const { signal } = pieces();
+  return z.strictObject({
+    onProgress: z.optional(
+      z.custom<(progress: IngestProgress) => void>((value) => typeof value === 'function', {
+        message: 'expected a function',
+      }),
+    ),
+    signal: z.optional(signal),
+  });
 });
 
 /** `engine.feedback(params)`. */
-export const feedbackSchema = z.strictObject({
-  /** The assistant message rated. */
-  messageId: id,
-  /** The caller; must own the message's session. */
-  userId: id,
-  /** The rating. */
-  rating: z.enum(['good', 'neutral', 'bad']),
-  /** Helpfulness of each source by label (`S1`…), in [0, 1]. */
-  sourceHelpfulness: z.optional(record(range(0, 1))),
-  /** Free text. */
-  comment: z.optional(text().check(z.maxLength(4000))),
-  /** Whether the answer was factual. */
-  markedAsFactual: z.optional(z.boolean()),
-  /** The user's correction of the answer. */
-  correctedContent: z.optional(text().check(z.minLength(1), z.maxLength(20_000))),
-  /** Also ingest the correction as a document (linked to the message in the graph). */
-  ingestCorrection: z.optional(z.boolean()),
+export const feedbackSchema = lazySchema(() => {
+  const { text, id, record } = pieces();
+  return z.strictObject({
+    /** The assistant message rated. */
+    messageId: id,
+    /** The caller; must own the message's session. */
+    userId: id,
+    /** The rating. */
+    rating: z.enum(['good', 'neutral', 'bad']),
+    /** Helpfulness of each source by label (`S1`…), in [0, 1]. */
+    sourceHelpfulness: z.optional(record(range(0, 1))),
+    /** Free text. */
+    comment: z.optional(text().check(z.maxLength(4000))),
+    /** Whether the answer was factual. */
+    markedAsFactual: z.optional(z.boolean()),
+    /** The user's correction of the answer. */
+    correctedContent: z.optional(text().check(z.minLength(1), z.maxLength(20_000))),
+    /** Also ingest the correction as a document (linked to the message in the graph). */
+    ingestCorrection: z.optional(z.boolean()),
+  });
 });
 
 /** Progress of an ingestion. */

@@ -8,7 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createChatEngine, type ChatEngine } from '../engine.js';
-import { resolveConfig } from '../config.js';
+import { resolveConfig } from '../engine/resolve-config.js';
 import { ConfigError } from '../errors/index.js';
 import type { LearningSink } from '../ports/learning-sink.js';
 import type { SessionStore } from '../ports/session-store.js';

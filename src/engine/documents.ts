@@ -57,7 +57,7 @@ export function createDocumentOperations(options: DocumentOperationsOptions) {
       docs: readonly IngestDocument[],
       options: IngestOptions = {},
     ): Promise<IngestResult> {
-      const parsed = parseInput(ingestOptionsSchema, options, 'ingest options');
+      const parsed = parseInput(ingestOptionsSchema(), options, 'ingest options');
       const deps = { ...base, graphIndexer, tokenizer: await loadTokenizer() };
       const result = await ingestDocuments(deps, docs, {
         namespace: resolved.namespace,
@@ -79,7 +79,7 @@ export function createDocumentOperations(options: DocumentOperationsOptions) {
     },
 
     async deleteDocuments(documentIds: readonly string[]): Promise<number> {
-      const ids = parseInput(documentIdsSchema, documentIds, 'document ids');
+      const ids = parseInput(documentIdsSchema(), documentIds, 'document ids');
       const removed = await deleteDocuments(base, resolved.namespace, ids);
       await graphIndexer?.remove(resolved.namespace, ids);
       clearQueryCaches();
@@ -87,8 +87,8 @@ export function createDocumentOperations(options: DocumentOperationsOptions) {
     },
 
     async search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
-      const input = parseInput(searchOptionsSchema, options, 'search options');
-      const text = parseInput(queryTextSchema, query, 'search query');
+      const input = parseInput(searchOptionsSchema(), options, 'search options');
+      const text = parseInput(queryTextSchema(), query, 'search query');
       pullFeedbackIfDue();
       const started = performance.now();
       const plan = await planRetrieval(base, text, {
@@ -128,8 +128,8 @@ export function createDocumentOperations(options: DocumentOperationsOptions) {
       query: string,
       options: FindPatternsOptions = {},
     ): Promise<TrajectoryRecord[]> {
-      const input = parseInput(findPatternsOptionsSchema, options, 'findPatterns options');
-      const text = parseInput(queryTextSchema, query, 'findPatterns query');
+      const input = parseInput(findPatternsOptionsSchema(), options, 'findPatterns options');
+      const text = parseInput(queryTextSchema(), query, 'findPatterns query');
       const { userId, k, signal } = input;
       return base.learningSink.findPatterns(text, k, {
         signal,

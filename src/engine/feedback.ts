@@ -85,7 +85,7 @@ export function createFeedbackOperation(options: FeedbackOptions) {
   const { resolved, events, parts, learnFromFeedback, feedbackSync, ingest } = options;
   const { base, graphStore } = parts;
   return async function feedback(params: FeedbackParams): Promise<FeedbackRecord> {
-    const input = parseInput(feedbackSchema, params, 'feedback');
+    const input = parseInput(feedbackSchema(), params, 'feedback');
     const message = await base.sessionStore.getMessage(input.messageId);
     // Another user's message is as unknown as a missing one.
     if (!message || message.userId !== input.userId || message.role !== 'assistant') {

@@ -74,13 +74,13 @@ export function createSessionOperations(options: SessionOperationsOptions) {
   };
 
   const ownedSession = async (params: unknown): Promise<SessionRecord> => {
-    const ref = parseInput(sessionRefSchema, params, 'session reference');
+    const ref = parseInput(sessionRefSchema(), params, 'session reference');
     return loadOwnedSession(base.sessionStore, ref.sessionId, ref.userId);
   };
 
   const operations = {
     async createSession(params: CreateSessionParams): Promise<SessionRecord> {
-      const input = parseInput(createSessionSchema, params, 'session parameters');
+      const input = parseInput(createSessionSchema(), params, 'session parameters');
       const model = input.settings?.model;
       if (model !== undefined && !Object.hasOwn(resolved.models ?? {}, model)) {
         const known = Object.keys(resolved.models ?? {});
@@ -115,7 +115,7 @@ export function createSessionOperations(options: SessionOperationsOptions) {
       limit?: number;
       cursor?: string;
     }): Promise<SessionPage> {
-      const input = parseInput(listSessionsSchema, params, 'list parameters');
+      const input = parseInput(listSessionsSchema(), params, 'list parameters');
       return base.sessionStore.listSessions(input);
     },
 
@@ -161,7 +161,7 @@ export function createSessionOperations(options: SessionOperationsOptions) {
     },
 
     async history(params: HistoryParams): Promise<HistoryPage> {
-      const input = parseInput(historySchema, params, 'history parameters');
+      const input = parseInput(historySchema(), params, 'history parameters');
       const session = await loadOwnedSession(base.sessionStore, input.sessionId, input.userId);
       // Messages are only ever appended, so a position from the start is a stable cursor.
       const offset = input.cursor === undefined ? input.offset : Number(input.cursor.slice(1));

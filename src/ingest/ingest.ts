@@ -51,7 +51,7 @@ export function chunkId(documentId: string, index: number): string {
 
 /** Validates a whole batch before anything is stored; names the bad document and field. */
 export function validateDocuments(docs: unknown, maxDocumentLength: number): IngestDocument[] {
-  const batch = parseInput(documentsSchema, docs, 'documents');
+  const batch = parseInput(documentsSchema(), docs, 'documents');
   const seen = new Set<string>();
   batch.forEach((doc, index) => {
     if (seen.has(doc.id)) {

@@ -12,17 +12,27 @@
  */
 import { stemmedTerms } from '../text/stem.js';
 
-/** Stemmed query terms that ask for an amount of money. */
-export const PRICE_TERMS: ReadonlySet<string> = new Set(
-  stemmedTerms(
-    'cost costs price prices pay paid fee fees discount discounts cheap expensive afford',
-  ),
-);
+let builtPriceTerms: ReadonlySet<string> | undefined;
+let builtTimeOfDayTerms: ReadonlySet<string> | undefined;
 
-/** Stemmed query terms that ask for a time of day ("evening" stems to "even", like "even"). */
-export const TIME_OF_DAY_TERMS: ReadonlySet<string> = new Set(
-  stemmedTerms('time morning afternoon evening night midnight noon'),
-);
+/** Stemmed query terms that ask for an amount of money (stemmed on the first call). */
+export function priceTerms(): ReadonlySet<string> {
+  return (builtPriceTerms ??= new Set(
+    stemmedTerms(
+      'cost costs price prices pay paid fee fees discount discounts cheap expensive afford',
+    ),
+  ));
+}
+
+/**
+ * Stemmed query terms that ask for a time of day ("evening" stems to "even", like "even");
+ * stemmed on the first call.
+ */
+export function timeOfDayTerms(): ReadonlySet<string> {
+  return (builtTimeOfDayTerms ??= new Set(
+    stemmedTerms('time morning afternoon evening night midnight noon'),
+  ));
+}
 
 // "€5", "$ 12.50", "19 euros", "25 cents", "10 USD".
 const MONEY =
@@ -49,8 +59,8 @@ export function answeredByType(missing: Iterable<string>, chunkText: string): Se
   let money: boolean | undefined;
   let clock: boolean | undefined;
   for (const term of missing) {
-    if (PRICE_TERMS.has(term) && (money ??= statesMoney(chunkText))) answered.add(term);
-    else if (TIME_OF_DAY_TERMS.has(term) && (clock ??= statesClockTime(chunkText))) {
+    if (priceTerms().has(term) && (money ??= statesMoney(chunkText))) answered.add(term);
+    else if (timeOfDayTerms().has(term) && (clock ??= statesClockTime(chunkText))) {
       answered.add(term);
     }
   }

@@ -28,7 +28,7 @@ import type { MetadataFilter } from '../ports/common.js';
 import type { EmbeddingProvider } from '../ports/embedding-provider.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
 import type { VectorStore } from '../ports/vector-store.js';
-import { intRange, range } from '../util/schema.js';
+import { intRange, lazySchema, range } from '../util/schema.js';
 import type { EmbeddingCache } from './embedding-cache.js';
 
 /** Which earlier messages recall may return: this session's, or all of this user's sessions. */
@@ -60,21 +60,23 @@ export const DEFAULT_RECALL_SETTINGS: RecallSettings = Object.freeze({
   minSimilarity: 0.5,
 });
 
-/** Schema of the `recall` config section. */
-export const recallConfigSchema = z.prefault(
-  z.strictObject({
-    /** Recall at all. */
-    enabled: z._default(z.boolean(), DEFAULT_RECALL_SETTINGS.enabled),
-    /** `session` or `user`. */
-    scope: z._default(z.enum(['session', 'user']), DEFAULT_RECALL_SETTINGS.scope),
-    /** Most messages recalled per turn. */
-    maxMessages: z._default(intRange(1, 10), DEFAULT_RECALL_SETTINGS.maxMessages),
-    /** Most tokens of recalled text per turn. */
-    maxTokens: z._default(intRange(1, 100_000), DEFAULT_RECALL_SETTINGS.maxTokens),
-    /** Least calibrated similarity in [0, 1]. */
-    minSimilarity: z._default(range(0, 1), DEFAULT_RECALL_SETTINGS.minSimilarity),
-  }),
-  {},
+/** Schema of the `recall` config section (built on the first call). */
+export const recallConfigSchema = lazySchema(() =>
+  z.prefault(
+    z.strictObject({
+      /** Recall at all. */
+      enabled: z._default(z.boolean(), DEFAULT_RECALL_SETTINGS.enabled),
+      /** `session` or `user`. */
+      scope: z._default(z.enum(['session', 'user']), DEFAULT_RECALL_SETTINGS.scope),
+      /** Most messages recalled per turn. */
+      maxMessages: z._default(intRange(1, 10), DEFAULT_RECALL_SETTINGS.maxMessages),
+      /** Most tokens of recalled text per turn. */
+      maxTokens: z._default(intRange(1, 100_000), DEFAULT_RECALL_SETTINGS.maxTokens),
+      /** Least calibrated similarity in [0, 1]. */
+      minSimilarity: z._default(range(0, 1), DEFAULT_RECALL_SETTINGS.minSimilarity),
+    }),
+    {},
+  ),
 );
 
 /** The vector-store namespace of recall records for an engine namespace. */

@@ -17,7 +17,7 @@
 import * as z from 'zod/mini';
 import { AbortError } from '../errors/index.js';
 import type { LLMMessage, LLMProvider } from '../ports/llm-provider.js';
-import { intRange } from '../util/schema.js';
+import { intRange, lazySchema } from '../util/schema.js';
 import { STOP_WORDS, words } from '../text/words.js';
 
 /** The query retrieval searches, and how it was made (for the `retrieval` event). */
@@ -30,26 +30,28 @@ export interface RewriteResult {
   readonly method: 'none' | 'offline' | 'llm';
 }
 
-/** Schema of the `rewrite` config section. */
-export const rewriteConfigSchema = z.prefault(
-  z.strictObject({
-    /** Rewrite follow-up questions before retrieval at all. */
-    enabled: z._default(z.boolean(), true),
-    /**
-     * `auto` (default): the LLM rewrites when the engine's model is not the offline extractive
-     * one; `never`: always the deterministic rewrite; `always`: the LLM even when extractive.
-     */
-    llm: z._default(z.enum(['auto', 'never', 'always']), 'auto'),
-    /** Most recent history messages the rewrite reads. */
-    historyMessages: z._default(intRange(1, 50), 6),
-    /** Most characters of a rewritten query; a longer LLM output falls back to offline. */
-    maxQueryLength: z._default(intRange(20, 2000), 300),
-  }),
-  {},
+/** Schema of the `rewrite` config section (built on the first call). */
+export const rewriteConfigSchema = lazySchema(() =>
+  z.prefault(
+    z.strictObject({
+      /** Rewrite follow-up questions before retrieval at all. */
+      enabled: z._default(z.boolean(), true),
+      /**
+       * `auto` (default): the LLM rewrites when the engine's model is not the offline extractive
+       * one; `never`: always the deterministic rewrite; `always`: the LLM even when extractive.
+       */
+      llm: z._default(z.enum(['auto', 'never', 'always']), 'auto'),
+      /** Most recent history messages the rewrite reads. */
+      historyMessages: z._default(intRange(1, 50), 6),
+      /** Most characters of a rewritten query; a longer LLM output falls back to offline. */
+      maxQueryLength: z._default(intRange(20, 2000), 300),
+    }),
+    {},
+  ),
 );
 
 /** The `rewrite` config section with defaults applied. */
-export type RewriteConfig = z.output<typeof rewriteConfigSchema>;
+export type RewriteConfig = z.output<ReturnType<typeof rewriteConfigSchema>>;
 
 // Words that frame a question rather than name its topic; never carried into a query.
 const FRAMING_WORDS: ReadonlySet<string> = new Set(

@@ -118,7 +118,7 @@ describe('chat profiles', () => {
   });
 
   it('resolve custom profiles from the config section, which may override a built-in one', () => {
-    const parsed = safeParse(compactionConfigSchema, {
+    const parsed = safeParse(compactionConfigSchema(), {
       profile: 'tiny',
       profiles: {
         tiny: { thresholdTokens: 300, maxTurns: 3, summaryTokens: 60, reservedTokens: 100 },
@@ -136,21 +136,21 @@ describe('chat profiles', () => {
 
   it('reject unknown names and inconsistent numbers, naming the field', () => {
     expect(() => resolveChatProfile(undefined, 'huge')).toThrow(ConfigError);
-    const unknown = safeParse(compactionConfigSchema, { profile: 'huge' });
+    const unknown = safeParse(compactionConfigSchema(), { profile: 'huge' });
     expect(unknown.success).toBe(false);
     if (!unknown.success) expect(unknown.issues[0]?.path).toBe('profile');
-    const bad = safeParse(compactionConfigSchema, {
+    const bad = safeParse(compactionConfigSchema(), {
       profiles: { x: { thresholdTokens: 200, maxTurns: 3, summaryTokens: 300, reservedTokens: 0 } },
     });
     expect(bad.success).toBe(false);
     if (!bad.success)
       expect(bad.issues.map((issue) => issue.path)).toContain('profiles.x.summaryTokens');
-    const extra = safeParse(compactionConfigSchema, { profile: 'default', threshold: 3 });
+    const extra = safeParse(compactionConfigSchema(), { profile: 'default', threshold: 3 });
     expect(extra.success).toBe(false);
   });
 
   it('default to the default profile', () => {
-    const parsed = safeParse(compactionConfigSchema, undefined);
+    const parsed = safeParse(compactionConfigSchema(), undefined);
     expect(parsed.success && parsed.data.profile).toBe('default');
   });
 });

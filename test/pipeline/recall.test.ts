@@ -283,7 +283,7 @@ describe('recall', () => {
   });
 
   it('validates its config section and formats recalled messages oldest first', () => {
-    const parsed = safeParse(recallConfigSchema, {});
+    const parsed = safeParse(recallConfigSchema(), {});
     expect(parsed.success && parsed.data).toEqual({
       enabled: true,
       scope: 'session',
@@ -291,7 +291,7 @@ describe('recall', () => {
       maxTokens: 1000,
       minSimilarity: 0.5,
     });
-    const bad = safeParse(recallConfigSchema, { scope: 'everyone', maxMessages: 11 });
+    const bad = safeParse(recallConfigSchema(), { scope: 'everyone', maxMessages: 11 });
     expect(bad.success).toBe(false);
     if (!bad.success)
       expect(bad.issues.map((issue) => issue.path).sort()).toEqual(['maxMessages', 'scope']);

@@ -204,13 +204,13 @@ describe('rewriteQuery', () => {
   });
 
   it('has a config section', () => {
-    const parsed = safeParse(rewriteConfigSchema, {});
+    const parsed = safeParse(rewriteConfigSchema(), {});
     expect(parsed.success && parsed.data).toEqual({
       enabled: true,
       llm: 'auto',
       historyMessages: 6,
       maxQueryLength: 300,
     });
-    expect(safeParse(rewriteConfigSchema, { llm: 'sometimes' }).success).toBe(false);
+    expect(safeParse(rewriteConfigSchema(), { llm: 'sometimes' }).success).toBe(false);
   });
 });

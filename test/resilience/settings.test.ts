@@ -55,7 +55,7 @@ describe('resilience settings', () => {
 
 describe('rate limit settings', () => {
   it('are opt-in, 60 per 300 s, flood at a mean gap under 2 s over 5 messages', () => {
-    const parsed = safeParse(rateLimitSettingsSchema, {});
+    const parsed = safeParse(rateLimitSettingsSchema(), {});
     expect(parsed).toEqual({
       success: true,
       data: {

@@ -13,7 +13,8 @@ import type {
   KeywordRecord,
   KeywordSearchOptions,
 } from '../../ports/keyword-index.js';
-import { createTextAnalyzer, TEXT_LANGUAGES, type LanguageSetting } from '../../text/analyzer.js';
+import { createTextAnalyzer } from '../../text/analyzer.js';
+import { TEXT_LANGUAGES, type LanguageSetting } from '../../text/language-detection.js';
 import { tokenizeForIndex } from '../../query/bm25.js';
 import { invalid, requirePositiveInteger, requireString } from '../shared/validate.js';
 import { validateFilter } from '../../query/filter.js';

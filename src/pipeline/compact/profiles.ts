@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { ConfigError } from '../../errors/index.js';
-import { intRange } from '../../util/schema.js';
+import { intRange, lazySchema } from '../../util/schema.js';
 import type { SummaryPosition } from '../prompt.js';
 
 /** How a conversation is kept within bounds (seed 001's chat profiles). */
@@ -64,64 +64,69 @@ export const DEFAULT_CHAT_PROFILE = 'default';
 /**
  * Schema of one custom chat profile (the token and turn fields required, unknown keys
  * rejected). A `summarizationModel` must name one of the engine's `models` (checked when the
- * engine is created).
+ * engine is created). Built on the first call.
  */
-export const chatProfileSchema = z
-  .strictObject({
-    /** History tokens above which compaction runs. */
-    thresholdTokens: intRange(100, 1_000_000),
-    /** Turns of uncovered history above which compaction runs. */
-    maxTurns: intRange(2, 10_000),
-    /** Most tokens of a summary. */
-    summaryTokens: intRange(16, 100_000),
-    /** Tokens reserved for conversation memory in the context. */
-    reservedTokens: intRange(0, 1_000_000),
-    /** The summariser, by name in the engine's `models` (default: the session's model). */
-    summarizationModel: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
-    /** Put the summary into the model's context (default true). */
-    includeSummaryInContext: z._default(z.boolean(), true),
-    /** Where the summary goes in the system prompt. */
-    summaryPosition: z._default(
-      z.enum(['before_retrieval', 'after_retrieval']),
-      'before_retrieval',
+export const chatProfileSchema = lazySchema(() =>
+  z
+    .strictObject({
+      /** History tokens above which compaction runs. */
+      thresholdTokens: intRange(100, 1_000_000),
+      /** Turns of uncovered history above which compaction runs. */
+      maxTurns: intRange(2, 10_000),
+      /** Most tokens of a summary. */
+      summaryTokens: intRange(16, 100_000),
+      /** Tokens reserved for conversation memory in the context. */
+      reservedTokens: intRange(0, 1_000_000),
+      /** The summariser, by name in the engine's `models` (default: the session's model). */
+      summarizationModel: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+      /** Put the summary into the model's context (default true). */
+      includeSummaryInContext: z._default(z.boolean(), true),
+      /** Where the summary goes in the system prompt. */
+      summaryPosition: z._default(
+        z.enum(['before_retrieval', 'after_retrieval']),
+        'before_retrieval',
+      ),
+    })
+    .check(
+      z.refine((profile) => profile.summaryTokens < profile.thresholdTokens, {
+        message: 'must be below thresholdTokens (a summary must fit under the threshold)',
+        path: ['summaryTokens'],
+      }),
     ),
-  })
-  .check(
-    z.refine((profile) => profile.summaryTokens < profile.thresholdTokens, {
-      message: 'must be below thresholdTokens (a summary must fit under the threshold)',
-      path: ['summaryTokens'],
-    }),
-  );
+);
 
 /**
  * Schema of the `compaction` config section: the engine's default profile and custom
  * profiles (which may also override a built-in one by name). A session may name another
- * profile; unknown names are rejected here and by {@link resolveChatProfile}.
+ * profile; unknown names are rejected here and by {@link resolveChatProfile}. Built on the
+ * first call.
  */
-export const compactionConfigSchema = z.prefault(
-  z
-    .strictObject({
-      /** Compact long conversations at all (false: history is only cut to the budget). */
-      enabled: z._default(z.boolean(), true),
-      /** Profile used by sessions that name none. */
-      profile: z._default(z.string().check(z.minLength(1)), DEFAULT_CHAT_PROFILE),
-      /** Custom profiles by name. */
-      profiles: z._default(z.record(z.string().check(z.minLength(1)), chatProfileSchema), {}),
-    })
-    .check(
-      z.refine(
-        (section) => section.profile in CHAT_PROFILES || section.profile in section.profiles,
-        {
-          message: 'names no built-in or custom profile',
-          path: ['profile'],
-        },
+export const compactionConfigSchema = lazySchema(() =>
+  z.prefault(
+    z
+      .strictObject({
+        /** Compact long conversations at all (false: history is only cut to the budget). */
+        enabled: z._default(z.boolean(), true),
+        /** Profile used by sessions that name none. */
+        profile: z._default(z.string().check(z.minLength(1)), DEFAULT_CHAT_PROFILE),
+        /** Custom profiles by name. */
+        profiles: z._default(z.record(z.string().check(z.minLength(1)), chatProfileSchema()), {}),
+      })
+      .check(
+        z.refine(
+          (section) => section.profile in CHAT_PROFILES || section.profile in section.profiles,
+          {
+            message: 'names no built-in or custom profile',
+            path: ['profile'],
+          },
+        ),
       ),
-    ),
-  {},
+    {},
+  ),
 );
 
 /** The `compaction` config section with defaults applied. */
-export type CompactionConfig = z.output<typeof compactionConfigSchema>;
+export type CompactionConfig = z.output<ReturnType<typeof compactionConfigSchema>>;
 
 /**
  * The profile named `name` (default: the section's `profile`); custom profiles win over

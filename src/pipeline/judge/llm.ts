@@ -5,18 +5,21 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { lazySchema } from '../../util/schema.js';
 import type { LLMProvider } from '../../ports/llm-provider.js';
 import type { PreparedSource } from './source.js';
 import { checkSupport, type EvidenceSpan } from './support.js';
 
-/** The LLM judge's verdict, as the model must answer it. */
-export const llmVerdictSchema = z.object({
-  verdict: z.enum(['supported', 'contradicted', 'not_enough_info']),
-  evidence: z.string(),
-});
+/** The LLM judge's verdict, as the model must answer it (built on the first call). */
+export const llmVerdictSchema = lazySchema(() =>
+  z.object({
+    verdict: z.enum(['supported', 'contradicted', 'not_enough_info']),
+    evidence: z.string(),
+  }),
+);
 
 /** A validated LLM verdict. */
-export type LLMVerdict = z.infer<typeof llmVerdictSchema>;
+export type LLMVerdict = z.infer<ReturnType<typeof llmVerdictSchema>>;
 
 /** The instructions of the LLM judge. */
 export const LLM_JUDGE_SYSTEM = `You check whether a source supports a claim. Use only the source.
@@ -43,7 +46,7 @@ function jsonObjectOf(text: string): unknown {
 
 /** Parses a model's verdict; undefined when it is not a valid verdict object. */
 export function parseLLMVerdict(text: string): LLMVerdict | undefined {
-  const result = llmVerdictSchema.safeParse(jsonObjectOf(text));
+  const result = llmVerdictSchema().safeParse(jsonObjectOf(text));
   return result.success ? result.data : undefined;
 }
 
