@@ -35,8 +35,10 @@ export interface IngestSettings {
 /** A chunk ready to index. */
 interface PreparedChunk {
   readonly id: string;
-  /** Text that is embedded and keyword-indexed: title and section, then the chunk. */
+  /** Text that is embedded: title and section, then the chunk. */
   readonly indexText: string;
+  /** Text that is keyword-indexed: the same, its header weighted (`HEADER_KEYWORD_WEIGHT`). */
+  readonly keywordText: string;
   readonly metadata: Metadata;
 }
 
@@ -70,10 +72,26 @@ export function validateDocuments(docs: unknown, maxDocumentLength: number): Ing
   return batch;
 }
 
-/** Text embedded and keyword-indexed for a chunk: title and section, then the chunk. */
-function indexText(title: string | undefined, section: string | undefined, text: string): string {
+/**
+ * How many times a chunk's header (its document's title and its section) counts in the keyword
+ * index against once for its body: BM25F's field weight, written as repetition so that every
+ * keyword index backend weighs it alike. SciFact train nDCG@10 by weight: 1 0.6910, 2 0.6930,
+ * 3 0.6939, 4 0.6937, 5 0.6936 (`bench/quality.ts`); test at 3: 0.6807 → 0.6882.
+ */
+const HEADER_KEYWORD_WEIGHT = 3;
+
+/** Texts indexed for a chunk: embedded (header once) and keyword-indexed (header weighted). */
+function indexTexts(
+  title: string | undefined,
+  section: string | undefined,
+  text: string,
+): { indexText: string; keywordText: string } {
   const header = [title, section].filter((part) => part && part.length > 0).join('\n');
-  return header ? `${header}\n${text}` : text;
+  if (!header) return { indexText: text, keywordText: text };
+  return {
+    indexText: `${header}\n${text}`,
+    keywordText: `${`${header}\n`.repeat(HEADER_KEYWORD_WEIGHT)}${text}`,
+  };
 }
 
 const defaultChunker = tokenChunker();
@@ -95,7 +113,7 @@ async function prepareChunks(
         : pageMetadata(doc.text, piece.start, piece.end ?? piece.start + piece.text.length);
     return {
       id: chunkId(doc.id, index),
-      indexText: indexText(doc.title, section, piece.text),
+      ...indexTexts(doc.title, section, piece.text),
       metadata: {
         ...doc.metadata,
         ...pages,
@@ -179,13 +197,17 @@ async function undoGroup(
   await deps.keywordIndex.delete(namespace, mine);
   if (undo.chunks.length > 0) {
     const texts = undo.chunks.map(({ metadata }) =>
-      indexText(
+      indexTexts(
         typeof metadata.title === 'string' ? metadata.title : undefined,
         typeof metadata.section === 'string' ? metadata.section : undefined,
         typeof metadata.text === 'string' ? metadata.text : '',
       ),
     );
-    const vectors = await embedAll(deps.embedder, texts, undefined);
+    const vectors = await embedAll(
+      deps.embedder,
+      texts.map((text) => text.indexText),
+      undefined,
+    );
     await deps.vectorStore.upsert(
       namespace,
       undo.chunks.map((chunk, index) => ({
@@ -198,7 +220,7 @@ async function undoGroup(
       namespace,
       undo.chunks.map((chunk, index) => ({
         id: chunk.id,
-        text: texts[index]!,
+        text: texts[index]!.keywordText,
         metadata: chunk.metadata,
       })),
     );
@@ -282,7 +304,7 @@ export async function ingestDocuments(
           namespace,
           chunks.map((chunk) => ({
             id: chunk.id,
-            text: chunk.indexText,
+            text: chunk.keywordText,
             metadata: chunk.metadata,
           })),
         );
