@@ -385,7 +385,7 @@ export const lazyEngineConfigSchema = lazySchema(() => {
 export const engineConfigSchema = schemaOnFirstUse(lazyEngineConfigSchema);
 
 /** What `createChatEngine` accepts. */
-export type EngineConfig = z.input<ReturnType<typeof lazyEngineConfigSchema>>;
+export type EngineConfig = z.input<typeof engineConfigSchema>;
 
 /** The configuration with every default applied. */
-export type ResolvedConfig = z.output<ReturnType<typeof lazyEngineConfigSchema>>;
+export type ResolvedConfig = z.output<typeof engineConfigSchema>;
