@@ -175,6 +175,24 @@ describe('conversation memory', () => {
     expect(reply.sources[0]?.documentId).toBe('shipping');
   });
 
+  it('asks the model to rewrite a follow-up only when its metadata says it follows instructions', async () => {
+    const callsFor = async (followsInstructions: boolean | undefined) => {
+      const llm = createMockLLM({
+        responses: 'Shipping takes 5 days [source: S1].',
+        metadata: followsInstructions === undefined ? {} : { followsInstructions },
+      });
+      const engine = await engineWith({ llm, retrieval: { minSimilarity: 0 } });
+      const session = await engine.createSession({ userId: 'u1' });
+      await engine.chat({ sessionId: session.id, message: 'Do you ship internationally?' });
+      await engine.chat({ sessionId: session.id, message: 'How long does that take?' });
+      return llm.calls.length;
+    };
+    // Two answers; a model that follows instructions also condenses the follow-up.
+    expect(await callsFor(false)).toBe(2);
+    expect(await callsFor(undefined)).toBe(3);
+    expect(await callsFor(true)).toBe(3);
+  });
+
   it('never recalls another user’s messages', async () => {
     const llm = createMockLLM({ responses: 'Noted [source: S1].' });
     const engine = await engineWith({

@@ -8,6 +8,7 @@ import type { Metadata, MetadataValue } from '../ports/common.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
 import { isMetadataValue } from '../query/metadata.js';
 import type { IngestDocument } from '../types.js';
+import { RESERVED_METADATA_KEYS } from '../validate.js';
 import { chunkSpans, splitSections, type TextChunk } from './chunk.js';
 
 /** One chunk a chunker returns. */
@@ -229,15 +230,7 @@ export function pageMetadata(
 
 const NOT_BLANK = /\S/;
 
-const RESERVED_CHUNK_KEYS = new Set([
-  'documentId',
-  'chunkIndex',
-  'revision',
-  'text',
-  'title',
-  'uri',
-  'section',
-]);
+const RESERVED_CHUNK_KEYS: ReadonlySet<string> = new Set(RESERVED_METADATA_KEYS);
 
 /** What is wrong with one chunk a chunker returned, if anything. */
 function chunkProblem(chunk: unknown, textLength: number): [string, string] | undefined {
