@@ -14,17 +14,25 @@
  *
  * Flags: `--docs 100000` total documents, `--queries 300`, `--seed 17`, `--quick` (10k docs),
  * `--data DIR`, `--batch 10000` documents per `ingest` call, `--ingest-only` (stop after the
- * ingest line), `--profile-turns FILE` (a CPU profile of the measured turns, for DevTools). Run with `--expose-gc` (the npm script does) so memory is measured after a
- * collection.
+ * ingest line), `--profile-turns FILE` (a CPU profile of the measured turns, for DevTools),
+ * `--ann usearch` (the vector store's ANN index: `usearchAnn()` from `cortexis/usearch` instead
+ * of the default hnswlib-wasm; its snapshot also holds the graph, so the bench times a restored
+ * store until its index is ready). Run with `--expose-gc` (the npm script does) so memory is
+ * measured after a collection.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { createHashingEmbedder } from '../src/adapters/hashing/embedder.js';
 import { createMemoryGraphStore } from '../src/adapters/memory/graph-store.js';
 import { createMemoryKeywordIndex } from '../src/adapters/memory/keyword-index.js';
-import { createMemoryVectorStore } from '../src/adapters/memory/vector-store.js';
-import { createChatEngine, type IngestDocument } from '../src/index.js';
+import {
+  createMemoryVectorStore,
+  type MemoryVectorStoreSettings,
+} from '../src/adapters/memory/vector-store.js';
+import { usearchAnn } from '../src/adapters/usearch/index.js';
+import { createChatEngine, type ChatEngine, type IngestDocument } from '../src/index.js';
 import { hasSciFact, loadCorpus, loadQueries, sciFactDir } from './scifact.js';
 
 const argv = process.argv.slice(2);
@@ -37,6 +45,11 @@ const DOCS = flag('docs', QUICK ? 10_000 : 100_000);
 const QUERIES = flag('queries', 300);
 const SEED = flag('seed', 17);
 const BATCH = flag('batch', 10_000);
+const ANN = argv.includes('--ann') ? argv[argv.indexOf('--ann') + 1] : 'hnswlib';
+if (ANN !== 'hnswlib' && ANN !== 'usearch') throw new Error(`--ann must be hnswlib or usearch`);
+/** The vector store's index settings: the default hnswlib-wasm, or usearch. */
+const annSettings = (): MemoryVectorStoreSettings =>
+  ANN === 'usearch' ? { ann: usearchAnn() } : {};
 const K = 10;
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -143,7 +156,22 @@ function memory(): { rss: number; heap: number; external: number } {
   return { rss: usage.rss, heap: usage.heapUsed, external: usage.external + usage.arrayBuffers };
 }
 
-async function main(): Promise<void> {
+/** The bench's corpus and queries (also used by bench/usearch-params.ts). */
+export interface ScaleCorpus {
+  /** SciFact's documents followed by the generated ones, `count` in all. */
+  readonly docs: IngestDocument[];
+  /** SciFact's test queries (generated titles without the data), `queryCount` at most. */
+  readonly queries: string[];
+  /** Whether the SciFact files were found. */
+  readonly sciFact: boolean;
+  /** How many SciFact documents were loaded. */
+  readonly real: number;
+  /** How many documents were generated (`seed`). */
+  readonly generated: number;
+}
+
+/** `count` documents: SciFact's (`--data DIR`), then generated ones (`seed`); and the queries. */
+export function scaleCorpus(count: number, queryCount: number, seed: number): ScaleCorpus {
   const dir = sciFactDir();
   const sciFact = hasSciFact(dir);
   const real: IngestDocument[] = sciFact
@@ -151,27 +179,54 @@ async function main(): Promise<void> {
     : [];
   const questions = sciFact
     ? loadQueries(dir).map((query) => query.text)
-    : generate(QUERIES, SEED + 1, vocabulary([]), []).map((doc) => doc.title!);
+    : generate(queryCount, seed + 1, vocabulary([]), []).map((doc) => doc.title!);
   const vocab = vocabulary(real);
-  const seeded = generate(Math.max(0, DOCS - real.length), SEED, vocab, real);
-  const docs = [...real, ...seeded].slice(0, DOCS);
-  const queries = questions.slice(0, QUERIES);
+  const seeded = generate(Math.max(0, count - real.length), seed, vocab, real);
+  return {
+    docs: [...real, ...seeded].slice(0, count),
+    queries: questions.slice(0, queryCount),
+    sciFact,
+    real: real.length,
+    generated: seeded.length,
+  };
+}
+
+/** Ingests `docs` through `engine`, `batch` documents per call; returns the chunk count. */
+export async function ingestCorpus(
+  engine: ChatEngine,
+  docs: readonly IngestDocument[],
+  batch: number,
+): Promise<number> {
+  let chunks = 0;
+  for (let from = 0; from < docs.length; from += batch) {
+    chunks += (await engine.ingest(docs.slice(from, from + batch))).chunks;
+  }
+  return chunks;
+}
+
+async function main(): Promise<void> {
+  const { docs, queries, sciFact, real, generated } = scaleCorpus(DOCS, QUERIES, SEED);
   console.log(`# bench:scale — ${docs.length.toLocaleString('en')} documents`);
   console.log(
-    `corpus: ${sciFact ? `SciFact ${real.length} + ` : ''}${seeded.length} generated (seed ${SEED}); ${queries.length} queries`,
+    `corpus: ${sciFact ? `SciFact ${real} + ` : ''}${generated} generated (seed ${SEED}); ${queries.length} queries`,
   );
   console.log(
     `machine: ${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}${gc ? '' : ' (no --expose-gc: memory figures include garbage)'}`,
   );
+  console.log(`vector index: ${ANN === 'usearch' ? usearchAnn().kind : 'hnswlib-wasm (default)'}`);
+  const load = (): string =>
+    loadavg()
+      .map((value) => value.toFixed(1))
+      .join(' ');
 
   // Warm the tokenizer and the hnswlib module so the timings measure ingestion and indexing.
   await createChatEngine().ingest([{ id: 'warm', text: 'warm up the tokenizer' }]);
-  const warm = createMemoryVectorStore({ index: 'hnsw' });
+  const warm = createMemoryVectorStore({ index: 'hnsw', ...annSettings() });
   await warm.upsert('warm', [{ id: 'a', vector: [1, 0], metadata: {} }]);
   await warm.whenIndexed();
 
   const before = memory();
-  const vectors = createMemoryVectorStore();
+  const vectors = createMemoryVectorStore(annSettings());
   const keywords = createMemoryKeywordIndex({});
   const graph = createMemoryGraphStore();
   const engine = createChatEngine({
@@ -181,10 +236,7 @@ async function main(): Promise<void> {
   });
 
   const ingestStarted = performance.now();
-  let chunks = 0;
-  for (let from = 0; from < docs.length; from += BATCH) {
-    chunks += (await engine.ingest(docs.slice(from, from + BATCH))).chunks;
-  }
+  const chunks = await ingestCorpus(engine, docs, BATCH);
   const ingestMs = performance.now() - ingestStarted;
   const namespaces = [...new Set(['default'])];
   const stats = (): string =>
@@ -194,10 +246,13 @@ async function main(): Promise<void> {
         return `${s.state} ${s.indexed}/${s.count} pending ${s.pending}`;
       })
       .join(', ');
-  console.log(`ingested ${chunks} chunks in ${seconds(ingestMs)}; vector index: ${stats()}`);
+  console.log(
+    `ingested ${chunks} chunks in ${seconds(ingestMs)}; vector index: ${stats()}; load ${load()}`,
+  );
   if (argv.includes('--ingest-only')) return;
 
   // Turns while the index may still be building.
+  const indexCpu = process.cpuUsage();
   const earlyTimes: number[] = [];
   for (const query of queries.slice(0, 20)) {
     const started = performance.now();
@@ -207,7 +262,11 @@ async function main(): Promise<void> {
   const indexStarted = performance.now();
   await vectors.whenIndexed();
   const indexMs = performance.now() - indexStarted + earlyTimes.reduce((a, b) => a + b, 0);
-  console.log(`vector index ready ${seconds(indexMs)} after ingest; ${stats()}`);
+  const { user, system } = process.cpuUsage(indexCpu);
+  const cpuText = `${((user + system) / 1e6).toFixed(2)} s CPU, all threads`;
+  console.log(
+    `vector index ready ${seconds(indexMs)} after ingest (${cpuText}); ${stats()}; load ${load()}`,
+  );
 
   for (const query of queries.slice(0, 50)) await engine.chat({ message: query, mode: 'query' });
   const profileAt = argv.indexOf('--profile-turns');
@@ -247,6 +306,16 @@ async function main(): Promise<void> {
     const started = performance.now();
     restored = createMemoryVectorStore({ index: 'exact', snapshot: bytes });
     loadTimes.push(performance.now() - started);
+  }
+  // A store restored with the same index: until its graph is ready (loaded from the snapshot
+  // when the index saves itself, else rebuilt from the vectors: skipped, see index ready above).
+  let readyAfterLoad = 'rebuilt from the vectors (see index ready after ingest)';
+  if (ANN === 'usearch') {
+    const started = performance.now();
+    const copy = createMemoryVectorStore({ ...annSettings(), snapshot: bytes });
+    await copy.whenIndexed();
+    const stateAfter = copy.indexStats('default').state;
+    readyAfterLoad = `${seconds(performance.now() - started)} (${stateAfter})`;
   }
   const others: string[] = [];
   for (const [name, store] of [
@@ -297,7 +366,7 @@ async function main(): Promise<void> {
   console.log(
     `| ingest (\`engine.ingest\`, ${BATCH} docs per call) | ${seconds(ingestMs)} (${Math.round((chunks / ingestMs) * 1000)} chunks/s) |`,
   );
-  console.log(`| vector index ready after ingest | ${seconds(indexMs)} |`);
+  console.log(`| vector index ready after ingest | ${seconds(indexMs)} (${cpuText}) |`);
   console.log(
     `| turn p50 / p99 (\`mode: 'query'\`) | ${msText(quantile(turnTimes, 0.5))} / ${msText(quantile(turnTimes, 0.99))} |`,
   );
@@ -317,7 +386,11 @@ async function main(): Promise<void> {
   console.log(
     `| vector snapshot save / load (median of 3) | ${msText(median(saveTimes))} / ${msText(median(loadTimes))}, ${mb(bytes.byteLength)} |`,
   );
+  console.log(`| vector snapshot load until the index is ready | ${readyAfterLoad} |`);
   for (const line of others) console.log(line);
+  console.log(`| load average at the end | ${load()} |`);
 }
 
-await main();
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await main();
+}

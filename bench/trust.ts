@@ -129,10 +129,19 @@ export function expectedCalibrationError(
 
 const DOCS_DIR = join(import.meta.dirname, '../docs');
 
+/**
+ * Pages left out of the docs corpus: `benchmarks.md` is this benchmark's own report. It quotes
+ * the benchmark's questions and misses word for word ("How do I bake sourdough bread?", "What
+ * happens in the half-open breaker state?"), so with it in the corpus the questions retrieve
+ * their own report: two of the three off-topic test questions answered on the docs corpus were
+ * answered from it. No real corpus holds its own question set.
+ */
+const NOT_IN_DOCS_CORPUS = new Set(['benchmarks.md']);
+
 /** The docs pages as documents (id = file name without `.md`). */
 export function loadDocsPages(): { id: string; title: string; text: string }[] {
   return readdirSync(DOCS_DIR)
-    .filter((file) => file.endsWith('.md'))
+    .filter((file) => file.endsWith('.md') && !NOT_IN_DOCS_CORPUS.has(file))
     .sort()
     .map((file) => {
       const text = readFileSync(join(DOCS_DIR, file), 'utf8');

@@ -50,6 +50,7 @@ const NOT_IN_CORE = [
   'adapter:rerank',
   'adapter:sql',
   'adapter:sqlite',
+  'adapter:usearch',
 ];
 
 /** The adapters the engine falls back to (in-memory stores, offline models), all in the core entry. */

@@ -35,6 +35,10 @@ export type * from './ports/index.js';
 export {
   createMemoryVectorStore,
   DEFAULT_HNSW_THRESHOLD,
+  hnswlibAnn,
+  type AnnHit,
+  type AnnIndex,
+  type AnnIndexFactory,
   type MemoryVectorStore,
   type MemoryVectorStoreSettings,
   type VectorIndexMode,

@@ -31,6 +31,7 @@ import {
 } from '../resilience/resilient-llm.js';
 import type { EngineRuntime } from '../runtime.js';
 import { createLruCache } from '../util/lru.js';
+import { forgetTextAnalyses } from '../util/second-sight.js';
 
 /**
  * The model of an engine: the configured one, else the offline extractive model. The engine
@@ -71,10 +72,12 @@ export function createEngineParts(resolved: ResolvedConfig, events: EngineEmitte
           ttlMs: searchCacheSettings.ttlMs,
         })
       : undefined;
-  // What changes the index or deletes text empties the caches keyed by query text.
+  // What changes the index or deletes text empties the caches keyed by query text
+  // (and the process-wide analyses of chunk texts, so none of a deleted text outlives it).
   const clearQueryCaches = (): void => {
     embeddingCache.clear();
     searchCache?.clear();
+    forgetTextAnalyses();
   };
   const learnedBoost = resolved.learning.learnedBoost ? createLearnedBoost() : undefined;
   const graphStore = resolved.graph.enabled

@@ -1,6 +1,6 @@
 /**
  * The one way cortexis loads an optional peer dependency (`pg`, `better-sqlite3`,
- * `@lancedb/lancedb`, `apache-arrow`, `unpdf`, `mammoth`) on demand: a setting may inject the
+ * `@lancedb/lancedb`, `apache-arrow`, `usearch`, `unpdf`, `mammoth`) on demand: a setting may inject the
  * module or a function loading it; otherwise it is imported lazily, on first use, so nothing
  * loads it before it is needed; when the import fails, a `ConfigError` names the package,
  * the install command and the setting that injects it.

@@ -36,6 +36,7 @@ const PEERS_OF: Record<string, readonly string[]> = {
   './postgres': ['pg'],
   './redis': ['redis'],
   './lancedb': ['@lancedb/lancedb', 'apache-arrow'],
+  './usearch': ['usearch'],
   './loaders': ['unpdf', 'mammoth'],
   './langchain': ['@langchain/core'],
   './opentelemetry': ['@opentelemetry/api'],
@@ -110,7 +111,15 @@ interface Mode {
 
 const WITH_DOM = ['es2022', 'dom', 'dom.iterable'];
 /** Subpaths for Node only: they read files or drive Node database clients. */
-const NODE_ONLY = ['./loaders', './sqlite', './postgres', './redis', './lancedb', './testing'];
+const NODE_ONLY = [
+  './loaders',
+  './sqlite',
+  './postgres',
+  './redis',
+  './lancedb',
+  './usearch',
+  './testing',
+];
 
 /**
  * Node ESM and CommonJS, bundlers, and node10 (through `typesVersions`), each with `@types/node`

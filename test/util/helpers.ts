@@ -1,4 +1,7 @@
 /** Small helpers shared by tests. */
+import type { MessageRecord } from '../../src/ports/chat-records.js';
+import type { MemoryVectorStore } from '../../src/adapters/memory/vector-store.js';
+import type { VectorStore } from '../../src/ports/vector-store.js';
 
 /** A small deterministic PRNG (mulberry32): the same seed gives the same sequence in [0, 1). */
 export function seededRandom(seed: number): () => number {
@@ -20,4 +23,42 @@ export async function codeOf(promise: Promise<unknown>): Promise<unknown> {
     return (error as { code?: unknown }).code;
   }
   return 'resolved';
+}
+
+/**
+ * Stored message `index` of session `s1` (user `u1`): even indexes are the user's, odd ones the
+ * assistant's, one second apart, content `message number <index>`.
+ */
+export function messageRecord(index: number, extra: Partial<MessageRecord> = {}): MessageRecord {
+  return {
+    id: `m${index}`,
+    sessionId: 's1',
+    userId: 'u1',
+    role: index % 2 === 0 ? 'user' : 'assistant',
+    content: `message number ${index}`,
+    status: 'complete',
+    createdAt: `2026-01-01T00:00:${String(index).padStart(2, '0')}.000Z`,
+    sources: [],
+    confidence: null,
+    timings: null,
+    guard: false,
+    metadata: {},
+    ...extra,
+  };
+}
+
+/** The store, waiting for its graph after every write, so a suite exercises the graph path. */
+export function indexedAfterWrites(store: MemoryVectorStore): VectorStore {
+  return {
+    ...store,
+    async upsert(namespace, records, options) {
+      await store.upsert(namespace, records, options);
+      await store.whenIndexed();
+    },
+    async delete(namespace, target, options) {
+      const removed = await store.delete(namespace, target, options);
+      await store.whenIndexed();
+      return removed;
+    },
+  };
 }

@@ -9,6 +9,7 @@ import { splitSentences } from '../../text/sentences.js';
 import { stem } from '../../text/stem.js';
 import { contentWords } from '../../text/words.js';
 import { CITATION, SUMMARY_REQUEST, lastUserMessage } from './prompt.js';
+import { createSecondSightCache } from '../../util/second-sight.js';
 
 /** A quotable sentence with its normalised terms. */
 export interface Candidate {
@@ -43,15 +44,57 @@ export interface Candidate {
 export function sourceSentences(sources: readonly PromptSource[]): Candidate[] {
   const candidates: Candidate[] = [];
   sources.forEach((source, rank) => {
-    let heading = termSet(source.title ?? '');
-    for (const sentence of splitSentences(withoutCodeBlocks(source.text))) {
-      const headingLine = /^\s*#{1,6}\s+(.+)$/m.exec(sentence.text);
-      if (headingLine) heading = termSet(headingLine[1]!);
-      const candidate = toCandidate(sentence.text, source.label, candidates.length, rank, heading);
-      if (candidate) candidates.push({ ...candidate, document: source.title ?? source.label });
+    const document = source.title ?? source.label;
+    for (const sentence of analysedSource(source.title ?? '', source.text)) {
+      candidates.push({
+        text: sentence.text,
+        terms: sentence.terms,
+        sequence: sentence.sequence,
+        label: source.label,
+        rank,
+        order: candidates.length,
+        tableRow: sentence.tableRow,
+        heading: sentence.heading,
+        document,
+      });
     }
   });
   return candidates;
+}
+
+/** What a source's sentence is, whatever the request it is quoted in. */
+type AnalysedSentence = Pick<Candidate, 'text' | 'terms' | 'sequence' | 'tableRow' | 'heading'>;
+
+// The sources of a turn are chunks that come back turn after turn, and splitting and stemming
+// them is most of the model's work: the sentences of sources seen at least twice are kept, by
+// text, with the title they were analysed under.
+const keptSources = createSecondSightCache<{
+  readonly title: string;
+  readonly sentences: readonly AnalysedSentence[];
+}>(1024);
+
+/** The quotable sentences of one source text under its title. */
+function analysedSource(title: string, text: string): readonly AnalysedSentence[] {
+  return keptSources.get(
+    text,
+    () => ({ title, sentences: analyseSource(title, text) }),
+    (kept) => kept.title === title,
+  ).sentences;
+}
+
+function analyseSource(title: string, text: string): AnalysedSentence[] {
+  const sentences: AnalysedSentence[] = [];
+  let heading = termSet(title);
+  for (const sentence of splitSentences(withoutCodeBlocks(text))) {
+    const headingLine = /^\s*#{1,6}\s+(.+)$/m.exec(sentence.text);
+    if (headingLine) heading = termSet(headingLine[1]!);
+    const candidate = toCandidate(sentence.text, undefined, 0, 0, heading);
+    if (candidate) {
+      const { text: quoted, terms, sequence, tableRow } = candidate;
+      sentences.push({ text: quoted, terms, sequence, tableRow, heading: candidate.heading });
+    }
+  }
+  return sentences;
 }
 
 function termSet(text: string): Set<string> {

@@ -5,10 +5,40 @@
 import type { LLMRequest } from '../../ports/llm-provider.js';
 import type { Tokenizer } from '../../ports/tokenizer.js';
 
-/** Approximate tokens of a text: each word counts one token per four characters, at least one. */
+/**
+ * Whether a UTF-16 code unit is white space as the regular expression `\s` sees it (the
+ * ECMAScript WhiteSpace and LineTerminator characters).
+ */
+function isSpace(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  if (code < 0xa0) return false;
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
+/**
+ * Approximate tokens of a text: each word (a run of non-space characters) counts one token per
+ * four characters, at least one. A scan of char codes: the whole prompt is counted every turn.
+ */
 export function approximateTokens(text: string): number {
   let tokens = 0;
-  for (const match of text.matchAll(/\S+/g)) tokens += Math.max(1, Math.ceil(match[0].length / 4));
+  let length = 0;
+  for (let index = 0; index < text.length; index++) {
+    if (isSpace(text.charCodeAt(index))) {
+      if (length > 0) tokens += Math.ceil(length / 4);
+      length = 0;
+    } else length++;
+  }
+  if (length > 0) tokens += Math.ceil(length / 4);
   return tokens;
 }
 

@@ -7,6 +7,7 @@ import type {
   GraphStore,
   TraverseOptions,
 } from '../../ports/graph-store.js';
+import { createSecondSightCache, type SecondSightCache } from '../../util/second-sight.js';
 import { decodeSnapshot, encodeSnapshot, snapshotError } from './snapshot.js';
 import {
   invalid,
@@ -38,6 +39,36 @@ interface Namespace {
   readonly outgoing: Map<string, Map<string, GraphEdge>>;
   /** node id → edge key → edge entering the node. */
   readonly incoming: Map<string, Map<string, GraphEdge>>;
+  /** Traversals made at least twice since the last write, by {@link traversalKey}. */
+  readonly traversals: SecondSightCache<readonly GraphNeighbor[]>;
+}
+
+/**
+ * Traversals kept per namespace. A turn walks from its ten best chunks, and popular chunks
+ * come back turn after turn; a traversal is kept from its second time on (keeping every
+ * first one costs more than the many made once give back), and any write to the namespace
+ * forgets them all.
+ */
+const TRAVERSAL_CACHE_SIZE = 2048;
+
+/** What a traversal's result depends on besides the graph: its start and options. */
+function traversalKey(nodeId: string, options: TraverseOptions): string {
+  const edgeTypes = options.edgeTypes ? JSON.stringify(options.edgeTypes) : '';
+  return `${options.direction ?? 'both'}:${options.depth}:${options.limit ?? ''}:${edgeTypes}:${nodeId}`;
+}
+
+/** Forgets the namespace's traversals: the graph changed. */
+function forgetTraversals(target: Namespace): void {
+  target.traversals.clear();
+}
+
+function emptyNamespace(): Namespace {
+  return {
+    nodes: new Map(),
+    outgoing: new Map(),
+    incoming: new Map(),
+    traversals: createSecondSightCache(TRAVERSAL_CACHE_SIZE, { forgetWithDeletes: false }),
+  };
 }
 
 /** A path found by the traversal. */
@@ -56,6 +87,55 @@ function edgeKey(edge: Pick<GraphEdge, 'from' | 'to' | 'type'>): string {
 /** Orders the paths of one BFS level: strongest first, then by id for a stable result. */
 function byWeightThenId(a: Reached, b: Reached): number {
   return b.weight - a.weight || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** Breadth-first traversal from a stored node (see {@link createMemoryGraphStore}). */
+function traverse(target: Namespace, nodeId: string, options: TraverseOptions): GraphNeighbor[] {
+  const direction = options.direction ?? 'both';
+  const edgeTypes = options.edgeTypes ? new Set(options.edgeTypes) : null;
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  const visited = new Set([nodeId]);
+  const results: GraphNeighbor[] = [];
+  let frontier: Reached[] = [{ id: nodeId, depth: 0, edgeType: '', weight: 1 }];
+
+  for (let depth = 1; depth <= options.depth && frontier.length > 0; depth++) {
+    const level = new Map<string, Reached>();
+    const consider = (from: Reached, neighborId: string, edge: GraphEdge): void => {
+      if (visited.has(neighborId) || !target.nodes.has(neighborId)) return;
+      if (edgeTypes && !edgeTypes.has(edge.type)) return;
+      const weight = from.weight * edge.weight;
+      const known = level.get(neighborId);
+      if (!known || weight > known.weight) {
+        level.set(neighborId, { id: neighborId, depth, edgeType: edge.type, weight });
+      }
+    };
+    for (const from of frontier) {
+      if (direction !== 'in') {
+        for (const edge of target.outgoing.get(from.id)?.values() ?? []) {
+          consider(from, edge.to, edge);
+        }
+      }
+      if (direction !== 'out') {
+        for (const edge of target.incoming.get(from.id)?.values() ?? []) {
+          consider(from, edge.from, edge);
+        }
+      }
+    }
+    frontier = [...level.values()].sort(byWeightThenId);
+    for (const reached of frontier) {
+      visited.add(reached.id);
+      if (results.length < limit) {
+        results.push({
+          node: target.nodes.get(reached.id)!,
+          depth: reached.depth,
+          edgeType: reached.edgeType,
+          weight: reached.weight,
+        });
+      }
+    }
+    if (results.length >= limit) break;
+  }
+  return results;
 }
 
 /**
@@ -77,7 +157,7 @@ export function createMemoryGraphStore(settings: MemoryGraphStoreSettings = {}):
     requireString(namespace, 'namespace');
     let found = namespaces.get(namespace);
     if (!found && create) {
-      found = { nodes: new Map(), outgoing: new Map(), incoming: new Map() };
+      found = emptyNamespace();
       namespaces.set(namespace, found);
     }
     return found;
@@ -118,6 +198,7 @@ export function createMemoryGraphStore(settings: MemoryGraphStoreSettings = {}):
         return Object.freeze({ id, type, properties: Object.freeze({ ...properties }) });
       });
       const target = space(namespace, true);
+      forgetTraversals(target);
       for (const node of copies) target.nodes.set(node.id, node);
     },
 
@@ -135,6 +216,7 @@ export function createMemoryGraphStore(settings: MemoryGraphStoreSettings = {}):
         return Object.freeze({ from, to, type, weight });
       });
       const target = space(namespace, true);
+      forgetTraversals(target);
       for (const edge of copies) {
         const key = edgeKey(edge);
         link(target.outgoing, edge.from, key, edge);
@@ -154,6 +236,7 @@ export function createMemoryGraphStore(settings: MemoryGraphStoreSettings = {}):
       ids.forEach((id, index) => requireString(id, `ids.${index}`));
       const target = space(namespace, false);
       if (!target) return 0;
+      forgetTraversals(target);
       let removed = 0;
       for (const id of new Set(ids)) {
         if (target.nodes.delete(id)) removed++;
@@ -175,52 +258,10 @@ export function createMemoryGraphStore(settings: MemoryGraphStoreSettings = {}):
       validateTraverseOptions(options);
       const target = space(namespace, false);
       if (!target?.nodes.has(nodeId)) return [];
-
-      const direction = options.direction ?? 'both';
-      const edgeTypes = options.edgeTypes ? new Set(options.edgeTypes) : null;
-      const limit = options.limit ?? Number.POSITIVE_INFINITY;
-      const visited = new Set([nodeId]);
-      const results: GraphNeighbor[] = [];
-      let frontier: Reached[] = [{ id: nodeId, depth: 0, edgeType: '', weight: 1 }];
-
-      for (let depth = 1; depth <= options.depth && frontier.length > 0; depth++) {
-        const level = new Map<string, Reached>();
-        const consider = (from: Reached, neighborId: string, edge: GraphEdge): void => {
-          if (visited.has(neighborId) || !target.nodes.has(neighborId)) return;
-          if (edgeTypes && !edgeTypes.has(edge.type)) return;
-          const weight = from.weight * edge.weight;
-          const known = level.get(neighborId);
-          if (!known || weight > known.weight) {
-            level.set(neighborId, { id: neighborId, depth, edgeType: edge.type, weight });
-          }
-        };
-        for (const from of frontier) {
-          if (direction !== 'in') {
-            for (const edge of target.outgoing.get(from.id)?.values() ?? []) {
-              consider(from, edge.to, edge);
-            }
-          }
-          if (direction !== 'out') {
-            for (const edge of target.incoming.get(from.id)?.values() ?? []) {
-              consider(from, edge.from, edge);
-            }
-          }
-        }
-        frontier = [...level.values()].sort(byWeightThenId);
-        for (const reached of frontier) {
-          visited.add(reached.id);
-          if (results.length < limit) {
-            results.push({
-              node: target.nodes.get(reached.id)!,
-              depth: reached.depth,
-              edgeType: reached.edgeType,
-              weight: reached.weight,
-            });
-          }
-        }
-        if (results.length >= limit) break;
-      }
-      return results;
+      const key = traversalKey(nodeId, options);
+      const found = target.traversals.get(key, () => traverse(target, nodeId, options));
+      // Copies of what may be kept: a caller changing its result cannot change a later one.
+      return found.map((neighbor) => ({ ...neighbor }));
     },
 
     snapshot() {
@@ -253,7 +294,7 @@ export function createMemoryGraphStore(settings: MemoryGraphStoreSettings = {}):
         if (!Array.isArray(nodes) || !Array.isArray(edges)) {
           throw snapshotError(`namespace ${index} has no nodes or edges list`);
         }
-        const target: Namespace = { nodes: new Map(), outgoing: new Map(), incoming: new Map() };
+        const target = emptyNamespace();
         try {
           nodes.forEach((node: GraphNode, at) => {
             const id = requireString(node?.id, `nodes.${at}.id`);

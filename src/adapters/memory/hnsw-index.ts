@@ -1,8 +1,11 @@
 /**
- * A thin wrapper around hnswlib-wasm's `HierarchicalNSW`: an approximate nearest-neighbour
- * graph over unit vectors (inner-product space, so `1 − distance` is the cosine), addressed
- * by integer labels. It holds no ids, metadata or persistence — the memory vector store keeps
- * the vectors and rebuilds the graph from them.
+ * The approximate-nearest-neighbour (ANN) index of the memory vector store, as an interface
+ * ({@link AnnIndex}, made by an {@link AnnIndexFactory}) so another index can be plugged in
+ * (`cortexis/usearch`), and its default: a thin wrapper around hnswlib-wasm's
+ * `HierarchicalNSW`, a graph over unit vectors (inner-product space, so `1 − distance` is the
+ * cosine), addressed by integer labels. An index holds no ids, metadata or persistence of its
+ * own — the memory vector store keeps the vectors and rebuilds the graph from them (or, when
+ * the index can save itself, restores it from a snapshot).
  *
  * hnswlib-wasm is a browser build. In Node it loads only while `globalThis.importScripts` is
  * defined, and it tries to mount IndexedDB (absent in Node) and logs the failure; the index
@@ -10,6 +13,10 @@
  * defines the global for the duration of the load and drops exactly those messages (see
  * {@link isHnswlibNoise}); anything else logged meanwhile, by the host or by hnswlib, is printed.
  */
+
+import type { AnnHit, AnnIndex, AnnIndexFactory } from '../shared/ann-index.js';
+
+export type { AnnHit, AnnIndex, AnnIndexFactory };
 
 /**
  * What the index uses of hnswlib-wasm's `HierarchicalNSW` graph (declared here rather than
@@ -59,13 +66,8 @@ export interface HnswParameters {
   readonly seed?: number;
 }
 
-/** One approximate neighbour. */
-export interface HnswHit {
-  /** The label it was added with. */
-  readonly label: number;
-  /** Cosine similarity (1 − inner-product distance) as computed in float32 by hnswlib. */
-  readonly score: number;
-}
+/** One approximate neighbour; the score is 1 − inner-product distance, in float32 by hnswlib. */
+export type HnswHit = AnnHit;
 
 /** An HNSW graph over unit vectors of one dimension, addressed by integer labels. */
 export interface HnswIndex {
@@ -215,6 +217,42 @@ export function createHnswIndex(
     },
     dispose() {
       (graph as unknown as { delete?: () => void }).delete?.();
+    },
+  };
+}
+
+/** Vectors per `add` call of the hnswlib index: adds are one at a time, inside time slices. */
+const HNSWLIB_BATCH = 8;
+
+/**
+ * The default ANN index of the memory vector store: hnswlib-wasm (single-threaded, loaded on
+ * first use by `load`), with the given parameters. It cannot save itself, so snapshots of a
+ * store using it hold no graph.
+ */
+export function hnswlibAnn(
+  parameters: HnswParameters = {},
+  load: () => Promise<HnswLibrary> = loadHnswLibrary,
+): AnnIndexFactory {
+  const { m, efConstruction, efSearch, seed } = { ...DEFAULT_HNSW_PARAMETERS, ...parameters };
+  return {
+    kind: `hnswlib-wasm m ${m} efConstruction ${efConstruction} efSearch ${efSearch} seed ${seed}`,
+    batchSize: HNSWLIB_BATCH,
+    async create(dimensions, capacity) {
+      const index = createHnswIndex(await load(), dimensions, parameters, capacity);
+      return {
+        dimensions,
+        get size() {
+          return index.size;
+        },
+        add(labels, vectors) {
+          labels.forEach((label, row) =>
+            index.add(label, vectors.subarray(row * dimensions, (row + 1) * dimensions)),
+          );
+        },
+        remove: (label) => index.remove(label),
+        search: (vector, k) => index.search(vector, k),
+        dispose: () => index.dispose(),
+      };
     },
   };
 }

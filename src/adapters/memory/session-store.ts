@@ -350,12 +350,18 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
         throw invalid('order', "must be 'asc' or 'desc'");
       }
       const ids = use(sessionId)?.messageIds ?? [];
-      const ordered = options.order === 'desc' ? [...ids].reverse() : ids;
-      const all = ordered
-        .map((id) => messages.get(id))
-        .filter((message): message is MessageRecord => message !== undefined)
-        .filter((message) => !options.uncoveredOnly || !message.coveredBy);
-      return all.slice(offset, offset + limit);
+      // One walk in the asked order that stops at the page's end: a turn asks for the newest
+      // few messages of a long session.
+      const page: MessageRecord[] = [];
+      const descending = options.order === 'desc';
+      let skipped = 0;
+      for (let step = 0; step < ids.length && page.length < limit; step++) {
+        const message = messages.get(ids[descending ? ids.length - 1 - step : step]!);
+        if (message === undefined || (options.uncoveredOnly && message.coveredBy)) continue;
+        if (skipped < offset) skipped++;
+        else page.push(message);
+      }
+      return page;
     },
 
     async countMessages(sessionId: string, options?: CountMessagesOptions) {

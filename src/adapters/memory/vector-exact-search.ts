@@ -124,13 +124,56 @@ export function scoreSlot(
 
 /**
  * Adds `weight · column` to `scores` for the query's non-zero components, four columns per
- * pass (fewer passes over `scores`: about 2× faster than one at a time, measured).
+ * sum (fewer passes over `scores`: about 2× faster than one at a time, measured) and two such
+ * sums per pass (measured on 5,495 rows × 384 dimensions, 230 non-zero: 12 % less CPU than one
+ * sum per pass; four sums per pass spill registers and take twice as long). Each slot adds the
+ * same four-column sums in the same order as {@link scoreSlot}: the scores are bit-identical.
  */
 function accumulate(space: Space, unit: Float32Array): Float64Array {
   const { data, size, capacity, scores } = space;
   scores.fill(0, 0, size);
   const nonZero = nonZeroComponents(unit);
   let k = 0;
+  for (; k + 7 < nonZero.length; k += 8) {
+    const d1 = nonZero[k]!;
+    const d2 = nonZero[k + 1]!;
+    const d3 = nonZero[k + 2]!;
+    const d4 = nonZero[k + 3]!;
+    const d5 = nonZero[k + 4]!;
+    const d6 = nonZero[k + 5]!;
+    const d7 = nonZero[k + 6]!;
+    const d8 = nonZero[k + 7]!;
+    const w1 = unit[d1]!;
+    const w2 = unit[d2]!;
+    const w3 = unit[d3]!;
+    const w4 = unit[d4]!;
+    const w5 = unit[d5]!;
+    const w6 = unit[d6]!;
+    const w7 = unit[d7]!;
+    const w8 = unit[d8]!;
+    const b1 = d1 * capacity;
+    const b2 = d2 * capacity;
+    const b3 = d3 * capacity;
+    const b4 = d4 * capacity;
+    const b5 = d5 * capacity;
+    const b6 = d6 * capacity;
+    const b7 = d7 * capacity;
+    const b8 = d8 * capacity;
+    for (let slot = 0; slot < size; slot++) {
+      let score = scores[slot]!;
+      score +=
+        w1 * data[b1 + slot]! +
+        w2 * data[b2 + slot]! +
+        w3 * data[b3 + slot]! +
+        w4 * data[b4 + slot]!;
+      score +=
+        w5 * data[b5 + slot]! +
+        w6 * data[b6 + slot]! +
+        w7 * data[b7 + slot]! +
+        w8 * data[b8 + slot]!;
+      scores[slot] = score;
+    }
+  }
   for (; k + 3 < nonZero.length; k += 4) {
     const [d1, d2, d3, d4] = [nonZero[k]!, nonZero[k + 1]!, nonZero[k + 2]!, nonZero[k + 3]!];
     const [w1, w2, w3, w4] = [unit[d1]!, unit[d2]!, unit[d3]!, unit[d4]!];
@@ -173,16 +216,25 @@ export function search(
     const allowed = new Uint8Array(size);
     for (const slot of slots) allowed[slot] = 1;
     const scores = accumulate(space, unit);
+    let floor = heap.floor;
     for (let slot = 0; slot < size; slot++) {
       const score = scores[slot]!;
-      if (allowed[slot] === 1 && score >= heap.floor) heap.push(slot, score);
+      if (allowed[slot] === 1 && score >= floor) {
+        heap.push(slot, score);
+        floor = heap.floor;
+      }
     }
     return toMatches(space, heap);
   }
   const scores = accumulate(space, unit);
+  // The floor changes only when a hit enters the heap.
+  let floor = heap.floor;
   for (let slot = 0; slot < size; slot++) {
     const score = scores[slot]!;
-    if (score >= heap.floor) heap.push(slot, score);
+    if (score >= floor) {
+      heap.push(slot, score);
+      floor = heap.floor;
+    }
   }
   return toMatches(space, heap);
 }

@@ -1,15 +1,16 @@
 /**
- * The HNSW side of the memory vector store: when a namespace wants a graph, its background
- * build in event-loop-friendly slices (and rebuild after writes), when the graph may be
- * searched, and the graph search itself — candidates re-scored exactly, plus an exact look
- * at the vectors written since the graph last caught up.
+ * The ANN side of the memory vector store: when a namespace wants a graph, its background
+ * build in event-loop-friendly slices of `ann.batchSize` vectors per add (and catch-up after
+ * writes), loading a snapshot's saved index instead of starting empty when there is one, when
+ * the graph may be searched, and the graph search itself — candidates re-scored exactly, plus
+ * an exact look at the vectors written since the graph last caught up.
  */
 import type { VectorMatch, VectorQueryOptions } from '../../ports/vector-store.js';
 import { compileFilter } from '../../query/filter.js';
-import { createHnswIndex, type HnswIndex } from './hnsw-index.js';
+import type { AnnIndex } from './hnsw-index.js';
 import { nonZeroComponents, scoreSlot, toMatches, TopK } from './vector-exact-search.js';
 import type { ResolvedSettings } from './vector-settings.js';
-import { readRow, type Ann, type Space } from './vector-space.js';
+import { readRow, type Ann, type SavedGraph, type Space } from './vector-space.js';
 
 /** Yields to the event loop between build slices (setImmediate where it exists). */
 function yieldToEventLoop(): Promise<void> {
@@ -21,7 +22,7 @@ function yieldToEventLoop(): Promise<void> {
 /** A namespace's graph while it may be searched. */
 export interface UsableGraph {
   readonly ann: Ann;
-  readonly index: HnswIndex;
+  readonly index: AnnIndex;
 }
 
 /** The graph operations of one store, bound to its resolved settings. */
@@ -55,21 +56,57 @@ export function createVectorGraphs(config: ResolvedSettings): VectorGraphs {
     space.ann = null;
   }
 
+  /**
+   * The saved index when it loads and matches the space, else null (the graph is then built
+   * from the vectors: a saved index is a shortcut, never the source of truth).
+   */
+  async function loadSaved(space: Space, saved: SavedGraph): Promise<AnnIndex | null> {
+    if (config.ann.load === undefined || saved.kind !== config.ann.kind) return null;
+    try {
+      const index = await config.ann.load(saved.bytes, space.dimensions);
+      if (index.dimensions === space.dimensions) return index;
+      index.dispose();
+    } catch {
+      // Unreadable (another library version, say): rebuilt below.
+    }
+    return null;
+  }
+
   async function build(space: Space, ann: Ann): Promise<void> {
-    const library = await config.load();
-    if (ann.disposed) return;
-    ann.index ??= createHnswIndex(library, space.dimensions, config.hnsw, space.size);
+    if (ann.index === null) {
+      const saved = ann.saved;
+      ann.saved = null;
+      let index = saved ? await loadSaved(space, saved) : null;
+      if (index === null) {
+        ann.cursor = 0;
+        index = await config.ann.create(space.dimensions, space.size);
+      } else {
+        for (const label of ann.removed) index.remove(label);
+      }
+      ann.removed = [];
+      if (ann.disposed) return index.dispose();
+      ann.index = index;
+    }
     const index = ann.index;
-    const row = new Float32Array(space.dimensions);
+    const { dimensions } = space;
+    let rows = new Float32Array(0);
+    const labels: number[] = [];
     while (!ann.disposed && ann.cursor < space.nextLabel) {
       const deadline = performance.now() + config.sliceMs;
       do {
-        for (let step = 0; step < 8 && ann.cursor < space.nextLabel; step++) {
-          const label = ann.cursor;
+        // Sized by what is pending, so a catch-up of a few writes allocates a few rows.
+        const batch = Math.min(config.ann.batchSize, space.nextLabel - ann.cursor);
+        if (rows.length < batch * dimensions) rows = new Float32Array(batch * dimensions);
+        labels.length = 0;
+        while (labels.length < batch && ann.cursor < space.nextLabel) {
+          const label = ann.cursor++;
           const slot = space.labelSlots.get(label);
-          if (slot !== undefined) index.add(label, readRow(space, slot, row));
-          ann.cursor = label + 1;
+          if (slot === undefined) continue;
+          const at = labels.length * dimensions;
+          readRow(space, slot, rows.subarray(at, at + dimensions));
+          labels.push(label);
         }
+        if (labels.length > 0) index.add(labels, rows.subarray(0, labels.length * dimensions));
       } while (ann.cursor < space.nextLabel && performance.now() < deadline);
       if (ann.cursor < space.nextLabel) await yieldToEventLoop();
     }
@@ -78,16 +115,21 @@ export function createVectorGraphs(config: ResolvedSettings): VectorGraphs {
 
   /** Starts (or keeps) the background build of a namespace's graph when it wants one. */
   function schedule(namespace: string, space: Space): void {
+    const saved = space.saved;
+    space.saved = null;
     if (!wantsGraph(space)) return;
     const ann = (space.ann ??= {
       index: null,
-      cursor: 0,
+      cursor: saved?.cursor ?? 0,
       ready: false,
       building: null,
       error: undefined,
       disposed: false,
+      saved,
+      removed: [],
     });
-    if (ann.building !== null || ann.error !== undefined || ann.cursor >= space.nextLabel) return;
+    if (ann.building !== null || ann.error !== undefined) return;
+    if (ann.index !== null && ann.cursor >= space.nextLabel) return;
     ann.building = Promise.resolve()
       .then(() => build(space, ann))
       .catch((error: unknown) => {
@@ -106,7 +148,7 @@ export function createVectorGraphs(config: ResolvedSettings): VectorGraphs {
   }
 
   /** The graph to search, or null when the query must be exact. */
-  function usableGraph(space: Space): { ann: Ann; index: HnswIndex } | null {
+  function usableGraph(space: Space): UsableGraph | null {
     const ann = space.ann;
     if (!ann?.ready || ann.index === null || ann.error !== undefined) return null;
     const pending = space.nextLabel - ann.cursor;
@@ -116,7 +158,7 @@ export function createVectorGraphs(config: ResolvedSettings): VectorGraphs {
 
   function graphSearch(
     space: Space,
-    graph: { ann: Ann; index: HnswIndex },
+    graph: UsableGraph,
     unit: Float32Array,
     options: VectorQueryOptions,
   ): VectorMatch[] | null {

@@ -1,10 +1,16 @@
 /**
  * The settings of the memory vector store and their validation: the index mode (exact, HNSW
- * or by size), the HNSW threshold and parameters, filter over-fetch, build slices and the
- * hnswlib loader, resolved once into the values the store and its graphs use.
+ * or by size), the HNSW threshold, the ANN index (hnswlib-wasm with its parameters and loader,
+ * or another {@link AnnIndexFactory}), filter over-fetch and build slices, resolved once into
+ * the values the store and its graphs use.
  */
 import { invalid } from '../shared/validate.js';
-import { loadHnswLibrary, type HnswLibrary, type HnswParameters } from './hnsw-index.js';
+import {
+  hnswlibAnn,
+  type AnnIndexFactory,
+  type HnswLibrary,
+  type HnswParameters,
+} from './hnsw-index.js';
 
 /** How a namespace is searched: always exactly, always through HNSW, or by size. */
 export type VectorIndexMode = 'exact' | 'hnsw' | 'auto';
@@ -28,7 +34,12 @@ export interface MemoryVectorStoreSettings {
   readonly index?: VectorIndexMode;
   /** Namespace size from which `auto` builds a graph (default {@link DEFAULT_HNSW_THRESHOLD}). */
   readonly hnswThreshold?: number;
-  /** HNSW parameters m, efConstruction, efSearch, seed (defaults: 16, 100, 64, 100). */
+  /**
+   * The ANN index (default: hnswlib-wasm, {@link hnswlibAnn}); e.g. `usearchAnn()` from
+   * `cortexis/usearch`, a native multi-threaded HNSW whose graph also goes into snapshots.
+   */
+  readonly ann?: AnnIndexFactory;
+  /** hnswlib-wasm parameters m, efConstruction, efSearch, seed (defaults: 16, 100, 64, 100); not with `ann`. */
   readonly hnsw?: HnswParameters;
   /**
    * With a filter, the graph is asked for `k × filterOverfetch` (at least 100) candidates; when
@@ -37,7 +48,7 @@ export interface MemoryVectorStoreSettings {
   readonly filterOverfetch?: number;
   /** Longest synchronous build slice in ms before yielding to the event loop (default 8). */
   readonly buildSliceMs?: number;
-  /** Loads hnswlib-wasm (default: the bundled package, loaded once); inject another build or a mock. */
+  /** Loads hnswlib-wasm (default: the bundled package, loaded once); inject another build or a mock; not with `ann`. */
   readonly loadHnswlib?: () => Promise<HnswLibrary>;
   /** Called when building a graph fails; the namespace then stays exact. */
   readonly onIndexError?: (error: unknown, namespace: string) => void;
@@ -49,10 +60,9 @@ export interface MemoryVectorStoreSettings {
 export interface ResolvedSettings {
   readonly mode: VectorIndexMode;
   readonly threshold: number;
-  readonly hnsw: HnswParameters;
+  readonly ann: AnnIndexFactory;
   readonly overfetch: number;
   readonly sliceMs: number;
-  readonly load: () => Promise<HnswLibrary>;
   readonly onIndexError: ((error: unknown, namespace: string) => void) | undefined;
 }
 
@@ -70,6 +80,7 @@ export function resolveSettings(settings: MemoryVectorStoreSettings): ResolvedSe
   if (!(overfetch >= 1)) throw invalid('settings.filterOverfetch', 'must be ≥ 1');
   const sliceMs = settings.buildSliceMs ?? 8;
   if (!(sliceMs > 0)) throw invalid('settings.buildSliceMs', 'must be > 0');
+  if (settings.ann !== undefined) checkAnn(settings);
   for (const key of ['m', 'efConstruction', 'efSearch'] as const) {
     const value = settings.hnsw?.[key];
     if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
@@ -79,10 +90,28 @@ export function resolveSettings(settings: MemoryVectorStoreSettings): ResolvedSe
   return {
     mode,
     threshold,
-    hnsw: settings.hnsw ?? {},
+    ann: settings.ann ?? hnswlibAnn(settings.hnsw, settings.loadHnswlib),
     overfetch,
     sliceMs,
-    load: settings.loadHnswlib ?? loadHnswLibrary,
     onIndexError: settings.onIndexError,
   };
+}
+
+/** Checks an `ann` factory's shape, and that no hnswlib-only setting comes with it. */
+function checkAnn(settings: MemoryVectorStoreSettings): void {
+  const ann = settings.ann as Partial<AnnIndexFactory> | null;
+  if (typeof ann !== 'object' || ann === null || typeof ann.create !== 'function') {
+    throw invalid('settings.ann', 'must be an ANN index factory with a create() function');
+  }
+  if (typeof ann.kind !== 'string' || ann.kind.length === 0) {
+    throw invalid('settings.ann.kind', 'must be a non-empty string');
+  }
+  if (!Number.isInteger(ann.batchSize) || ann.batchSize! < 1) {
+    throw invalid('settings.ann.batchSize', 'must be a positive integer');
+  }
+  for (const key of ['hnsw', 'loadHnswlib'] as const) {
+    if (settings[key] !== undefined) {
+      throw invalid(`settings.${key}`, 'applies to the default hnswlib index only, not with `ann`');
+    }
+  }
 }

@@ -4,11 +4,21 @@
  * create, grow, write (insert or replace), swap-remove and read one row back.
  */
 import type { Metadata } from '../../ports/common.js';
-import type { HnswIndex } from './hnsw-index.js';
+import type { AnnIndex } from './hnsw-index.js';
 
-/** A namespace's HNSW graph and how far it has caught up. */
+/** A namespace's ANN index as a snapshot saved it, until the store loads it. */
+export interface SavedGraph {
+  /** The `kind` of the ANN index factory that saved it. */
+  readonly kind: string;
+  /** Labels below it had been visited: the live ones among them are in the saved index. */
+  readonly cursor: number;
+  /** What the index's `save()` returned. */
+  readonly bytes: Uint8Array;
+}
+
+/** A namespace's ANN graph and how far it has caught up. */
 export interface Ann {
-  index: HnswIndex | null;
+  index: AnnIndex | null;
   /** Labels below the cursor have been visited: added when live at the time. */
   cursor: number;
   /** The graph has caught up once; from then on queries use it. */
@@ -16,6 +26,10 @@ export interface Ann {
   building: Promise<void> | null;
   error: unknown;
   disposed: boolean;
+  /** A snapshot's saved index, loaded by the next build instead of starting empty. */
+  saved: SavedGraph | null;
+  /** Labels below the cursor removed while the saved index was loading, removed from it once loaded. */
+  removed: number[];
 }
 
 /**
@@ -39,6 +53,8 @@ export interface Space {
   labelSlots: Map<number, number>;
   nextLabel: number;
   ann: Ann | null;
+  /** The index a snapshot saved for this namespace, until a graph is scheduled. */
+  saved: SavedGraph | null;
 }
 
 /** A validated, normalised record ready to store. */
@@ -63,6 +79,7 @@ export function createSpace(dimensions: number, capacity: number): Space {
     labelSlots: new Map(),
     nextLabel: 0,
     ann: null,
+    saved: null,
   };
 }
 
@@ -70,7 +87,9 @@ export function createSpace(dimensions: number, capacity: number): Space {
 function forgetLabel(space: Space, label: number): void {
   space.labelSlots.delete(label);
   const ann = space.ann;
-  if (ann?.index && label < ann.cursor) ann.index.remove(label);
+  if (!ann || label >= ann.cursor) return;
+  if (ann.index) ann.index.remove(label);
+  else ann.removed.push(label);
 }
 
 /** Grows the columns (×2 steps) until they hold `rows` rows. */

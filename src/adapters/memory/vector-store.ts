@@ -2,15 +2,16 @@
  * Cosine-similarity vector store in memory. Each namespace keeps its vectors L2-normalised in
  * one contiguous, growable `Float32Array` (the source of truth), so an exact query is a tight
  * loop of dot products; deletes swap the last row into the freed slot. Above a size threshold
- * (or when configured) an HNSW graph (hnswlib-wasm) is built from those vectors in background
- * slices; queries stay exact until it has caught up, then search the graph, re-score the hits
- * exactly and scan exactly the few vectors added since. Snapshots save the vectors, never the
- * graph.
+ * (or when configured) an HNSW graph (hnswlib-wasm, or the `ann` index given, e.g. usearch) is
+ * built from those vectors in background slices; queries stay exact until it has caught up,
+ * then search the graph, re-score the hits exactly and scan exactly the few vectors added
+ * since. Snapshots save the vectors, and the graph too when the index can save itself.
  *
  * This file holds the store's public types and its factory; the parts live beside it:
  * `vector-settings.ts` (settings and their validation), `vector-space.ts` (a namespace's
  * storage), `vector-validation.ts` (input checks), `vector-exact-search.ts` (the exact scan),
- * `vector-graph.ts` (HNSW build and search) and `vector-snapshot.ts` (snapshot bytes).
+ * `vector-graph.ts` (graph build and search), `hnsw-index.ts` (the ANN index interface and
+ * its hnswlib-wasm default) and `vector-snapshot.ts` (snapshot bytes).
  */
 import { throwIfAborted } from '../../errors/index.js';
 import type { CallOptions, DeleteTarget } from '../../ports/common.js';
@@ -24,6 +25,7 @@ import { snapshotSpaces, spacesFromSnapshot } from './vector-snapshot.js';
 import { createSpace, remove, write, type Space } from './vector-space.js';
 import { isVectorLike, normalizeVector, prepare, resolveTarget } from './vector-validation.js';
 
+export { hnswlibAnn, type AnnHit, type AnnIndex, type AnnIndexFactory } from './hnsw-index.js';
 export {
   DEFAULT_HNSW_THRESHOLD,
   type MemoryVectorStoreSettings,
@@ -46,10 +48,14 @@ export interface VectorIndexStats {
 
 /** The in-memory `VectorStore` plus snapshots and index introspection. */
 export interface MemoryVectorStore extends VectorStore {
-  /** Every namespace's vectors and metadata as versioned, checksummed bytes (no graph). */
+  /**
+   * Every namespace's vectors and metadata as versioned, checksummed bytes, with each graph
+   * whose index can save itself (`cortexis/usearch`; not the default hnswlib-wasm).
+   */
   snapshot(): Uint8Array;
   /**
-   * Replaces the whole content with a snapshot's; graphs are rebuilt in the background.
+   * Replaces the whole content with a snapshot's; graphs are loaded from the snapshot when it
+   * holds them for the same index kind, else rebuilt, in the background.
    * Throws `ValidationError` (path `snapshot`) on corrupt or foreign bytes, leaving the store unchanged.
    */
   restore(bytes: Uint8Array): void;
@@ -150,7 +156,7 @@ export function createMemoryVectorStore(
     },
 
     snapshot() {
-      return snapshotSpaces(spaces);
+      return snapshotSpaces(spaces, config.ann.kind);
     },
 
     restore(bytes: Uint8Array) {

@@ -10,12 +10,28 @@ import type { ChatProfile } from './profiles.js';
 // Tokens a chat format spends per message on role and separators (as pack.ts counts them).
 const MESSAGE_OVERHEAD = 4;
 
+// Counts of frozen records (a store that hands out its immutable records, such as the memory
+// store): every turn of a session plans over the same history, so each message is counted
+// once per tokenizer. Weak keys: a record forgotten by its store is forgotten here.
+const frozenCounts = new WeakMap<Tokenizer, WeakMap<object, number>>();
+
 /** Tokens a stored message costs in the context. */
 export function messageTokens(
   message: Pick<MessageRecord, 'content'>,
   tokenizer: Tokenizer,
 ): number {
-  return tokenizer.count(message.content) + MESSAGE_OVERHEAD;
+  if (!Object.isFrozen(message)) return tokenizer.count(message.content) + MESSAGE_OVERHEAD;
+  let counts = frozenCounts.get(tokenizer);
+  if (counts === undefined) {
+    counts = new WeakMap();
+    frozenCounts.set(tokenizer, counts);
+  }
+  let tokens = counts.get(message);
+  if (tokens === undefined) {
+    tokens = tokenizer.count(message.content) + MESSAGE_OVERHEAD;
+    counts.set(message, tokens);
+  }
+  return tokens;
 }
 
 /** What compaction would do to a session's uncovered history. */

@@ -1,8 +1,10 @@
 /**
  * Names for the contradiction checks of the grounding judge: a name of the claim the source
  * never mentions where a sentence about the claim has another name in its place — next to the
- * same content word (a swapped name), or in a sentence stating all the rest of the claim (a
- * replaced name). Pure.
+ * same content word (a swapped name), in a sentence stating most of the rest of the claim (a
+ * replaced name), or in brackets after the same words (a redefined abbreviation) — and a
+ * claim naming what the source never states while leaving out the name the source is about
+ * (its main name: `support.ts` calls that claim `not_enough_info`). Pure.
  * @module
  */
 import { STOP_WORDS } from '../../text/words.js';
@@ -93,58 +95,220 @@ export function swappedEntity<T extends SourceSentence & { share: number }>(
   return undefined;
 }
 
+/** Letters and digits only, lower-cased ("T(H)2" → "th2"). */
+const compactOf = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+
+/** Whether the letters of `short` appear in order in `long` ("k17" in "krt17"). */
+function inOrder(short: string, long: string): boolean {
+  let matched = 0;
+  for (const character of long) if (character === short[matched]) matched++;
+  return matched === short.length;
+}
+
+/** Two spellings of one name: one contains the other, or its letters in order ("K17", "KRT17"). */
+function variantOf(a: string, b: string): boolean {
+  const x = compactOf(a);
+  const y = compactOf(b);
+  if (x.length < 2 || y.length < 2) return x === y;
+  return x.includes(y) || y.includes(x) || inOrder(x, y) || inOrder(y, x);
+}
+
 /**
- * A sentence stating the rest of the claim (≥ `REPLACED_SHARE` of its content terms besides
- * the names the source never states) with a name of the same kind the claim does not have:
- * "… much weaker than EBI2 (SciFact …)" against "… much weaker than BGE (SciFact …)".
+ * Whether the source defines an abbreviation by words the claim has: "sugar-sweetened
+ * beverages (SSBs)" when the claim says "sugar-sweetened beverages" — the same thing, not
+ * another name.
+ */
+function definedByClaimWords(
+  sourceText: string,
+  name: string,
+  claimTerms: ReadonlySet<string>,
+): boolean {
+  const at = sourceText.indexOf(`(${name}`);
+  if (at < 0) return false;
+  const first = name.toLowerCase().replace(/[^a-z]/g, '')[0];
+  if (first === undefined) return false;
+  const before = tokensOf(sourceText.slice(Math.max(0, at - 80), at)).slice(-name.length - 2);
+  const start = before.findIndex((token) => token.word[0] === first);
+  if (start < 0) return false;
+  const spelled = before.slice(start).filter((token) => !STOP_WORDS.has(token.word));
+  return spelled.length > 0 && spelled.every((token) => claimTerms.has(token.stem));
+}
+
+/**
+ * A sentence stating the rest of the claim with a name of the same kind (an acronym for an
+ * acronym, a capitalised word for one) the claim does not have, in place of a name the source
+ * never states: "PTEN is a ligand for CCR7" against "… the second CCR7 ligand, CCL19 …".
+ * Either the other name stands between the same words as the claim's (the sentence states
+ * ≥ `REPLACED_SHARE` of the rest of the claim: "… much weaker than EBI2" against "… much
+ * weaker than BGE"), or, anywhere in the sentence, when it states ≥ `ABSENT_SHARE` of the
+ * rest of the claim and no spelling of the claim's name. Roman numerals ("type II") are
+ * numbers, not names; a spelling of the same name ("K17" for "KRT17") or an abbreviation
+ * the source defines by the claim's own words ("sugar-sweetened beverages (SSBs)") is no
+ * other name.
  */
 export function replacedEntity(
   claim: string,
   claimTerms: ReadonlySet<string>,
   novelNames: readonly string[],
   sentences: readonly AnalysedSentence[],
+  sourceText = '',
 ): AnalysedSentence | undefined {
-  if (novelNames.length === 0) return undefined;
-  const novelTerms = new Set(tokensOf(novelNames.join(' ')).map((token) => token.stem));
+  const names = novelNames.filter((name) => !/^[IVX]+$/.test(name));
+  if (names.length === 0) return undefined;
+  const novelTerms = new Set(tokensOf(names.join(' ')).map((token) => token.stem));
   const rest = [...claimTerms].filter((term) => !novelTerms.has(term));
-  if (rest.length < REPLACED_MIN_TERMS) return undefined;
-  const kinds = new Set(novelNames.map((name) => ACRONYM_LIKE.test(name)));
+  if (rest.length < ABSENT_MIN_TERMS) return undefined;
+  const kinds = new Set(names.map((name) => ACRONYM_LIKE.test(name)));
+  const claimWords = (claim.match(RAW_WORD) ?? []).map((word) => word.toLowerCase());
+  const claimCompact = compactOf(claim);
+  // The claim's words around each novel name: with ≥ REPLACED_SHARE, the other name must
+  // stand between the same ones.
+  const slots = names.flatMap((name) => {
+    const at = claimWords.indexOf(name.toLowerCase());
+    return at < 0 ? [] : [{ before: claimWords[at - 1], after: claimWords[at + 1] }];
+  });
   let best: { sentence: AnalysedSentence; share: number } | undefined;
   for (const sentence of sentences) {
     let shared = 0;
     for (const term of rest) if (sentence.terms.has(term)) shared++;
     const share = shared / rest.length;
-    if (share >= REPLACED_SHARE && (!best || share > best.share)) best = { sentence, share };
+    if (share < ABSENT_SHARE || (best && share <= best.share)) continue;
+    const words = sentence.text.match(RAW_WORD) ?? [];
+    // In a title every word is capitalised: no names to align.
+    if (words.filter((word) => /^[A-Z]/.test(word)).length > words.length / 2) continue;
+    // A sentence with a spelling of the claim's name states it, not another one.
+    if (
+      words.some(
+        (word, position) => isEntity(word, position) && names.some((name) => variantOf(word, name)),
+      )
+    ) {
+      continue;
+    }
+    const other = words.some((word, position) => {
+      if (!isEntity(word, position) || !kinds.has(ACRONYM_LIKE.test(word))) return false;
+      const lower = word.toLowerCase();
+      if (STOP_WORDS.has(lower)) return false;
+      if (share >= REPLACED_SHARE) {
+        // (The other name may appear elsewhere in the claim: "than EBI2 … BM25's best hits".)
+        const before = words[position - 1]?.toLowerCase();
+        const after = words[position + 1]?.toLowerCase();
+        const slotted = slots.some(
+          (slot) =>
+            (slot.before !== undefined && slot.before === before) ||
+            (slot.after !== undefined && slot.after === after),
+        );
+        if (slotted) return true;
+      }
+      return (
+        !claimWords.includes(lower) &&
+        !claimCompact.includes(compactOf(word)) &&
+        !definedByClaimWords(sourceText, word, claimTerms)
+      );
+    });
+    if (other) best = { sentence, share };
   }
-  if (!best) return undefined;
-  const words = best.sentence.text.match(RAW_WORD) ?? [];
-  // In a title every word is capitalised: no names to align.
-  if (words.filter((word) => /^[A-Z]/.test(word)).length > words.length / 2) return undefined;
-  // The claim's words around each novel name: the other name must stand between the same ones.
-  const claimWords = (claim.match(RAW_WORD) ?? []).map((word) => word.toLowerCase());
-  const slots = novelNames.flatMap((name) => {
-    const at = claimWords.indexOf(name.toLowerCase());
-    return at < 0 ? [] : [{ before: claimWords[at - 1], after: claimWords[at + 1] }];
-  });
-  const other = words.some((word, position) => {
-    if (!isEntity(word, position) || !kinds.has(ACRONYM_LIKE.test(word))) return false;
-    // (The other name may appear elsewhere in the claim: "than EBI2 … BM25's best hits".)
-    const lower = word.toLowerCase();
-    if (novelNames.some((name) => name.toLowerCase().includes(lower))) return false;
-    const before = words[position - 1]?.toLowerCase();
-    const after = words[position + 1]?.toLowerCase();
-    return slots.some(
-      (slot) =>
-        (slot.before !== undefined && slot.before === before) ||
-        (slot.after !== undefined && slot.after === after),
-    );
-  });
-  return other ? best.sentence : undefined;
+  return best?.sentence;
 }
 
 /** Least share of the rest of a claim a sentence states to align a replaced name. */
 const REPLACED_SHARE = 0.8;
+/** Least share of the rest of a claim a sentence states to find a name replaced anywhere. */
+const ABSENT_SHARE = 0.5;
 /** Least number of other content terms a claim needs to align a replaced name. */
-const REPLACED_MIN_TERMS = 3;
+const ABSENT_MIN_TERMS = 2;
 /** Least share of a sentence stating the rest of a claim whose name is swapped. */
 const SWAP_SHARE = 0.7;
+
+/**
+ * An abbreviation in brackets the source never states, after words the source abbreviates
+ * otherwise: "systemic lupus erythematosus (Gpr124)" against "systemic lupus erythematosus
+ * (SLE)". The source sentence that does, or undefined.
+ */
+export function redefinedAbbreviation(
+  claim: string,
+  novelNames: readonly string[],
+  sentences: readonly AnalysedSentence[],
+): AnalysedSentence | undefined {
+  for (const match of claim.matchAll(BRACKETED)) {
+    const [, word, name] = match;
+    if (!novelNames.includes(name!)) continue;
+    const lower = word!.toLowerCase();
+    for (const sentence of sentences) {
+      for (const found of sentence.text.matchAll(BRACKETED)) {
+        if (found[1]!.toLowerCase() === lower && !variantOf(found[2]!, name!)) return sentence;
+      }
+    }
+  }
+  return undefined;
+}
+
+// A word and the abbreviation in brackets after it: "erythematosus (SLE)".
+const BRACKETED = /([\p{L}\p{N}-]+)\s?\(([\p{L}\p{N}][\p{L}\p{N}+\-/]*)\)/gu;
+
+// Acronyms of an analysed source with their counts, computed once per source.
+const acronymCache = new WeakMap<readonly AnalysedSentence[], ReadonlyMap<string, number>>();
+
+function acronymCounts(sentences: readonly AnalysedSentence[]): ReadonlyMap<string, number> {
+  const cached = acronymCache.get(sentences);
+  if (cached) return cached;
+  const counts = new Map<string, number>();
+  for (const sentence of sentences) {
+    for (const word of sentence.text.match(RAW_WORD) ?? []) {
+      if (word.length >= 2 && isEntity(word, 0) && ACRONYM_LIKE.test(word)) {
+        counts.set(word, (counts.get(word) ?? 0) + 1);
+      }
+    }
+  }
+  acronymCache.set(sentences, counts);
+  return counts;
+}
+
+/**
+ * The source's main name left out for one it never states: the claim has an acronym or code
+ * the source never states, and not the acronym the source names most (at least
+ * `MAIN_NAME_COUNT` times) in any spelling — "Rhythmic expression of CKD …" against an
+ * abstract about Cry1. The sentence naming the source's main name that states most of the
+ * claim, or undefined.
+ */
+export function missingMainName(
+  claim: string,
+  claimTerms: ReadonlySet<string>,
+  novelNames: readonly string[],
+  sentences: readonly AnalysedSentence[],
+): AnalysedSentence | undefined {
+  const names = novelNames.filter((name) => ACRONYM_LIKE.test(name) && !/^[IVX]+$/.test(name));
+  if (names.length === 0) return undefined;
+  const counts = acronymCounts(sentences);
+  // A name extending one the source states ("H3k4me3" where it has "H3K4") is about it.
+  const extending = (name: string) =>
+    [...counts.keys()].some((word) => {
+      const stated = compactOf(word);
+      return stated.length >= 3 && compactOf(name).startsWith(stated);
+    });
+  if (names.every(extending)) return undefined;
+  let main = '';
+  let most = MAIN_NAME_COUNT - 1;
+  for (const [word, count] of counts) {
+    if (count > most) {
+      main = word;
+      most = count;
+    }
+  }
+  if (main === '' || compactOf(claim).includes(compactOf(main))) return undefined;
+  const claimNames = (claim.match(RAW_WORD) ?? []).filter(
+    (word, position) => isEntity(word, position) || /[A-Z0-9]/.test(word.slice(1)),
+  );
+  if (claimNames.some((word) => variantOf(word, main))) return undefined;
+  let best: { sentence: AnalysedSentence; shared: number } | undefined;
+  for (const sentence of sentences) {
+    const words: readonly string[] = sentence.text.match(RAW_WORD) ?? [];
+    if (!words.includes(main)) continue;
+    let shared = 0;
+    for (const term of claimTerms) if (sentence.terms.has(term)) shared++;
+    if (!best || shared > best.shared) best = { sentence, shared };
+  }
+  return best?.sentence;
+}
+
+/** Least number of mentions of the source's main name. */
+const MAIN_NAME_COUNT = 3;

@@ -27,7 +27,7 @@ export function negates(tokens: readonly Token[], terms: ReadonlySet<string>): b
 
 // Words that state an absence or a failure without a negator.
 export const NEGATIVE_WORD =
-  /^(?:lack\w*|fail(?:s|ed|ing)?|absen(?:t|ce)|unable|unaffected|unchanged|insignificant|nonsignificant|non-significant|independent\w*)$/;
+  /^(?:lack\w*|fail(?:s|ed|ing)?|absen(?:t|ce)|unable|unaffected|unchanged|insignificant|nonsignificant|non-significant|independent\w*|little)$/;
 
 /** The five-letter prefix of a stem (to match derived forms). */
 export const prefixOf = (term: string): string => term.slice(0, 5);

@@ -212,3 +212,33 @@ export function unitChanged(a: Quantity, b: Quantity): boolean {
   if (dimension === undefined || dimension !== dimensionOf(b.unit) || !overlaps(a, b)) return false;
   return a.before.some((word) => b.before.includes(word));
 }
+
+// A number standing alone (not inside an identifier such as "IL-6" or "BRCA1").
+const NAMED_NUMBER = /(?<![\p{L}\d.,\-·/])(\d+(?:\.\d+)?)(?![\p{L}\d]|[.,·]\d)/gu;
+
+/**
+ * A number that names what it follows ("Type 5", "kinase 3", "BRCA 2"), where the source
+ * gives that word only other numbers: the offset of the source's first "word number", or -1.
+ * Each such number of the claim must be stated after its word somewhere in the source.
+ */
+export function renamedNumber(claim: string, sourceText: string): number {
+  for (const match of claim.matchAll(NAMED_NUMBER)) {
+    const word = /([\p{L}]{2,})[\s-]$/u.exec(
+      claim.slice(Math.max(0, match.index - 30), match.index),
+    );
+    if (!word || STOP_WORDS.has(word[1]!.toLowerCase())) continue;
+    const value = Number(match[1]);
+    const named = new RegExp(
+      `(?<![\\p{L}])${word[1]!}[\\s-](\\d+(?:\\.\\d+)?)(?![\\d.]?\\d)`,
+      'giu',
+    );
+    let first = -1;
+    let same = false;
+    for (const found of sourceText.matchAll(named)) {
+      if (first < 0) first = found.index;
+      if (Number(found[1]) === value) same = true;
+    }
+    if (first >= 0 && !same) return first;
+  }
+  return -1;
+}

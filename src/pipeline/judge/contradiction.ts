@@ -25,7 +25,7 @@ import {
   type SourceSentence,
   type Token,
 } from './contradiction-analysis.js';
-import { replacedEntity, swappedEntity } from './contradiction-entities.js';
+import { redefinedAbbreviation, replacedEntity, swappedEntity } from './contradiction-entities.js';
 import {
   NEGATIVE_WORD,
   governedGroups,
@@ -38,6 +38,7 @@ import {
   dimensionOf,
   overlaps,
   quantitiesOf,
+  renamedNumber,
   sameDimension,
   sameQuantity,
   unitChanged,
@@ -71,7 +72,8 @@ function otherUnitOnly(quantity: Quantity, sentences: readonly AnalysedSentence[
   let found = false;
   for (const sentence of sentences) {
     for (const other of sentence.quantities) {
-      if (!overlaps(quantity, other)) continue;
+      // A bare mention ("n = 32") is another quantity; another dimension's unit says otherwise.
+      if (!overlaps(quantity, other) || other.unit === '') continue;
       if (!sameDimension(quantity, other)) return false;
       found = true;
     }
@@ -137,6 +139,16 @@ export function findContradiction(
           ),
       );
       if (unitIndex >= 0) return { kind: 'unit', evidence: evidence(spans[unitIndex]!) };
+      // The source gives the value only in other units: the sentence that does, even when it
+      // shares few of the claim's words ("At 18 months, …" against "for up to 18 years").
+      if (onlyOtherUnit) {
+        const other = analysed.find((sentence) =>
+          sentence.quantities.some(
+            (mention) => sameDimension(quantity, mention) && overlaps(quantity, mention),
+          ),
+        );
+        if (other) return { kind: 'unit', evidence: evidence(other) };
+      }
       // Another value for the same quantity, in a sentence about the claim.
       const valueIndex = spans.findIndex(
         (span, index) =>
@@ -149,9 +161,17 @@ export function findContradiction(
     }
   }
 
+  // A number naming what it follows ("Type 5") that the source gives only other numbers.
+  const renamed = renamedNumber(claim, sourceText);
+  if (renamed >= 0) {
+    const at = analysed.find((sentence) => sentence.start <= renamed && renamed < sentence.end);
+    if (at) return { kind: 'number', evidence: evidence(at) };
+  }
+
   const swapped =
     swappedEntity(claim, sourceText, spans) ??
-    replacedEntity(claim, claimTerms, novelNames, analysed);
+    redefinedAbbreviation(claim, novelNames, analysed) ??
+    replacedEntity(claim, claimTerms, novelNames, analysed, sourceText);
   if (swapped) return { kind: 'entity', evidence: evidence(swapped) };
 
   // Polarity. A negated claim ("are not refunded") is contradicted when the sentences about it
@@ -181,12 +201,26 @@ export function findContradiction(
     for (const span of spans) {
       if (span.share < NEGATED_CLAIM_SHARE) continue;
       if (!span.tokens.some((token) => governed.has(prefixOf(token.stem)))) continue;
-      if (span.tokens.some((token) => token.negator || NEGATIVE_WORD.test(token.word))) {
+      // Only a negation of what the claim negates counts, not one elsewhere in the sentence.
+      if (negatesGoverned(span.tokens, governed)) {
         negatedSomewhere = true;
       }
       if (!stating || span.share > stating.share) stating = span;
     }
     if (stating && !negatedSomewhere) return { kind: 'negation', evidence: evidence(stating) };
+    if (stating) return null;
+    // What the claim negates is in no sentence about it: the sentences most about it must
+    // negate something, or they state the claim without its negation.
+    let closestNegated = false;
+    let top: (typeof spans)[number] | undefined;
+    for (const span of spans) {
+      if (span.share < NEGATED_CLAIM_SHARE) continue;
+      if (span.tokens.some((token) => token.negator || NEGATIVE_WORD.test(token.word))) {
+        closestNegated = true;
+      }
+      if (!top || span.share > top.share) top = span;
+    }
+    if (top && !closestNegated) return { kind: 'negation', evidence: evidence(top) };
     return null;
   }
   let best: (typeof spans)[number] | undefined;

@@ -5,6 +5,8 @@
  * @module
  */
 import { stripTags } from './claims.js';
+import { analyse, contentStems, tokensOf } from './contradiction-analysis.js';
+import { missingMainName } from './contradiction-entities.js';
 import { findContradiction, type ContradictionKind } from './contradiction.js';
 import { supportFeatures } from './features.js';
 import { novelNames } from './novelty.js';
@@ -58,7 +60,9 @@ export interface CheckSupportOptions {
  * numbers with their units and named entities found in the source, close together in one
  * sentence; a number that differs from every number of the same unit in the source, or a
  * negation only one side has, lowers the score. The best-matching source sentence is the
- * evidence.
+ * evidence. A claim about another subject — naming what the source never states, and not the
+ * source's main name (`missingMainName`) — is `not_enough_info` with its score × 0.2, its
+ * evidence the sentence naming that main name.
  */
 export function checkSupport(
   claim: string,
@@ -70,18 +74,32 @@ export function checkSupport(
   const support = supportScore(features, options.weights);
   const threshold = options.threshold ?? DEFAULT_SUPPORT_THRESHOLD;
   const plain = stripTags(claim);
-  const contradiction = findContradiction(
-    plain,
-    prepared.text,
-    prepared.sentences,
-    novelNames(plain, prepared),
-  );
+  const novel = novelNames(plain, prepared);
+  const contradiction = findContradiction(plain, prepared.text, prepared.sentences, novel);
   if (contradiction) {
     return {
       score: Math.round(support * CONTRADICTION_FACTOR * 1000) / 1000,
       verdict: 'contradicted',
       evidence: contradiction.evidence,
       contradiction: contradiction.kind,
+    };
+  }
+  // About another subject: the claim names what the source never states, and not the name
+  // the source is about. Not enough information, however many other words they share.
+  const main =
+    novel.length > 0
+      ? missingMainName(
+          plain,
+          contentStems(tokensOf(plain)),
+          novel,
+          analyse(prepared.text, prepared.sentences),
+        )
+      : undefined;
+  if (main) {
+    return {
+      score: Math.round(support * CONTRADICTION_FACTOR * 1000) / 1000,
+      verdict: 'not_enough_info',
+      evidence: { start: main.start, end: main.end, text: main.text },
     };
   }
   const sentence = prepared.sentences[features.bestSentence];

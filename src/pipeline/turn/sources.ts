@@ -10,10 +10,27 @@ import type { RetrievedChunk } from '../retrieve.js';
 
 const SNIPPET_LENGTH = 240;
 
-/** The start of a text, cut at a word boundary, for display. */
+/**
+ * The start of a text, cut at a word boundary, for display. Only the start of a long text is
+ * flattened: what lies past the first `length` characters of flattened text cannot change it.
+ */
 export function snippet(text: string, length = SNIPPET_LENGTH): string {
+  if (text.length > 4 * length) {
+    const start = text
+      .slice(0, 4 * length)
+      .replace(/\s+/g, ' ')
+      .trimStart();
+    // A flattened start longer than `length` (a trailing space aside) begins the flattened
+    // whole text, which is then longer than `length` too: the cut is the same.
+    if (start.trimEnd().length > length) return cutSnippet(start, length);
+  }
   const flat = text.replace(/\s+/g, ' ').trim();
   if (flat.length <= length) return flat;
+  return cutSnippet(flat, length);
+}
+
+/** The first `length` characters of a flattened text longer than that, cut at a word. */
+function cutSnippet(flat: string, length: number): string {
   const cut = flat.slice(0, length);
   const space = cut.lastIndexOf(' ');
   return `${(space > length * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;

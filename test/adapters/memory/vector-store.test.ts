@@ -3,29 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { loadHnswLibrary, type HnswLibrary } from '../../../src/adapters/memory/hnsw-index.js';
 import {
   createMemoryVectorStore,
-  type MemoryVectorStore,
   type MemoryVectorStoreSettings,
 } from '../../../src/adapters/memory/vector-store.js';
 import { AbortError, ValidationError } from '../../../src/errors/index.js';
-import type { VectorStore } from '../../../src/ports/vector-store.js';
 import { testVectorStore } from '../../../src/testing/test-vector-store.js';
-import { seededRandom as random } from '../../util/helpers.js';
-
-/** Waits for the graph after every write, so the conformance suite exercises the HNSW path. */
-function indexedAfterWrites(store: MemoryVectorStore): VectorStore {
-  return {
-    ...store,
-    async upsert(namespace, records, options) {
-      await store.upsert(namespace, records, options);
-      await store.whenIndexed();
-    },
-    async delete(namespace, target, options) {
-      const removed = await store.delete(namespace, target, options);
-      await store.whenIndexed();
-      return removed;
-    },
-  };
-}
+import { indexedAfterWrites, seededRandom as random } from '../../util/helpers.js';
 
 testVectorStore({
   title: 'memory vector store (exact)',

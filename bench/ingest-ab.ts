@@ -1,0 +1,135 @@
+/**
+ * SciFact ingest of two trees in one process, alternating: this tree's `src/` and the one in
+ * `--before DIR` (a copy of the commit to compare with, e.g. `git archive HEAD | tar -x -C DIR`
+ * with `node_modules` linked). Each run ingests into a fresh engine with the defaults; after a
+ * warm-up ingest of each, `--rounds N` (default 7) rounds of one ingest per tree. Prints the
+ * CPU time (`process.cpuUsage`) and wall time per ingest and the medians. On a shared machine
+ * alternating in one process keeps the load both trees see alike, which separate processes
+ * run one after the other do not.
+ *
+ * With `--part segment`, times only `segmentText` (`src/text/segment.ts`) of each tree over
+ * the texts a SciFact ingest analyses: per document the embedded text (title, line break,
+ * abstract), the keyword-indexed one (the title three times) and the graph's 300-character
+ * prefix; one pass over all of them per tree and round.
+ *
+ * ```
+ * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact
+ * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part segment --rounds 11
+ * ```
+ */
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
+
+type Engine = { ingest(docs: unknown): Promise<{ chunks: number }> };
+type Factory = () => Engine;
+
+function flag(name: string): string | undefined {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function factory(root: string): Promise<Factory> {
+  const url = pathToFileURL(join(root, 'src/index.ts')).href;
+  const module = (await import(url)) as { createChatEngine: Factory };
+  return module.createChatEngine;
+}
+
+type Segment = (text: string) => { words: string[] };
+
+async function segmenter(root: string): Promise<Segment> {
+  const url = pathToFileURL(join(root, 'src/text/segment.ts')).href;
+  return ((await import(url)) as { segmentText: Segment }).segmentText;
+}
+
+/** CPU milliseconds of `work`. */
+function cpuTime(work: () => void): number {
+  const usage = process.cpuUsage();
+  work();
+  const used = process.cpuUsage(usage);
+  return (used.user + used.system) / 1000;
+}
+
+async function segmentOnly(
+  beforeDir: string,
+  docs: readonly { title: string; text: string }[],
+  rounds: number,
+): Promise<void> {
+  const texts: string[] = [];
+  for (const { title, text } of docs) {
+    const embedded = `${title}\n${text}`;
+    texts.push(embedded, `${`${title}\n`.repeat(3)}${text}`, embedded.slice(0, 300));
+  }
+  const trees = [
+    { name: 'before', segment: await segmenter(resolve(beforeDir)), cpu: [] as number[] },
+    {
+      name: 'after',
+      segment: await segmenter(join(import.meta.dirname, '..')),
+      cpu: [] as number[],
+    },
+  ];
+  let words = 0;
+  for (let round = 0; round < rounds + 1; round++) {
+    for (const tree of trees) {
+      const time = cpuTime(() => {
+        for (const text of texts) words += tree.segment(text).words.length;
+      });
+      if (round > 0) tree.cpu.push(time);
+    }
+  }
+  const load = loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
+  console.log(`segmentText over ${texts.length} texts, ${rounds} alternating rounds, load ${load}`);
+  for (const { name, cpu } of trees) {
+    console.log(
+      `${name}: CPU per pass median ${median(cpu).toFixed(0)} ms (${cpu.map((v) => v.toFixed(0)).join(' ')})`,
+    );
+  }
+  if (words === 0) throw new Error('no words');
+}
+
+async function main(): Promise<void> {
+  const beforeDir = flag('--before');
+  if (beforeDir === undefined) throw new Error('pass --before DIR (a copy of the other tree)');
+  const dir = sciFactDir();
+  if (!hasSciFact(dir)) throw new Error(`SciFact not found in ${dir} (pass --data DIR)`);
+  const rounds = Number(flag('--rounds') ?? 7);
+  const docs = loadCorpus(dir).map((doc) => ({ id: doc.id, title: doc.title, text: doc.text }));
+  if (flag('--part') === 'segment') return segmentOnly(beforeDir, docs, rounds);
+  const trees: { name: string; create: Factory; cpu: number[]; wall: number[] }[] = [
+    { name: 'before', create: await factory(resolve(beforeDir)), cpu: [], wall: [] },
+    { name: 'after', create: await factory(join(import.meta.dirname, '..')), cpu: [], wall: [] },
+  ];
+  for (const tree of trees) await tree.create().ingest(docs);
+  let chunks = 0;
+  for (let round = 0; round < rounds; round++) {
+    for (const tree of trees) {
+      const engine = tree.create();
+      const usage = process.cpuUsage();
+      const started = performance.now();
+      chunks = (await engine.ingest(docs)).chunks;
+      tree.wall.push(performance.now() - started);
+      const used = process.cpuUsage(usage);
+      tree.cpu.push((used.user + used.system) / 1000);
+    }
+  }
+  const load = loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
+  console.log(`SciFact, ${chunks} chunks, ${rounds} alternating rounds, load ${load}`);
+  for (const { name, cpu, wall } of trees) {
+    console.log(
+      `${name}: CPU per ingest median ${median(cpu).toFixed(0)} ms ` +
+        `(${cpu.map((v) => v.toFixed(0)).join(' ')}); wall median ${median(wall).toFixed(0)} ms`,
+    );
+  }
+}
+
+await main();

@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+
+import {
+  createMemoryVectorStore,
+  type AnnIndexFactory,
+  type MemoryVectorStoreSettings,
+} from '../../src/adapters/memory/vector-store.js';
+import { usearchAnn, type UsearchAnnSettings } from '../../src/adapters/usearch/index.js';
+import { ConfigError, ValidationError } from '../../src/errors/index.js';
+import { testVectorStore } from '../../src/testing/test-vector-store.js';
+import { indexedAfterWrites, seededRandom as random } from '../util/helpers.js';
+
+/** One thread: the tests check behaviour, and the machine is shared. */
+const ann = (settings: UsearchAnnSettings = {}) => usearchAnn({ threads: 1, ...settings });
+
+testVectorStore({
+  title: 'memory vector store with usearch (auto, threshold 2)',
+  create: () =>
+    indexedAfterWrites(createMemoryVectorStore({ index: 'auto', hnswThreshold: 2, ann: ann() })),
+});
+testVectorStore({
+  title: 'memory vector store with usearch (hnsw forced, f32)',
+  create: () =>
+    indexedAfterWrites(
+      createMemoryVectorStore({ index: 'hnsw', ann: ann({ quantization: 'f32' }) }),
+    ),
+});
+
+function randomVectors(count: number, dimensions: number, seed: number): Float32Array[] {
+  const next = random(seed);
+  return Array.from({ length: count }, () =>
+    Float32Array.from({ length: dimensions }, () => next() * 2 - 1),
+  );
+}
+
+/** A factory passing every call to `inner`, counting the vectors added. */
+function counting(inner: AnnIndexFactory): AnnIndexFactory & { added: number; loaded: number } {
+  const counter = {
+    kind: inner.kind,
+    batchSize: inner.batchSize,
+    added: 0,
+    loaded: 0,
+    async create(dimensions: number, capacity: number) {
+      return track(await inner.create(dimensions, capacity));
+    },
+    async load(bytes: Uint8Array, dimensions: number) {
+      counter.loaded++;
+      return track(await inner.load!(bytes, dimensions));
+    },
+  };
+  const track = (index: Awaited<ReturnType<AnnIndexFactory['create']>>) => {
+    const add = index.add.bind(index);
+    return Object.assign(index, {
+      add(labels: readonly number[], vectors: Float32Array) {
+        counter.added += labels.length;
+        add(labels, vectors);
+      },
+    });
+  };
+  return counter;
+}
+
+async function filled(settings: MemoryVectorStoreSettings, count = 500, dimensions = 16) {
+  const store = createMemoryVectorStore({ index: 'hnsw', ...settings });
+  const vectors = randomVectors(count, dimensions, 7);
+  await store.upsert(
+    'ns',
+    vectors.map((vector, index) => ({
+      id: `v${index}`,
+      vector,
+      metadata: { parity: index % 2, bucket: index % 100 },
+    })),
+  );
+  await store.whenIndexed();
+  return { store, vectors };
+}
+
+describe('memory vector store with usearchAnn', () => {
+  it('searches the usearch graph, in batches, with recall close to exact', async () => {
+    const factory = counting(ann({ batchSize: 64 }));
+    const { store } = await filled({ ann: factory });
+    const exact = (await filled({ index: 'exact' })).store;
+    expect(factory.added).toBe(500);
+    expect(store.indexStats('ns')).toMatchObject({ state: 'hnsw', indexed: 500, pending: 0 });
+    let agree = 0;
+    for (const query of randomVectors(20, 16, 99)) {
+      const approximate = (await store.query('ns', query, { k: 10 })).map((match) => match.id);
+      const truth = new Set((await exact.query('ns', query, { k: 10 })).map((match) => match.id));
+      agree += approximate.filter((id) => truth.has(id)).length;
+    }
+    expect(agree / 200).toBeGreaterThan(0.9);
+  });
+
+  it('filters graph candidates, and sees deletes and re-adds of the same id', async () => {
+    const { store, vectors } = await filled({ ann: ann() });
+    const even = await store.query('ns', vectors[3]!, { k: 5, filter: { parity: 0 } });
+    expect(even).toHaveLength(5);
+    expect(even.every((match) => match.metadata['parity'] === 0)).toBe(true);
+    expect(await store.delete('ns', { ids: ['v3'] })).toBe(1);
+    await store.upsert('ns', [{ id: 'v1', vector: vectors[2]!, metadata: { moved: true } }]);
+    await store.whenIndexed();
+    // The old vectors of v1 and v3 left the graph: one live point per id.
+    expect(store.indexStats('ns')).toMatchObject({ state: 'hnsw', indexed: 499, count: 499 });
+    const near2 = await store.query('ns', vectors[2]!, { k: 2 });
+    expect(near2.map((match) => match.id).sort()).toEqual(['v1', 'v2']);
+    expect((await store.query('ns', vectors[3]!, { k: 5 })).map((m) => m.id)).not.toContain('v3');
+    await store.upsert('ns', [{ id: 'v3', vector: vectors[3]!, metadata: {} }]);
+    await store.whenIndexed();
+    expect((await store.query('ns', vectors[3]!, { k: 1 }))[0]?.id).toBe('v3');
+  });
+
+  it('puts the graph into the snapshot and loads it instead of rebuilding', async () => {
+    const { store, vectors } = await filled({ ann: ann() });
+    await store.delete('ns', { ids: ['v0'] });
+    const bytes = store.snapshot();
+    const factory = counting(ann());
+    const copy = createMemoryVectorStore({ index: 'hnsw', ann: factory, snapshot: bytes });
+    // Written before the saved graph is loaded: replaces a saved point, deletes another.
+    await copy.upsert('ns', [{ id: 'v5', vector: vectors[6]!, metadata: { moved: true } }]);
+    await copy.delete('ns', { ids: ['v7'] });
+    await copy.whenIndexed();
+    expect(factory.loaded).toBe(1);
+    expect(factory.added).toBe(1);
+    expect(copy.indexStats('ns')).toMatchObject({ state: 'hnsw', indexed: 498, count: 498 });
+    const near6 = await copy.query('ns', vectors[6]!, { k: 2 });
+    expect(near6.map((match) => match.id).sort()).toEqual(['v5', 'v6']);
+    for (const id of ['v0', 'v7']) {
+      const index = Number(id.slice(1));
+      expect((await copy.query('ns', vectors[index]!, { k: 5 })).map((m) => m.id)).not.toContain(
+        id,
+      );
+    }
+    const query = vectors[42]!;
+    expect(await copy.query('ns', query, { k: 3 })).toEqual(
+      await store.query('ns', query, { k: 3 }),
+    );
+  });
+
+  it('rebuilds from the vectors when the saved graph is of another kind, and other stores read it', async () => {
+    const { store, vectors } = await filled({ ann: ann() });
+    const bytes = store.snapshot();
+    const other = counting(ann({ quantization: 'f16' }));
+    const copy = createMemoryVectorStore({ index: 'hnsw', ann: other, snapshot: bytes });
+    await copy.whenIndexed();
+    expect(other.loaded).toBe(0);
+    expect(other.added).toBe(500);
+    const exact = createMemoryVectorStore({ index: 'exact', snapshot: bytes });
+    const hnswlib = createMemoryVectorStore({ index: 'hnsw', snapshot: bytes });
+    await hnswlib.whenIndexed();
+    expect(hnswlib.indexStats('ns')).toMatchObject({ state: 'hnsw', indexed: 500 });
+    const [best] = await exact.query('ns', vectors[9]!, { k: 1 });
+    expect(best?.id).toBe('v9');
+    expect((await copy.query('ns', vectors[9]!, { k: 1 }))[0]?.id).toBe('v9');
+    // A snapshot of the restored store carries the graph on.
+    const again = counting(ann({ quantization: 'f16' }));
+    createMemoryVectorStore({ index: 'hnsw', ann: again, snapshot: copy.snapshot() });
+    const reloaded = createMemoryVectorStore({
+      index: 'hnsw',
+      ann: again,
+      snapshot: copy.snapshot(),
+    });
+    await reloaded.whenIndexed();
+    expect(again.loaded).toBe(2);
+    expect(again.added).toBe(0);
+  });
+
+  it('names the package in a ConfigError when usearch cannot be imported; the store stays exact', async () => {
+    const missing = ann({ library: () => Promise.reject(new Error('Cannot find package')) });
+    await expect(missing.create(4, 10)).rejects.toThrow(ConfigError);
+    await expect(missing.create(4, 10)).rejects.toThrow(
+      /cortexis\/usearch needs usearch .*npm install usearch/,
+    );
+    const errors: unknown[] = [];
+    const store = createMemoryVectorStore({
+      index: 'hnsw',
+      ann: missing,
+      onIndexError: (error) => errors.push(error),
+    });
+    await store.upsert('ns', [{ id: 'a', vector: [1, 0], metadata: {} }]);
+    await store.whenIndexed();
+    expect(errors[0]).toBeInstanceOf(ConfigError);
+    expect(store.indexStats('ns').state).toBe('exact');
+    expect((await store.query('ns', [1, 0], { k: 1 }))[0]?.id).toBe('a');
+    await expect(ann({ library: {} as never }).create(4, 10)).rejects.toThrow(/no Index class/);
+  });
+
+  it('rejects invalid settings naming the setting', () => {
+    expect(() => usearchAnn({ connectivity: 0 })).toThrow(ConfigError);
+    expect(() => usearchAnn({ quantization: 'b1' as never })).toThrow(/quantization/);
+    expect(() => usearchAnn({ batchSize: 1.5 })).toThrow(/batchSize/);
+    expect(() => createMemoryVectorStore({ ann: ann(), hnsw: { m: 8 } })).toThrow(ValidationError);
+    expect(() => createMemoryVectorStore({ ann: { kind: 'x' } as never })).toThrow(/settings\.ann/);
+  });
+});

@@ -1,0 +1,55 @@
+import { describe, expect, it, vi } from 'vitest';
+import { decideGuard, guardFeatures, indexTerms } from '../../src/pipeline/guard.js';
+
+/** Every text the index-term analyser was asked to analyse. */
+const analysed: string[] = [];
+
+vi.mock('../../src/text/stem.js', async (importOriginal) => {
+  const module = await importOriginal<typeof import('../../src/text/stem.js')>();
+  return {
+    ...module,
+    stemmedTerms: (text: string) => {
+      analysed.push(text);
+      return module.stemmedTerms(text);
+    },
+  };
+});
+
+const chunks = [
+  {
+    text: 'Riders must be at least 16 years old to ride an e-bike (guard analysis).',
+    vectorScore: 0.3,
+  },
+  {
+    text: 'A fully charged battery lasts about 60 kilometres (guard analysis).',
+    vectorScore: 0.05,
+  },
+];
+const input = { query: 'How old must riders be?', topScore: 0.5, indexSize: 8, chunks };
+
+describe('guard: chunk analysis shared between turns', () => {
+  it('analyses a retrieved chunk at most twice, however many turns retrieve it', () => {
+    analysed.length = 0;
+    const chunkAnalyses = () => analysed.filter((text) => text.endsWith('(guard analysis).'));
+    // The first sight is analysed and forgotten, the second analysed and kept.
+    const first = decideGuard(input);
+    const second = decideGuard({ ...input, query: 'How old do riders have to be?' });
+    expect(chunkAnalyses()).toHaveLength(4);
+    const third = decideGuard(input);
+    decideGuard({ ...input, query: 'Which battery range?' });
+    expect(chunkAnalyses()).toEqual([...chunks, ...chunks].map((chunk) => chunk.text));
+    expect(third).toEqual(first);
+    expect(first.guard).toBe(false);
+    expect(second.adaptive).toBe(true);
+  });
+
+  it('gives the features of a fresh analysis from the cached one', () => {
+    const [related] = chunks;
+    const fresh = indexTerms(related!.text);
+    const features = guardFeatures(related!, indexTerms(input.query), 8);
+    const query = indexTerms(input.query);
+    const matched = [...query].filter((term) => fresh.has(term)).length;
+    expect(features.matchedShare).toBe(matched / query.size);
+    expect(features.matchedTerms).toBe(Math.log1p(matched));
+  });
+});
