@@ -23,6 +23,7 @@ import { llmJudge, locateEvidence } from './judge/llm.js';
 import { prepareSource, type PreparedSource } from './judge/source.js';
 import { checkSupport, type EvidenceSpan, type SupportCheck } from './judge/support.js';
 import { DEFAULT_SUPPORT_THRESHOLD } from './judge/weights.js';
+import { registerTextCache } from '../util/second-sight.js';
 
 // The parts of the judge, by responsibility: claims (`judge/claims.ts`), source analysis
 // (`judge/source.ts`), evidence features (`judge/features.ts`), the fitted score
@@ -136,6 +137,7 @@ export const DEFAULT_MIN_SUPPORTED_RATIO = 0.5;
 // Analysed sources of recent turns: popular chunks are cited turn after turn.
 const PREPARED_SOURCE_CACHE_SIZE = 2_000;
 const preparedSourceCache = new Map<string, PreparedSource>();
+registerTextCache(preparedSourceCache);
 
 /** The offline grounding of each claim. */
 function groundClaims(

@@ -6,8 +6,9 @@
  * no cache and 2.2–2.3 ms keeping every analysis). Texts seen once are remembered by reference
  * only (the caller holds them anyway), and that set is emptied when full.
  *
- * Every cache made here is emptied by {@link forgetTextAnalyses}, which the engine calls
- * whenever documents are deleted or replaced, so no analysis of deleted text outlives it.
+ * Every cache made here, and every other process-wide text cache enrolled with
+ * {@link registerTextCache}, is emptied by {@link forgetTextAnalyses}, which the engine calls
+ * whenever documents are ingested or deleted, so no analysis of deleted text outlives it.
  * @module
  */
 
@@ -22,9 +23,17 @@ export interface SecondSightCache<V> {
   clear(): void;
 }
 
-const caches = new Set<SecondSightCache<unknown>>();
+const caches = new Set<{ clear(): void }>();
 
-/** Empties every second-sight cache of the process (deleted or replaced documents). */
+/**
+ * Enrols a process-wide cache keyed by (or holding) document text, such as the judge's
+ * analysed sources, so that {@link forgetTextAnalyses} empties it too.
+ */
+export function registerTextCache(cache: { clear(): void }): void {
+  caches.add(cache);
+}
+
+/** Empties every cache of document text in the process (deleted or replaced documents). */
 export function forgetTextAnalyses(): void {
   for (const cache of caches) cache.clear();
 }
@@ -77,6 +86,6 @@ export function createSecondSightCache<V>(
       seenOnce.clear();
     },
   };
-  if (settings.forgetWithDeletes ?? true) caches.add(cache as SecondSightCache<unknown>);
+  if (settings.forgetWithDeletes ?? true) registerTextCache(cache);
   return cache;
 }

@@ -5,10 +5,11 @@ import {
   type AnnIndexFactory,
   type MemoryVectorStoreSettings,
 } from '../../src/adapters/memory/vector-store.js';
+import { decodeSnapshot, encodeSnapshot } from '../../src/adapters/memory/snapshot.js';
 import { usearchAnn, type UsearchAnnSettings } from '../../src/adapters/usearch/index.js';
 import { ConfigError, ValidationError } from '../../src/errors/index.js';
 import { testVectorStore } from '../../src/testing/test-vector-store.js';
-import { indexedAfterWrites, seededRandom as random } from '../util/helpers.js';
+import { indexedAfterWrites, randomVectors, recallAgainst } from '../util/helpers.js';
 
 /** One thread: the tests check behaviour, and the machine is shared. */
 const ann = (settings: UsearchAnnSettings = {}) => usearchAnn({ threads: 1, ...settings });
@@ -25,13 +26,6 @@ testVectorStore({
       createMemoryVectorStore({ index: 'hnsw', ann: ann({ quantization: 'f32' }) }),
     ),
 });
-
-function randomVectors(count: number, dimensions: number, seed: number): Float32Array[] {
-  const next = random(seed);
-  return Array.from({ length: count }, () =>
-    Float32Array.from({ length: dimensions }, () => next() * 2 - 1),
-  );
-}
 
 /** A factory passing every call to `inner`, counting the vectors added. */
 function counting(inner: AnnIndexFactory): AnnIndexFactory & { added: number; loaded: number } {
@@ -82,13 +76,7 @@ describe('memory vector store with usearchAnn', () => {
     const exact = (await filled({ index: 'exact' })).store;
     expect(factory.added).toBe(500);
     expect(store.indexStats('ns')).toMatchObject({ state: 'hnsw', indexed: 500, pending: 0 });
-    let agree = 0;
-    for (const query of randomVectors(20, 16, 99)) {
-      const approximate = (await store.query('ns', query, { k: 10 })).map((match) => match.id);
-      const truth = new Set((await exact.query('ns', query, { k: 10 })).map((match) => match.id));
-      agree += approximate.filter((id) => truth.has(id)).length;
-    }
-    expect(agree / 200).toBeGreaterThan(0.9);
+    expect(await recallAgainst(store, exact, randomVectors(20, 16, 99))).toBeGreaterThan(0.9);
   });
 
   it('filters graph candidates, and sees deletes and re-adds of the same id', async () => {
@@ -134,6 +122,37 @@ describe('memory vector store with usearchAnn', () => {
     expect(await copy.query('ns', query, { k: 3 })).toEqual(
       await store.query('ns', query, { k: 3 }),
     );
+  });
+
+  it('rejects a snapshot whose saved-graph entry is hostile, naming the snapshot', async () => {
+    const { store } = await filled({ ann: ann() }, 50);
+    const { json, binary } = decodeSnapshot(store.snapshot(), 'vectors');
+    const namespace = (json as { namespaces: Record<string, unknown>[] }).namespaces[0]!;
+    const labels = namespace['labels'] as number[];
+    const graph = namespace['graph'] as Record<string, unknown>;
+    const tampered: Record<string, unknown>[] = [
+      { labels: [labels[1], ...labels.slice(1)] }, // a duplicate label
+      { labels: [1e9, ...labels.slice(1)] }, // a label past nextLabel
+      { labels: labels.slice(1) }, // fewer labels than records
+      { nextLabel: 3 }, // fewer labels than records can have
+      { graph: { ...graph, cursor: -1 } },
+      { graph: { ...graph, kind: 42 } },
+      { graph: { ...graph, byteLength: (graph['byteLength'] as number) + 4096 } },
+      { graph: { ...graph, byteLength: 2 ** 53 } },
+    ];
+    for (const change of tampered) {
+      const bytes = encodeSnapshot('vectors', { namespaces: [{ ...namespace, ...change }] }, [
+        binary,
+      ]);
+      let thrown: unknown;
+      try {
+        createMemoryVectorStore({ ann: ann(), snapshot: bytes });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(ValidationError.isInstance(thrown), JSON.stringify(change)).toBe(true);
+      expect((thrown as ValidationError).issues[0]?.path).toBe('snapshot');
+    }
   });
 
   it('rebuilds from the vectors when the saved graph is of another kind, and other stores read it', async () => {

@@ -62,3 +62,27 @@ export function indexedAfterWrites(store: MemoryVectorStore): VectorStore {
     },
   };
 }
+
+/** `count` vectors of `dimensions` components drawn uniformly from [-1, 1) (seeded). */
+export function randomVectors(count: number, dimensions: number, seed: number): Float32Array[] {
+  const next = seededRandom(seed);
+  return Array.from({ length: count }, () =>
+    Float32Array.from({ length: dimensions }, () => next() * 2 - 1),
+  );
+}
+
+/** Share of the exact store's top `k` ids that the approximate store also returns, over the queries. */
+export async function recallAgainst(
+  approximate: VectorStore,
+  exact: VectorStore,
+  queries: readonly Float32Array[],
+  k = 10,
+): Promise<number> {
+  let agree = 0;
+  for (const query of queries) {
+    const found = (await approximate.query('ns', query, { k })).map((match) => match.id);
+    const truth = new Set((await exact.query('ns', query, { k })).map((match) => match.id));
+    agree += found.filter((id) => truth.has(id)).length;
+  }
+  return agree / (queries.length * k);
+}

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 
 import { createChatEngine } from '../../src/index.js';
-import { createSecondSightCache, forgetTextAnalyses } from '../../src/util/second-sight.js';
+import {
+  createSecondSightCache,
+  forgetTextAnalyses,
+  registerTextCache,
+} from '../../src/util/second-sight.js';
 
 /** A cache whose computations are counted. */
 function counted(capacity = 4) {
@@ -58,6 +62,25 @@ describe('createSecondSightCache', () => {
     expect(computed()).toBe(before);
     get('b');
     expect(computed()).toBe(before + 1);
+  });
+
+  it('empties the other text caches enrolled with registerTextCache', () => {
+    const analysed = new Map([['Refunds are issued within 14 days.', 1]]);
+    registerTextCache(analysed);
+    forgetTextAnalyses();
+    expect(analysed.size).toBe(0);
+  });
+
+  it('leaves a store-owned cache (forgetWithDeletes: false) to its store', () => {
+    const cache = createSecondSightCache<number>(4, { forgetWithDeletes: false });
+    let computed = 0;
+    const get = () => cache.get('a', () => ++computed);
+    get();
+    get();
+    forgetTextAnalyses();
+    expect(get()).toBe(2);
+    cache.clear();
+    expect(get()).toBe(3);
   });
 
   it('forgets everything with forgetTextAnalyses', () => {

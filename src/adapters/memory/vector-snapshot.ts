@@ -88,7 +88,7 @@ export function snapshotSpaces(spaces: ReadonlyMap<string, Space>, kind: string)
       ids: space.ids.slice(0, space.size),
       metadata: space.metadata.slice(0, space.size),
     };
-    const graph = space.saved ?? savedGraph(space, kind);
+    const graph = savedGraph(space, kind);
     if (graph) {
       const { cursor, bytes } = graph;
       entries.push({

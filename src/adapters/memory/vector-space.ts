@@ -53,7 +53,7 @@ export interface Space {
   labelSlots: Map<number, number>;
   nextLabel: number;
   ann: Ann | null;
-  /** The index a snapshot saved for this namespace, until a graph is scheduled. */
+  /** The index a snapshot saved for this namespace: restoring schedules the namespace at once, which hands it to the graph (or drops it when the namespace wants none). */
   saved: SavedGraph | null;
 }
 

@@ -146,34 +146,25 @@ export function usearchAnn(settings: UsearchAnnSettings = {}): UsearchAnn {
   if (!['f32', 'f16', 'i8'].includes(quantization)) {
     throw config('quantization', `must be 'f32', 'f16' or 'i8' (got ${String(quantization)})`);
   }
-  const connectivity = positive(
-    settings.connectivity ?? DEFAULT_USEARCH_SETTINGS.connectivity,
-    'connectivity',
-  );
-  const expansionAdd = positive(
-    settings.expansionAdd ?? DEFAULT_USEARCH_SETTINGS.expansionAdd,
-    'expansionAdd',
-  );
-  const expansionSearch = positive(
-    settings.expansionSearch ?? DEFAULT_USEARCH_SETTINGS.expansionSearch,
-    'expansionSearch',
-  );
-  const candidates = positive(
-    settings.candidates ?? DEFAULT_USEARCH_SETTINGS.candidates,
-    'candidates',
-  );
+  const setting = (key: Exclude<keyof typeof DEFAULT_USEARCH_SETTINGS, 'quantization'>) =>
+    positive(settings[key] ?? DEFAULT_USEARCH_SETTINGS[key], key);
+  const connectivity = setting('connectivity');
+  const expansionAdd = setting('expansionAdd');
+  const expansionSearch = setting('expansionSearch');
+  const candidates = setting('candidates');
   const threads = positive(settings.threads ?? availableParallelism(), 'threads');
-  const batchSize = positive(settings.batchSize ?? DEFAULT_USEARCH_SETTINGS.batchSize, 'batchSize');
+  const batchSize = setting('batchSize');
   const tempDir = settings.tempDir ?? tmpdir();
   if (typeof tempDir !== 'string' || tempDir.length === 0) {
     throw config('tempDir', 'must be a non-empty string');
   }
   let library: Promise<UsearchLibrary> | undefined;
-  const usearch = (): Promise<UsearchLibrary> => {
-    library ??= loadUsearch(settings.library);
-    library.catch(() => (library = undefined));
-    return library;
-  };
+  // Loaded once; a failed load is forgotten, so the next index tries again.
+  const usearch = (): Promise<UsearchLibrary> =>
+    (library ??= loadUsearch(settings.library).catch((error: unknown) => {
+      library = undefined;
+      throw error;
+    }));
   const open = async (dimensions: number): Promise<UsearchIndex> =>
     new (await usearch()).Index({
       dimensions: positive(dimensions, 'dimensions'),

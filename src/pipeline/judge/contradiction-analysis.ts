@@ -8,6 +8,7 @@
 import { stem } from '../../text/stem.js';
 import { STOP_WORDS } from '../../text/words.js';
 import { quantitiesOf, type Quantity } from './contradiction-quantities.js';
+import { registerTextCache } from '../../util/second-sight.js';
 
 // Words that negate the statement they stand in.
 const NEGATOR = /^(?:not|no|never|none|neither|nor|cannot|without|nothing|nobody)$|n't$/;
@@ -62,6 +63,7 @@ export interface AnalysedSentence extends SourceSentence {
 // Analysed sources of recent claims: an answer cites the same few sources sentence after sentence.
 const ANALYSED_CACHE_SIZE = 500;
 const analysedCache = new Map<string, readonly AnalysedSentence[]>();
+registerTextCache(analysedCache);
 
 /** The sentences of a source text (given as spans), analysed; cached per source text. */
 export function analyse(

@@ -196,31 +196,27 @@ export function findContradiction(
 
   const governed = governedTerms(claimTokens);
   if (governed.size > 0) {
+    // Among the sentences about the claim: those holding what it negates (`stating`), and,
+    // when none does, the one most about it (`top`).
     let stating: (typeof spans)[number] | undefined;
     let negatedSomewhere = false;
+    let top: (typeof spans)[number] | undefined;
+    let negatesAnything = false;
     for (const span of spans) {
       if (span.share < NEGATED_CLAIM_SHARE) continue;
+      if (!top || span.share > top.share) top = span;
+      if (span.tokens.some((token) => token.negator || NEGATIVE_WORD.test(token.word))) {
+        negatesAnything = true;
+      }
       if (!span.tokens.some((token) => governed.has(prefixOf(token.stem)))) continue;
       // Only a negation of what the claim negates counts, not one elsewhere in the sentence.
-      if (negatesGoverned(span.tokens, governed)) {
-        negatedSomewhere = true;
-      }
+      if (negatesGoverned(span.tokens, governed)) negatedSomewhere = true;
       if (!stating || span.share > stating.share) stating = span;
     }
-    if (stating && !negatedSomewhere) return { kind: 'negation', evidence: evidence(stating) };
-    if (stating) return null;
-    // What the claim negates is in no sentence about it: the sentences most about it must
-    // negate something, or they state the claim without its negation.
-    let closestNegated = false;
-    let top: (typeof spans)[number] | undefined;
-    for (const span of spans) {
-      if (span.share < NEGATED_CLAIM_SHARE) continue;
-      if (span.tokens.some((token) => token.negator || NEGATIVE_WORD.test(token.word))) {
-        closestNegated = true;
-      }
-      if (!top || span.share > top.share) top = span;
-    }
-    if (top && !closestNegated) return { kind: 'negation', evidence: evidence(top) };
+    if (stating) return negatedSomewhere ? null : { kind: 'negation', evidence: evidence(stating) };
+    // What the claim negates is in no sentence about it: those sentences must negate
+    // something, or they state the claim without its negation.
+    if (top && !negatesAnything) return { kind: 'negation', evidence: evidence(top) };
     return null;
   }
   let best: (typeof spans)[number] | undefined;

@@ -18,6 +18,7 @@ import {
   type PreparedSentence,
   type PreparedSource,
 } from './source.js';
+import { registerTextCache } from '../../util/second-sight.js';
 
 /** The evidence features of a (claim, source) pair, each in [0, 1]. */
 export interface SupportFeatures {
@@ -64,6 +65,7 @@ const NEGATION =
   /\b(?:not|no|never|none|neither|nor|without|lacks?|lacking|fail(?:s|ed)?|unable|incapable|absen(?:t|ce)|cannot|decrease[sd]?|reduce[sd]?|lower|inhibit(?:s|ed)?|less)\b|n't\b/i;
 
 const claimCache = new Map<string, PreparedClaim>();
+registerTextCache(claimCache);
 const CLAIM_CACHE_SIZE = 256;
 
 /** Term weight: specific terms (long, with digits or capitals) count more than short ones. */

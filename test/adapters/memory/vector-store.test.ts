@@ -7,7 +7,7 @@ import {
 } from '../../../src/adapters/memory/vector-store.js';
 import { AbortError, ValidationError } from '../../../src/errors/index.js';
 import { testVectorStore } from '../../../src/testing/test-vector-store.js';
-import { indexedAfterWrites, seededRandom as random } from '../../util/helpers.js';
+import { indexedAfterWrites, randomVectors, recallAgainst } from '../../util/helpers.js';
 
 testVectorStore({
   title: 'memory vector store (exact)',
@@ -25,13 +25,6 @@ testVectorStore({
   title: 'memory vector store (auto, default threshold)',
   create: () => createMemoryVectorStore(),
 });
-
-function randomVectors(count: number, dimensions: number, seed: number): Float32Array[] {
-  const next = random(seed);
-  return Array.from({ length: count }, () =>
-    Float32Array.from({ length: dimensions }, () => next() * 2 - 1),
-  );
-}
 
 async function filled(settings: MemoryVectorStoreSettings, count = 600, dimensions = 16) {
   const store = createMemoryVectorStore(settings);
@@ -193,13 +186,7 @@ describe('createMemoryVectorStore with an HNSW graph', () => {
     expect(before).toEqual(await exact.query('ns', vectors[3]!, { k: 10 }));
     await store.whenIndexed();
     expect(store.indexStats('ns')).toMatchObject({ state: 'hnsw', indexed: 600, pending: 0 });
-    let agree = 0;
-    for (const query of randomVectors(20, 16, 99)) {
-      const approximate = (await store.query('ns', query, { k: 10 })).map((match) => match.id);
-      const truth = new Set((await exact.query('ns', query, { k: 10 })).map((match) => match.id));
-      agree += approximate.filter((id) => truth.has(id)).length;
-    }
-    expect(agree / 200).toBeGreaterThan(0.9);
+    expect(await recallAgainst(store, exact, randomVectors(20, 16, 99))).toBeGreaterThan(0.9);
   });
 
   it('re-scores graph hits exactly', async () => {
