@@ -80,6 +80,8 @@ interface Table {
   readonly byBytes: Map<string, number>;
   /** Rank of each single byte. */
   readonly byteRanks: Int32Array;
+  /** Rank of each two-byte token at `first * 256 + second`, `NONE` where there is none. */
+  readonly pairRanks: Int32Array;
 }
 
 function parseRanks(packed: Uint8Array): Table | undefined {
@@ -93,6 +95,7 @@ function parseRanks(packed: Uint8Array): Table | undefined {
   const offsets = new Uint32Array(count + 1);
   const byBytes = new Map<string, number>();
   const byteRanks = new Int32Array(256).fill(-1);
+  const pairRanks = new Int32Array(65_536).fill(NONE);
   // One string holding every token's bytes as units 0–255; each key is a slice of it.
   const units: string[] = [];
   let offset = 0;
@@ -116,9 +119,11 @@ function parseRanks(packed: Uint8Array): Table | undefined {
     const key = all.slice(start, end);
     byBytes.set(key, rank);
     if (end - start === 1) byteRanks[bytes[start]!] = rank;
+    // Set in rank order like `byBytes`, so both hold the same rank for a two-byte string.
+    else if (end - start === 2) pairRanks[(bytes[start]! << 8) | bytes[start + 1]!] = rank;
   }
   if (byteRanks.includes(-1)) return undefined;
-  return { bytes, offsets, byBytes, byteRanks };
+  return { bytes, offsets, byBytes, byteRanks, pairRanks };
 }
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -155,6 +160,47 @@ function decodeBase64(text: string): Uint8Array {
 }
 
 const NONE = 0x7fffffff;
+/** Slots of a tokenizer's pair table (a power of two, 3 MB); it is emptied when 3/4 full. */
+const PAIR_BITS = 18;
+const PAIR_SLOTS = 1 << PAIR_BITS;
+
+/**
+ * The rank of the token two adjacent tokens merge into (`NONE`: they do not), by the two
+ * ranks, filled on first sight. Two parts of a piece are always tokens, and their bytes follow
+ * from their ranks, so the rank pair decides the merge: this is the byte-string lookup without
+ * slicing and hashing a string, and a pair seen in one word serves every later word.
+ */
+class PairTable {
+  private readonly lefts = new Int32Array(PAIR_SLOTS).fill(-1);
+  private readonly rights = new Int32Array(PAIR_SLOTS);
+  private readonly ranks = new Int32Array(PAIR_SLOTS);
+  private used = 0;
+
+  constructor(private readonly byBytes: Map<string, number>) {}
+
+  /** The merged rank of tokens `left` and `right`, whose bytes are `key[start, end)`. */
+  rank(left: number, right: number, key: string, start: number, end: number): number {
+    const mask = PAIR_SLOTS - 1;
+    let slot = (Math.imul(left, 0x9e3779b1) ^ Math.imul(right, 0x85ebca6b)) >>> (32 - PAIR_BITS);
+    for (;;) {
+      const known = this.lefts[slot]!;
+      if (known === -1) break;
+      if (known === left && this.rights[slot] === right) return this.ranks[slot]!;
+      slot = (slot + 1) & mask;
+    }
+    const rank = this.byBytes.get(key.slice(start, end)) ?? NONE;
+    if (this.used >= (PAIR_SLOTS * 3) / 4) {
+      this.lefts.fill(-1);
+      this.used = 0;
+      return rank;
+    }
+    this.lefts[slot] = left;
+    this.rights[slot] = right;
+    this.ranks[slot] = rank;
+    this.used++;
+    return rank;
+  }
+}
 const LONE_SURROGATE = /[\ud800-\udfff]/u;
 
 function isAscii(text: string): boolean {
@@ -180,6 +226,8 @@ class BpeCore implements Tokenizer {
   private pieceStart = 0;
   /** `pattern` anchored where the previous piece ended (flag `y`). */
   private readonly sticky: RegExp;
+  /** Merges of token pairs seen before. */
+  private readonly pairs: PairTable;
 
   constructor(
     readonly name: string,
@@ -190,6 +238,7 @@ class BpeCore implements Tokenizer {
     private readonly cacheSize: number,
   ) {
     this.sticky = new RegExp(pattern.source, 'uy');
+    this.pairs = new PairTable(table.byBytes);
   }
 
   count(text: string): number {
@@ -328,7 +377,7 @@ class BpeCore implements Tokenizer {
 
   /** tiktoken's `byte_pair_merge`: merge the adjacent pair of lowest rank until none is left. */
   private mergeBytes(key: string): number[] {
-    const { byBytes, byteRanks } = this.table;
+    const { byteRanks, pairRanks: twoByteRanks } = this.table;
     const length = key.length;
     if (length === 1) return [byteRanks[key.charCodeAt(0)]!];
     if (this.starts.length < length + 1) {
@@ -336,12 +385,15 @@ class BpeCore implements Tokenizer {
       this.pairRanks = new Int32Array(length + 1);
       this.partRanks = new Int32Array(length + 1);
     }
-    const { starts, pairRanks, partRanks } = this;
+    const { starts, pairRanks, partRanks, pairs } = this;
     for (let index = 0; index < length; index++) {
       starts[index] = index;
       partRanks[index] = byteRanks[key.charCodeAt(index)]!;
+      // Adjacent bytes: their rank from the two-byte table, no string sliced or hashed.
       pairRanks[index] =
-        index + 1 < length ? (byBytes.get(key.slice(index, index + 2)) ?? NONE) : NONE;
+        index + 1 < length
+          ? twoByteRanks[(key.charCodeAt(index) << 8) | key.charCodeAt(index + 1)]!
+          : NONE;
     }
     starts[length] = length;
     let parts = length;
@@ -362,9 +414,18 @@ class BpeCore implements Tokenizer {
       pairRanks.copyWithin(at + 1, at + 2, parts);
       parts--;
       pairRanks[at] =
-        at + 2 <= parts ? (byBytes.get(key.slice(starts[at]!, starts[at + 2]!)) ?? NONE) : NONE;
-      if (at > 0)
-        pairRanks[at - 1] = byBytes.get(key.slice(starts[at - 1]!, starts[at + 1]!)) ?? NONE;
+        at + 2 <= parts
+          ? pairs.rank(lowest, partRanks[at + 1]!, key, starts[at]!, starts[at + 2]!)
+          : NONE;
+      if (at > 0) {
+        pairRanks[at - 1] = pairs.rank(
+          partRanks[at - 1]!,
+          lowest,
+          key,
+          starts[at - 1]!,
+          starts[at + 1]!,
+        );
+      }
     }
     return Array.from(partRanks.subarray(0, parts));
   }

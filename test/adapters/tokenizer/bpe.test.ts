@@ -116,6 +116,32 @@ describe.each(encodings)('createBpeTokenizer ($data.name)', ({ data, library }) 
     );
   });
 
+  it('gives the tokens of gpt-tokenizer on 20,000 distinct invented words, past the pair table limit', () => {
+    // Each invented word is merged pair by pair; their distinct token pairs outnumber the
+    // tokenizer's table of merged pairs (emptied at 49,152: once with cl100k_base, twice with
+    // o200k_base), so its refill is covered.
+    const fresh = createBpeTokenizer({ data, cacheSize: 2 });
+    let seed = 0x2545f491;
+    const next = (): number => {
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return seed >>> 0;
+    };
+    const letters = 'abcdefghijklmnopqrstuvwxyzéüçñ';
+    const words: string[] = [];
+    for (let index = 0; index < 20_000; index++) {
+      let word = next() % 2 === 0 ? ' ' : '';
+      const length = 5 + (next() % 12);
+      for (let at = 0; at < length; at++) word += letters[next() % letters.length];
+      words.push(word);
+    }
+    for (const word of words) {
+      expect(fresh.encode(word)).toEqual(reference(library, word));
+      expect(fresh.count(word)).toBe(fresh.encode(word).length);
+    }
+  });
+
   it('decodes any token sequence as gpt-tokenizer does once flushed, special tokens included', () => {
     const special = Object.values(data.specialTokens);
     const ids = [0, 1, 255, 256, 1000, 50_000, 100_000, special[0]!, special.at(-1)!];
