@@ -3,11 +3,24 @@
  * ingests, each into a fresh engine with the defaults, in one process. Prints one line per
  * run and the medians. Profile with `node --cpu-prof --import tsx bench/ingest-cpu.ts`.
  *
+ * `--first` reports the warm-up ingest too, as the first of the process, with the ratio of the
+ * first to the third CPU time (the one-time cost a fresh process pays; issue 27), and the
+ * garbage collection pauses of each ingest. `--reload` reads the corpus again before each
+ * ingest, so no ingest gets strings an earlier one already hashed, flattened or matched (V8
+ * keeps that with the string: the same `docs` array ingested again is faster for it).
+ * `--profile DIR` writes a CPU profile of each ingest (`ingest-1.cpuprofile`, …) for
+ * `bench/profile-summary.ts`.
+ *
  * ```
  * node --import tsx bench/ingest-cpu.ts --data ../shared/data/scifact [--runs 4]
+ * node --import tsx bench/ingest-cpu.ts --data ../shared/data/scifact --first --runs 3 [--reload]
  * ```
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { createChatEngine } from '../src/index.js';
 import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
 
@@ -16,32 +29,68 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
+function flag(name: string): string | undefined {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+}
+
 async function main(): Promise<void> {
   const dir = sciFactDir();
   if (!hasSciFact(dir)) throw new Error(`SciFact not found in ${dir} (pass --data DIR)`);
-  const flag = process.argv.indexOf('--runs');
-  const runs = flag >= 0 ? Number(process.argv[flag + 1]) : 4;
-  const docs = loadCorpus(dir).map((doc) => ({ id: doc.id, title: doc.title, text: doc.text }));
-  await createChatEngine().ingest(docs);
+  const runs = Number(flag('--runs') ?? 4);
+  const first = process.argv.includes('--first');
+  const reload = process.argv.includes('--reload');
+  const profileDir = flag('--profile');
+  const load = () =>
+    loadCorpus(dir).map((doc) => ({ id: doc.id, title: doc.title, text: doc.text }));
+  let docs = load();
+  let gcMs = 0;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcMs += entry.duration;
+  }).observe({ entryTypes: ['gc'] });
+  const inspector = profileDir === undefined ? undefined : new Session();
+  if (inspector) {
+    mkdirSync(profileDir!, { recursive: true });
+    inspector.connect();
+    await inspector.post('Profiler.enable');
+  }
   const cpu: number[] = [];
   const wall: number[] = [];
+  const gc: number[] = [];
   let chunks = 0;
-  for (let run = 0; run < runs; run++) {
+  for (let run = first ? 0 : -1; run < runs; run++) {
+    if (reload && run > (first ? 0 : -1)) docs = load();
     const engine = createChatEngine();
+    if (inspector) await inspector.post('Profiler.start');
+    const gcBefore = gcMs;
     const usage = process.cpuUsage();
     const started = performance.now();
     chunks = (await engine.ingest(docs)).chunks;
-    wall.push(performance.now() - started);
+    const elapsed = performance.now() - started;
     const used = process.cpuUsage(usage);
+    // GC entries are delivered after the pause: let them arrive before reading the sum.
+    await new Promise((done) => setTimeout(done, 0));
+    if (inspector) {
+      const { profile } = await inspector.post('Profiler.stop');
+      writeFileSync(join(profileDir!, `ingest-${run + 1}.cpuprofile`), JSON.stringify(profile));
+    }
+    if (run < 0) continue;
+    wall.push(elapsed);
     cpu.push((used.user + used.system) / 1000);
+    gc.push(gcMs - gcBefore);
   }
-  const load = loadavg()
+  const loadAverage = loadavg()
     .map((value) => value.toFixed(2))
     .join(' ');
+  const list = (values: readonly number[]) => values.map((v) => v.toFixed(0)).join(' / ');
   console.log(
-    `chunks ${chunks}; CPU per ingest ${cpu.map((v) => v.toFixed(0)).join(' / ')} ms ` +
-      `(median ${median(cpu).toFixed(0)}); wall ${wall.map((v) => v.toFixed(0)).join(' / ')} ms ` +
-      `(median ${median(wall).toFixed(0)}); load ${load}`,
+    `chunks ${chunks}; CPU per ingest ${list(cpu)} ms (median ${median(cpu).toFixed(0)}); ` +
+      `wall ${list(wall)} ms (median ${median(wall).toFixed(0)})` +
+      (first
+        ? `; GC pauses ${list(gc)} ms; first ÷ third CPU ${(cpu[0]! / cpu[2]!).toFixed(2)}`
+        : '') +
+      (reload ? '; corpus read again per ingest' : '') +
+      `; load ${loadAverage}`,
   );
 }
 
