@@ -47,7 +47,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** What one side's process measured on one corpus. */
-interface ChildResult {
+export interface ChildResult {
   readonly ingestWallMs: number;
   readonly ingestCpuMs: number;
   readonly turns: number;
@@ -58,7 +58,7 @@ interface ChildResult {
 }
 
 /** A corpus written to a file the child processes read (so no child imports this tree's src). */
-interface CorpusFile {
+export interface CorpusFile {
   readonly name: string;
   readonly docs: readonly { id: string; title: string; text: string }[];
   readonly warmup: readonly string[];
@@ -97,6 +97,78 @@ interface ChildEngine {
   ingest(docs: unknown): Promise<unknown>;
   chat(request: { message: string; mode: 'query' }): Promise<{ timings?: unknown }>;
   on?(event: string, listener: (payload: unknown) => void): unknown;
+}
+
+/**
+ * Each stage's p50 over the turns where it occurred. Stages that are one measure under several
+ * names (the turn's total as an event, a metric and a timing) have the same value in every
+ * turn: they become one stage, named by all its names (`a = b = c`).
+ */
+export function groupStages(
+  samples: ReadonlyMap<string, readonly number[]>,
+): ChildResult['stages'] {
+  const groups = new Map<string, string[]>();
+  for (const [stage, list] of samples) {
+    const key = list.join(',');
+    groups.set(key, [...(groups.get(key) ?? []), stage]);
+  }
+  const stages: ChildResult['stages'] = {};
+  for (const names of groups.values()) {
+    const list = samples.get(names[0]!)!;
+    stages[names.sort().join(' = ')] = { p50: median(list), count: list.length };
+  }
+  return stages;
+}
+
+/** One compared stage: per-round p50s of each side and the ratios B/A per round. */
+export interface StageRow {
+  readonly stage: string;
+  /** Median number of turns per process where the stage occurred, A and B. */
+  readonly turns: readonly [number, number];
+  readonly a: readonly number[];
+  readonly b: readonly number[];
+  readonly ratios: readonly number[];
+}
+
+/**
+ * The stages both sides report, in order (turn wall, turn CPU, then by name), and the ones
+ * only one side reports (renamed, added or removed between the trees), which are not compared.
+ * Round `i` of A is paired with round `i` of B; a stage missing from one process (it never
+ * occurred there) counts as 0 in that round.
+ */
+export function compareStages(
+  a: readonly ChildResult[],
+  b: readonly ChildResult[],
+): { rows: StageRow[]; onlyA: string[]; onlyB: string[] } {
+  const stagesOf = (results: readonly ChildResult[]): Set<string> =>
+    new Set(results.flatMap((r) => Object.keys(r.stages)));
+  const inA = stagesOf(a);
+  const inB = stagesOf(b);
+  const order = (stage: string): number =>
+    stage.startsWith('turn wall') ? 0 : stage.startsWith('turn cpu') ? 1 : 2;
+  const both = [...inA]
+    .filter((stage) => inB.has(stage))
+    .sort((x, y) => order(x) - order(y) || x.localeCompare(y));
+  const rows = both.map((stage): StageRow => {
+    const values = (results: readonly ChildResult[]): number[] =>
+      results.map((r) => r.stages[stage]?.p50 ?? 0);
+    const turns = (results: readonly ChildResult[]): number =>
+      median(results.map((r) => r.stages[stage]?.count ?? 0));
+    const av = values(a);
+    const bv = values(b);
+    return {
+      stage,
+      turns: [turns(a), turns(b)],
+      a: av,
+      b: bv,
+      ratios: av.map((value, round) => bv[round]! / value),
+    };
+  });
+  return {
+    rows,
+    onlyA: [...inA].filter((stage) => !inB.has(stage)).sort(),
+    onlyB: [...inB].filter((stage) => !inA.has(stage)).sort(),
+  };
 }
 
 interface ProfileNode {
@@ -185,18 +257,7 @@ async function child(root: string, corpusPath: string, profiling: boolean): Prom
     }
     turn = null;
   }
-  // Stages that are one measure under several names (the turn's total as an event, a metric
-  // and a timing) have the same value in every turn: one row, named by all its names.
-  const groups = new Map<string, string[]>();
-  for (const [stage, list] of samples) {
-    const key = list.join(',');
-    groups.set(key, [...(groups.get(key) ?? []), stage]);
-  }
-  const stages: ChildResult['stages'] = {};
-  for (const names of groups.values()) {
-    const list = samples.get(names[0]!)!;
-    stages[names.sort().join(' = ')] = { p50: median(list), count: list.length };
-  }
+  const stages = groupStages(samples);
   let folders: Record<string, number> | undefined;
   if (inspector) {
     const { profile } = await inspector.post('Profiler.stop');
@@ -226,6 +287,18 @@ async function child(root: string, corpusPath: string, profiling: boolean): Prom
 
 // ---------------------------------------------------------------------------------------------
 // Parent: the worktree, the corpora, the alternation and the report.
+
+/**
+ * Why `ref` cannot name a commit to check out, or undefined when it may: it goes to git as an
+ * argument (no shell), but one starting with `-` would be read as an option.
+ */
+export function refProblem(ref: string): string | undefined {
+  if (ref.length === 0) return 'the ref is empty';
+  if (ref.length > 256) return 'the ref is longer than 256 characters';
+  if (ref.startsWith('-')) return 'the ref starts with "-"';
+  if (/[\u0000-\u001f\u007f]/.test(ref)) return 'the ref holds a control character';
+  return undefined;
+}
 
 function git(args: readonly string[]): string {
   const run = spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
@@ -328,29 +401,15 @@ function report(corpus: string, a: readonly ChildResult[], b: readonly ChildResu
     a.map((r) => r.ingestCpuMs),
     b.map((r) => r.ingestCpuMs),
   );
-  const stagesOf = (results: readonly ChildResult[]): Set<string> =>
-    new Set(results.flatMap((r) => Object.keys(r.stages)));
-  const inA = stagesOf(a);
-  const inB = stagesOf(b);
-  const both = [...inA].filter((stage) => inB.has(stage));
-  const order = (stage: string): number =>
-    stage.startsWith('turn wall') ? 0 : stage.startsWith('turn cpu') ? 1 : 2;
-  both.sort((x, y) => order(x) - order(y) || x.localeCompare(y));
-  for (const stage of both) {
-    // A stage missing from one round's process (it never occurred) counts as 0 there.
-    const values = (results: readonly ChildResult[]): number[] =>
-      results.map((r) => r.stages[stage]?.p50 ?? 0);
-    const turns = (results: readonly ChildResult[]): number =>
-      median(results.map((r) => r.stages[stage]?.count ?? 0));
-    row(stage, `${turns(a)}/${turns(b)}`, values(a), values(b));
+  const { rows: compared, onlyA, onlyB } = compareStages(a, b);
+  for (const { stage, turns, a: av, b: bv } of compared) {
+    row(stage, `${turns[0]}/${turns[1]}`, [...av], [...bv]);
   }
   const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)));
   console.log(`\n${corpus}: ${a[0]?.turns ?? 0} measured turns per process, mode 'query'`);
   for (const r of rows) console.log(r.map((cell, col) => cell.padEnd(widths[col]!)).join('  '));
-  const onlyA = [...inA].filter((stage) => !inB.has(stage));
-  const onlyB = [...inB].filter((stage) => !inA.has(stage));
-  if (onlyA.length > 0) console.log(`only in A (not compared): ${onlyA.sort().join(', ')}`);
-  if (onlyB.length > 0) console.log(`only in B (not compared): ${onlyB.sort().join(', ')}`);
+  if (onlyA.length > 0) console.log(`only in A (not compared): ${onlyA.join(', ')}`);
+  if (onlyB.length > 0) console.log(`only in B (not compared): ${onlyB.join(', ')}`);
   if (a[0]?.folders !== undefined && b[0]?.folders !== undefined) folderReport(a, b);
 }
 
@@ -403,6 +462,8 @@ async function parent(): Promise<void> {
   let bName = bRoot;
   try {
     if (ref !== undefined && bDirFlag === undefined) {
+      const problem = refProblem(ref);
+      if (problem !== undefined) throw new Error(`bench:turn-ab: ${problem}`);
       const sha = git(['rev-parse', '--verify', `${ref}^{commit}`]);
       bRoot = join(work, 'tree');
       git(['worktree', 'add', '--detach', bRoot, sha]);
@@ -451,6 +512,8 @@ async function parent(): Promise<void> {
   }
 }
 
-if (process.argv[2] === '--child') {
-  await child(process.argv[3]!, process.argv[4]!, process.argv.includes('--profile'));
-} else await parent();
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  if (process.argv[2] === '--child') {
+    await child(process.argv[3]!, process.argv[4]!, process.argv.includes('--profile'));
+  } else await parent();
+}
