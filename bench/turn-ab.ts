@@ -31,7 +31,7 @@
  * (the extractive model, the guard, token counts). The profiler slows both sides alike; read
  * those tables for ratios, and the plain run for times.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   existsSync,
   mkdtempSync,
@@ -350,17 +350,22 @@ async function corpora(wanted: readonly string[], dir: string): Promise<string[]
   return files;
 }
 
+/** The child process running now (ended with the parent on Ctrl-C). */
+let running: ChildProcess | undefined;
+
 function runChild(root: string, corpusPath: string): Promise<ChildResult> {
   return new Promise((done, fail) => {
     const args = ['--import', 'tsx', join(ROOT, 'bench/turn-ab.ts'), '--child', root, corpusPath];
     if (process.argv.includes('--profile')) args.push('--profile');
     const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    running = proc;
     let out = '';
     let err = '';
     proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     proc.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     proc.on('error', fail);
     proc.on('close', (code) => {
+      running = undefined;
       const line = out.split('\n').find((text) => text.startsWith('TURN-AB '));
       if (code !== 0 || line === undefined) {
         fail(new Error(`child for ${root} exited ${code}: ${err.trim().slice(-2000)}`));
@@ -460,6 +465,27 @@ async function parent(): Promise<void> {
   const head = git(['rev-parse', '--short', 'HEAD']);
   const dirty = git(['status', '--porcelain', '--untracked-files=no']) !== '';
   let bName = bRoot;
+  let cleaned = false;
+  const cleanUp = (): void => {
+    if (cleaned) return;
+    cleaned = true;
+    const keep = process.argv.includes('--keep');
+    if (worktree && !keep) {
+      spawnSync('git', ['worktree', 'remove', '--force', bRoot], { cwd: ROOT });
+    } else if (worktree) {
+      console.log(`kept the worktree of B in ${bRoot} (git worktree remove --force ${bRoot})`);
+    }
+    rmSync(join(work, 'scifact.json'), { force: true });
+    rmSync(join(work, 'docs.json'), { force: true });
+    if (!worktree || !keep) rmSync(work, { recursive: true, force: true });
+  };
+  // Ctrl-C ends the running child and removes the temporary worktree.
+  const interrupted = (): void => {
+    running?.kill('SIGINT');
+    cleanUp();
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
   try {
     if (ref !== undefined && bDirFlag === undefined) {
       const problem = refProblem(ref);
@@ -500,15 +526,8 @@ async function parent(): Promise<void> {
         .join(' ')}`,
     );
   } finally {
-    if (worktree && !process.argv.includes('--keep')) {
-      spawnSync('git', ['worktree', 'remove', '--force', bRoot], { cwd: ROOT });
-    } else if (worktree) {
-      console.log(`kept the worktree of B in ${bRoot} (git worktree remove --force ${bRoot})`);
-    }
-    rmSync(join(work, 'scifact.json'), { force: true });
-    rmSync(join(work, 'docs.json'), { force: true });
-    if (!worktree || !process.argv.includes('--keep'))
-      rmSync(work, { recursive: true, force: true });
+    process.off('SIGINT', interrupted);
+    cleanUp();
   }
 }
 
