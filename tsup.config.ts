@@ -106,7 +106,6 @@ export default defineConfig([
     esbuildPlugins: [sharedEncodingTables, licenceNotices],
     noExternal: bundled,
     external: [
-      'vitest',
       'better-sqlite3',
       'pg',
       'redis',

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as runner from '../../src/testing/runner.js';
 import { testRateLimiter } from '../../src/testing/index.js';
@@ -78,5 +80,17 @@ describe('the conformance suites’ runner', () => {
       throw new Error('must not run');
     });
     expect(registered).toEqual(['skipped']);
+  });
+
+  it('no file of cortexis/testing imports a test framework (case files import ../runner.js)', () => {
+    const folder = join(import.meta.dirname, '../../src/testing');
+    const files = readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((file) =>
+      file.endsWith('.ts'),
+    );
+    expect(files.length).toBeGreaterThan(20);
+    const offenders = files.filter((file) =>
+      /from '(?:vitest|@jest\/globals|node:test)'/.test(readFileSync(join(folder, file), 'utf8')),
+    );
+    expect(offenders).toEqual([]);
   });
 });
