@@ -129,6 +129,13 @@ export default defineConfig([
     platform: 'node',
     target: 'node20',
     ...sourceMaps,
+    // The commands' modules are chunks of their own (`cli-*.js`), loaded when a command needs
+    // them: `--version` and `--help` load none, `ask` on an indexed folder no document parser.
+    splitting: true,
+    esbuildOptions(options) {
+      sourceMaps.esbuildOptions(options);
+      options.chunkNames = 'cli-[name]-[hash]';
+    },
     esbuildPlugins: [sharedEncodingTables, licenceNotices],
     noExternal: bundled,
     banner: { js: '#!/usr/bin/env node' },
