@@ -11,10 +11,12 @@
  *
  * and, in this process, the parts of `ask`: opening the index (`openIndex`) and the turn.
  *
- * Usage: npm run bench:cli [-- --runs 15 --documents 290 --data ../shared/data/scifact]
+ * Usage: npm run bench:cli [-- --runs 15 --documents 290 --data ../shared/data/scifact
+ *                            --baseline <an earlier build's dist/cli.js>]
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
@@ -28,6 +30,8 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '15' },
     documents: { type: 'string', default: '290' },
     data: { type: 'string', default: join(root, '../shared/data/scifact') },
+    // Another build of the CLI (e.g. of an earlier commit) timed in the same rounds, for ratios.
+    baseline: { type: 'string' },
   },
 });
 const runs = Number(values.runs);
@@ -66,10 +70,20 @@ const env = {
   OLLAMA_HOST: '',
 };
 
-async function wall(args: readonly string[]): Promise<number> {
+/** Prints the child's CPU time (user + system, ms) as the last line of its stderr. */
+const CPU_PROBE =
+  "data:text/javascript,process.on('exit',()=>{const u=process.cpuUsage();process.stderr.write('\\ncpu-ms '+(u.user+u.system)/1000+'\\n')})";
+
+/** Wall time of one child process and the CPU time it used (less sensitive to a loaded machine). */
+async function wall(args: readonly string[]): Promise<{ wall: number; cpu: number }> {
   const start = performance.now();
-  await run(process.execPath, args, { cwd: work, env, maxBuffer: 16 * 1024 * 1024 });
-  return performance.now() - start;
+  const { stderr } = await run(process.execPath, ['--import', CPU_PROBE, ...args], {
+    cwd: work,
+    env,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const elapsed = performance.now() - start;
+  return { wall: elapsed, cpu: Number(/cpu-ms ([\d.]+)\s*$/.exec(stderr)?.[1] ?? Number.NaN) };
 }
 
 function summary(samples: readonly number[]): string {
@@ -93,12 +107,22 @@ const cases: Record<string, readonly string[]> = {
   'cortexis --version': [cli, '--version'],
   'cortexis index (indexed)': [cli, 'index', corpus],
   'cortexis ask (indexed)': [cli, 'ask', corpus, QUESTION],
+  ...(values.baseline
+    ? {
+        'baseline --version': [values.baseline, '--version'],
+        'baseline ask (indexed)': [values.baseline, 'ask', corpus, QUESTION],
+      }
+    : {}),
 };
-const samples: Record<string, number[]> = Object.fromEntries(
-  Object.keys(cases).map((name) => [name, []]),
+const samples: Record<string, { wall: number[]; cpu: number[] }> = Object.fromEntries(
+  Object.keys(cases).map((name) => [name, { wall: [], cpu: [] }]),
 );
 for (let round = 0; round < runs; round++) {
-  for (const [name, args] of Object.entries(cases)) samples[name]!.push(await wall(args));
+  for (const [name, args] of Object.entries(cases)) {
+    const measured = await wall(args);
+    samples[name]!.wall.push(measured.wall);
+    samples[name]!.cpu.push(measured.cpu);
+  }
 }
 
 // The parts of `ask`, in this process (the sources, through tsx).
@@ -121,7 +145,25 @@ console.log(`cortexis CLI, ${runs} runs each (alternating), Node ${process.versi
 console.log(
   `corpus: ${values.documents} SciFact abstracts as Markdown files, ${chunksLine?.[2] ?? '?'} chunks; answer sources: ${answer.sources?.length ?? '?'}`,
 );
-for (const [name, times] of Object.entries(samples))
-  console.log(`${name.padEnd(28)} ${summary(times)}`);
+console.log(
+  `load average at the end: ${loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ')}`,
+);
+for (const [name, times] of Object.entries(samples)) {
+  console.log(`${name.padEnd(28)} wall ${summary(times.wall)}; CPU ${summary(times.cpu)}`);
+}
+if (values.baseline) {
+  const median = (list: readonly number[]) =>
+    [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
+  for (const [ours, theirs] of [
+    ['cortexis --version', 'baseline --version'],
+    ['cortexis ask (indexed)', 'baseline ask (indexed)'],
+  ] as const) {
+    const wallRatio = median(samples[ours]!.wall) / median(samples[theirs]!.wall);
+    const cpuRatio = median(samples[ours]!.cpu) / median(samples[theirs]!.cpu);
+    console.log(`${ours} / baseline: wall ×${wallRatio.toFixed(2)}, CPU ×${cpuRatio.toFixed(2)}`);
+  }
+}
 console.log(`${'open the index (in process)'.padEnd(28)} ${summary(opens.slice(1))}`);
 console.log(`${'turn (in process)'.padEnd(28)} ${summary(turns.slice(1))}`);

@@ -54,8 +54,9 @@ export async function stampSources(
     .update(
       JSON.stringify({
         version: STAMP_VERSION,
-        cwd: resolve('.'),
-        paths,
+        // Document ids are relative to the one path given, else to the working folder.
+        root: paths.length === 1 ? null : resolve('.'),
+        paths: paths.map((path) => resolve(path)),
         textField: fields.textField ?? null,
         titleField: fields.titleField ?? null,
         files,

@@ -161,3 +161,20 @@ describe('opening an indexed folder whose files were not touched', () => {
     }
   });
 });
+
+describe('the stamp of the files', () => {
+  it('does not depend on how the one path is spelled or where the command runs', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cortexis-stamp-'));
+    await writeFile(join(dir, 'a.md'), '# A\n\nText.\n');
+    await utimes(join(dir, 'a.md'), new Date(0), new Date(0));
+    const absolute = await stampSources([dir], {});
+    const cwd = process.cwd();
+    try {
+      process.chdir(tmpdir());
+      expect(await stampSources([join('.', dir.slice(tmpdir().length + 1))], {})).toBe(absolute);
+      expect(await stampSources([dir], { textField: 'body' })).not.toBe(absolute);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+});
