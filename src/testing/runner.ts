@@ -44,6 +44,11 @@ let chosen: TestRunner | undefined;
  * needed for a runner that is not detected (see the module comment).
  */
 export function useTestRunner(runner: TestRunner | undefined): void {
+  if (runner !== undefined && !isRunner(runner)) {
+    throw new ConfigError('useTestRunner needs describe, it, beforeEach and afterEach functions', [
+      { path: 'runner', message: 'describe, it, beforeEach and afterEach must be functions' },
+    ]);
+  }
   chosen = runner;
 }
 

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/errors/index.js';
 import * as runner from '../../src/testing/runner.js';
 import { testRateLimiter } from '../../src/testing/index.js';
 import { createMemoryRateLimiter } from '../../src/adapters/memory/rate-limiter.js';
@@ -66,6 +67,18 @@ describe('the conformance suites’ runner', () => {
     expect(recorded.bodies[0]!.length).toBe(0);
     await recorded.bodies[0]!();
     expect(ran).toBe(1);
+  });
+
+  it('refuses a runner that lacks a function, keeping the one in use', () => {
+    const bogus = [
+      {},
+      { describe: 'x', it: () => 0, beforeEach: () => 0, afterEach: () => 0 },
+      null,
+    ];
+    for (const runnerLike of bogus) {
+      expect(() => runner.useTestRunner(runnerLike as never)).toThrow(ConfigError);
+    }
+    expect(runner.currentRunner().describe).toBe(describe);
   });
 
   it('a runner without it.skip gets a test that does nothing', () => {
