@@ -1,5 +1,5 @@
 import { readFileSync, realpathSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Options } from 'tsup';
 
@@ -28,24 +28,14 @@ export const entries = {
 
 /**
  * The BPE tables (about 1 and 2 MB) are built once, as ES modules of their own in
- * `dist/encodings/`, and every build loads them from there with `import()` (a CommonJS file may
- * import an ES module): bundled, the ESM, CommonJS and CLI builds would each carry a copy.
+ * `dist/encodings/`, and every build (ESM, CommonJS, CLI) imports them from there at run time
+ * with a specifier bundlers do not follow (`src/adapters/tokenizer/gpt-tokenizer.ts`): no
+ * bundle inlines them, ours or a user's.
  */
 const encodingTables = {
   'encodings/cl100k_base': 'src/adapters/tokenizer/encodings/cl100k_base.ts',
   'encodings/o200k_base': 'src/adapters/tokenizer/encodings/o200k_base.ts',
 } as const;
-
-const sharedEncodingTables = {
-  name: 'shared-encoding-tables',
-  setup(build) {
-    build.onResolve({ filter: /\/encodings\/[a-z0-9_]+\.js$/ }, (args) =>
-      args.importer.includes('adapters/tokenizer')
-        ? { path: `./encodings/${basename(args.path)}`, external: true }
-        : undefined,
-    );
-  },
-} satisfies NonNullable<Options['esbuildPlugins']>[number];
 
 /**
  * Dependencies bundled into the build instead of installed: their modules, loaded one by one,
@@ -103,10 +93,9 @@ export default defineConfig([
     target: 'es2022',
     splitting: true,
     treeshake: true,
-    esbuildPlugins: [sharedEncodingTables, licenceNotices],
+    esbuildPlugins: [licenceNotices],
     noExternal: bundled,
     external: [
-      'vitest',
       'better-sqlite3',
       'pg',
       'redis',
@@ -130,7 +119,14 @@ export default defineConfig([
     platform: 'node',
     target: 'node20',
     ...sourceMaps,
-    esbuildPlugins: [sharedEncodingTables, licenceNotices],
+    // The commands' modules are chunks of their own (`cli-*.js`), loaded when a command needs
+    // them: `--version` and `--help` load none, `ask` on an indexed folder no document parser.
+    splitting: true,
+    esbuildOptions(options) {
+      sourceMaps.esbuildOptions(options);
+      options.chunkNames = 'cli-[name]-[hash]';
+    },
+    esbuildPlugins: [licenceNotices],
     noExternal: bundled,
     banner: { js: '#!/usr/bin/env node' },
   },

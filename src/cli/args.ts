@@ -2,7 +2,9 @@
  * Command-line parsing for the `cortexis` command (Node only): one `node:util` `parseArgs`
  * spec per command, strict (unknown flags are a `UsageError`), with the usage text of each.
  */
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { nearest } from './suggest.js';
 
 /** Exit codes of the `cortexis` command (documented in docs/cli.md). */
 export const EXIT = {
@@ -227,6 +229,41 @@ function modelValues(values: FlagValues, command: CommandName) {
   };
 }
 
+/** The flags of each command (for suggestions), without their dashes. */
+const FLAGS: Readonly<Record<CommandName, readonly string[]>> = {
+  ask: [...Object.keys(common), ...Object.keys(model), 'stream'],
+  chat: [...Object.keys(common), ...Object.keys(model), 'session'],
+  index: Object.keys(common),
+  sessions: ['help', 'json', 'limit'],
+};
+
+/** `Unknown option '--topk'` → the same, with `; did you mean '--top-k'?` when one is close. */
+function withSuggestion(message: string, command: CommandName): string {
+  const unknown = /^Unknown option '--([^'=]+)/.exec(message)?.[1];
+  if (unknown === undefined) return message;
+  const match = nearest(unknown, FLAGS[command]);
+  return match === undefined ? message : `${message}; did you mean '--${match}'?`;
+}
+
+/**
+ * `cortexis ask "question" docs/`: the last argument is a file or folder, so the question was
+ * not given last. A `UsageError` saying where the question goes (naming the argument that looks
+ * like the question, when one does).
+ */
+function checkQuestionLast(positionals: readonly string[], exists: (path: string) => boolean) {
+  const last = positionals[positionals.length - 1]!;
+  if (!exists(last)) return;
+  const misplaced = positionals
+    .slice(0, -1)
+    .find((argument) => !exists(argument) && (/\s/.test(argument) || argument.endsWith('?')));
+  throw new UsageError(
+    misplaced === undefined
+      ? `the question goes last, after the paths ('${last}' is a file or folder): cortexis ask <path...> "<question>"`
+      : `the question goes last, after the paths: cortexis ask <path...> "${misplaced}"`,
+    'ask',
+  );
+}
+
 /** Runs `parseArgs`, turning its errors (unknown or malformed flags) into `UsageError`s. */
 function guard<Result>(command: CommandName, parse: () => Result): Result {
   try {
@@ -234,7 +271,10 @@ function guard<Result>(command: CommandName, parse: () => Result): Result {
   } catch (error) {
     // parseArgs throws TypeErrors with codes such as ERR_PARSE_ARGS_UNKNOWN_OPTION.
     const message = error instanceof Error ? error.message : String(error);
-    throw new UsageError(message.replace(/\. To specify a positional.*$/s, ''), command);
+    throw new UsageError(
+      withSuggestion(message.replace(/\. To specify a positional.*$/s, ''), command),
+      command,
+    );
   }
 }
 
@@ -242,7 +282,11 @@ function guard<Result>(command: CommandName, parse: () => Result): Result {
  * Parses `argv` (without node and the script). Throws `UsageError` for an unknown command
  * or flag, a missing argument or a bad value.
  */
-export function parseCommandLine(argv: readonly string[]): ParsedCommand {
+export function parseCommandLine(
+  argv: readonly string[],
+  /** Whether a path exists (tests pass their own). */
+  exists: (path: string) => boolean = existsSync,
+): ParsedCommand {
   const [first, ...rest] = argv;
   if (first === undefined || first === '--help' || first === '-h') return { command: 'help' };
   if (first === 'help') {
@@ -255,8 +299,15 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   }
   if (first === '--version' || first === '-v') return { command: 'version' };
   if (!(COMMANDS as readonly string[]).includes(first)) {
+    const match = first.startsWith('--')
+      ? nearest(first.slice(2), ['help', 'version'])
+      : first.startsWith('-')
+        ? undefined
+        : nearest(first, COMMANDS);
+    const suggestion =
+      match === undefined ? '' : `; did you mean '${first.startsWith('--') ? '--' : ''}${match}'?`;
     throw new UsageError(
-      first.startsWith('-') ? `Unknown option '${first}'` : `Unknown command '${first}'`,
+      `${first.startsWith('-') ? `Unknown option '${first}'` : `Unknown command '${first}'`}${suggestion}`,
     );
   }
   const command = first as CommandName;
@@ -280,6 +331,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       }
       const question = positionals[positionals.length - 1]!;
       if (question.trim().length === 0) throw new UsageError('the question is empty', command);
+      checkQuestionLast(positionals, exists);
       return {
         command,
         paths: positionals.slice(0, -1),

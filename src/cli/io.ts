@@ -19,3 +19,8 @@ export interface CliIO {
 
 /** Environment variables, as `CliIO.env` holds them. */
 export type Env = Readonly<Record<string, string | undefined>>;
+
+/** No documents in the given paths (exit code 3). */
+export class NoDocumentsError extends Error {
+  override readonly name = 'NoDocumentsError';
+}

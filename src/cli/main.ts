@@ -13,16 +13,13 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, CortexisError } from '../errors/index.js';
 import { EXIT, parseCommandLine, USAGE, UsageError } from './args.js';
 import { describeChanges } from './incremental.js';
-import type { CliIO } from './io.js';
-import {
-  cacheRoot,
-  NoDocumentsError,
-  openIndex,
-  openSessionDatabase,
-  type OpenedIndex,
-} from './open-index.js';
-import { collectJson, printStream } from './print-answer.js';
-import { runRepl } from './repl.js';
+import { NoDocumentsError, type CliIO } from './io.js';
+import type { OpenedIndex } from './open-index.js';
+
+// The commands' modules load when a command needs them, not for `--help` or `--version`
+// (the build splits them into chunks of their own: see tsup.config.ts).
+const openIndexModule = () => import('./open-index.js');
+const printAnswerModule = () => import('./print-answer.js');
 
 /** The user who owns the CLI's sessions. */
 const CLI_USER = 'cli';
@@ -79,12 +76,17 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
       io.stdout.write(`${await packageVersion()}\n`);
       return EXIT.ok;
     case 'index': {
+      const { openIndex } = await openIndexModule();
       const opened = await openIndex(io, { ...parsed, indexOnly: true });
       if (parsed.json) io.stdout.write(`${JSON.stringify(changesJson(opened))}\n`);
       else io.stdout.write(`${describeChanges(opened.changes)} in ${opened.dir}\n`);
       return EXIT.ok;
     }
     case 'ask': {
+      const [{ openIndex }, { collectJson, printStream }] = await Promise.all([
+        openIndexModule(),
+        printAnswerModule(),
+      ]);
       const opened = await openIndex(io, parsed);
       const stream = opened.engine.stream({
         message: parsed.question,
@@ -101,6 +103,11 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
       return printed.failure ? EXIT.error : EXIT.ok;
     }
     case 'chat': {
+      const [{ cacheRoot, openIndex }, { printStream }, { runRepl }] = await Promise.all([
+        openIndexModule(),
+        printAnswerModule(),
+        import('./repl.js'),
+      ]);
       const opened = await openIndex(io, { ...parsed, persist: true });
       const { engine } = opened;
       if (parsed.session && !opened.persisted) throw sqliteMissing();
@@ -153,6 +160,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
       });
     }
     case 'sessions': {
+      const { cacheRoot, openSessionDatabase } = await openIndexModule();
       const stores = await openSessionDatabase(cacheRoot(env), { ...io, stderr: nullStream });
       if (!stores) throw sqliteMissing();
       const page = await stores.sessionStore.listSessions({

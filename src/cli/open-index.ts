@@ -18,17 +18,15 @@ import { createMemoryGraphStore } from '../adapters/memory/graph-store.js';
 import { createMemoryKeywordIndex } from '../adapters/memory/keyword-index.js';
 import { createMemoryVectorStore } from '../adapters/memory/vector-store.js';
 import type { ProviderName } from './args.js';
-import { FILE_TYPES, loadDocuments, type SkippedFile } from '../loaders/index.js';
+import type { SkippedFile } from '../loaders/walk.js';
 import { chooseProvider, describeModel } from './choose-provider.js';
 import { describeChanges, diffDocuments, hashDocuments, type IndexChanges } from './incremental.js';
-import type { CliIO, Env } from './io.js';
+import { NoDocumentsError, type CliIO, type Env } from './io.js';
 import { progressWriter } from './progress.js';
-import { loadSnapshot, restoreStores, saveSnapshot } from './snapshot.js';
+import { loadSnapshot, restoreStores, saveSnapshot, saveSnapshotSources } from './snapshot.js';
+import { stampSources, type SourceRecord } from './source-stamp.js';
 
-/** No documents in the given paths (exit code 3). */
-export class NoDocumentsError extends Error {
-  override readonly name = 'NoDocumentsError';
-}
+export { NoDocumentsError } from './io.js';
 
 /** The cache folder: `CORTEXIS_CACHE_DIR`, else `$XDG_CACHE_HOME/cortexis`, else `~/.cache/cortexis`. */
 export function cacheRoot(env: Env): string {
@@ -71,19 +69,8 @@ export async function openSessionDatabase(
 /** Skipped files listed on stderr; the rest are counted (`index --json` lists them all). */
 const SKIPPED_SHOWN = 20;
 
-/** Reads the documents under `paths` and reports every file skipped, with the reason. */
-async function readCorpus(
-  paths: readonly string[],
-  io: CliIO,
-  showProgress: boolean,
-  fields: { readonly textField?: string | undefined; readonly titleField?: string | undefined },
-): Promise<{ documents: IngestDocument[]; skipped: SkippedFile[] }> {
-  const progress = progressWriter(io, showProgress, 'Reading', 'files');
-  const { documents, skipped } = await loadDocuments(paths, {
-    ...(fields.textField === undefined ? {} : { textField: fields.textField }),
-    ...(fields.titleField === undefined ? {} : { titleField: fields.titleField }),
-    onProgress: ({ filesDone, filesTotal }) => progress(filesDone, filesTotal),
-  });
+/** Lists the skipped files on stderr (the first few; the rest are counted). */
+function reportSkipped(io: CliIO, skipped: readonly SkippedFile[]): void {
   for (const file of skipped.slice(0, SKIPPED_SHOWN)) {
     io.stderr.write(`Skipped ${file.path}: ${file.reason}\n`);
   }
@@ -92,6 +79,24 @@ async function readCorpus(
       `Skipped ${skipped.length - SKIPPED_SHOWN} more files (index --json lists them)\n`,
     );
   }
+}
+
+/** Reads the documents under `paths` and reports every file skipped, with the reason. */
+async function readCorpus(
+  paths: readonly string[],
+  io: CliIO,
+  showProgress: boolean,
+  fields: { readonly textField?: string | undefined; readonly titleField?: string | undefined },
+): Promise<{ documents: IngestDocument[]; skipped: SkippedFile[] }> {
+  // The parsers (marked, yaml, htmlparser2) load only when files are read.
+  const { FILE_TYPES, loadDocuments } = await import('../loaders/index.js');
+  const progress = progressWriter(io, showProgress, 'Reading', 'files');
+  const { documents, skipped } = await loadDocuments(paths, {
+    ...(fields.textField === undefined ? {} : { textField: fields.textField }),
+    ...(fields.titleField === undefined ? {} : { titleField: fields.titleField }),
+    onProgress: ({ filesDone, filesTotal }) => progress(filesDone, filesTotal),
+  });
+  reportSkipped(io, skipped);
   if (documents.length === 0) {
     throw new NoDocumentsError(
       `no documents found in ${paths.join(', ')} (readable: ${Object.keys(FILE_TYPES).join(' ')})`,
@@ -141,12 +146,6 @@ function freshStores() {
 export async function openIndex(io: CliIO, options: OpenOptions): Promise<OpenedIndex> {
   const env = io.env ?? {};
   const provider = options.indexOnly ? null : chooseProvider(env, options.provider, options.model);
-  const { documents: docs, skipped } = await readCorpus(
-    options.paths,
-    io,
-    options.progress,
-    options,
-  );
   const embedder = createHashingEmbedder();
   const { chunking } = resolveConfig({});
   // What besides the documents shapes the index; a change rebuilds it from scratch.
@@ -162,11 +161,9 @@ export async function openIndex(io: CliIO, options: OpenOptions): Promise<Opened
     .digest('hex');
   const root = cacheRoot(env);
   const dir = indexDir(root, options.paths);
-  const hashes = hashDocuments(docs);
-
+  const loaded = options.noCache ? null : await loadSnapshot(dir, settings).catch(() => null);
   let stores = freshStores();
   let previous: Readonly<Record<string, string>> | undefined;
-  const loaded = options.noCache ? null : await loadSnapshot(dir, settings).catch(() => null);
   if (loaded?.documents) {
     try {
       restoreStores(stores, loaded);
@@ -176,6 +173,27 @@ export async function openIndex(io: CliIO, options: OpenOptions): Promise<Opened
       stores = freshStores();
     }
   }
+  // Files untouched since the index was saved are not read again (see source-stamp.ts).
+  const stamp = options.noCache ? undefined : await stampSources(options.paths, options);
+  const untouched =
+    stamp !== undefined && previous !== undefined && loaded?.sources?.stamp === stamp
+      ? loaded.sources
+      : undefined;
+  let docs: IngestDocument[] = [];
+  let skipped: readonly SkippedFile[];
+  let hashes: Record<string, string>;
+  if (untouched) {
+    reportSkipped(io, untouched.skipped);
+    skipped = untouched.skipped;
+    hashes = { ...previous };
+  } else {
+    ({ documents: docs, skipped } = await readCorpus(options.paths, io, options.progress, options));
+    hashes = hashDocuments(docs);
+  }
+  const documentCount = untouched ? untouched.documents : docs.length;
+  const sources: SourceRecord | undefined =
+    stamp === undefined ? undefined : { stamp, documents: documentCount, skipped };
+
   const { vectors, keywords, graph } = stores;
   const sessions = options.persist ? await openSessionDatabase(root, io) : undefined;
   const engine = createChatEngine({
@@ -205,23 +223,28 @@ export async function openIndex(io: CliIO, options: OpenOptions): Promise<Opened
       `Indexed ${result.documents} documents (${result.chunks} chunks) in ${Math.round(result.durationMs)} ms\n`,
     );
   } else {
-    io.stderr.write(`Loaded the index of ${changes.unchanged} unchanged documents from ${dir}\n`);
+    io.stderr.write(
+      `Loaded the index of ${changes.unchanged} unchanged documents from ${dir}${untouched ? ' (no file touched since it was saved)' : ''}\n`,
+    );
   }
   if (!options.indexOnly) io.stderr.write(`${describeChanges(changes)}\n\n`);
   if (previous === undefined || toIngest.length > 0 || changes.removed.length > 0) {
-    await saveSnapshot(dir, { vectors, keywords, graph }, settings, hashes).catch(
+    await saveSnapshot(dir, { vectors, keywords, graph }, settings, hashes, sources).catch(
       (error: unknown) => {
         io.stderr.write(
           `(could not save the index: ${error instanceof Error ? error.message : String(error)})\n`,
         );
       },
     );
+  } else if (sources && !untouched) {
+    // Files were touched but not changed: keep their new stamp, so the next run reads none.
+    await saveSnapshotSources(dir, sources).catch(() => undefined);
   }
   return {
     engine,
     changes,
     dir,
-    documents: docs.length,
+    documents: documentCount,
     skipped,
     persisted: sessions !== undefined,
   };

@@ -16,6 +16,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CortexisError } from '../errors/index.js';
+import { parseSourceRecord, type SourceRecord } from './source-stamp.js';
 
 /** A store that can save itself to bytes and load them back (the in-memory stores). */
 export interface SnapshotStore {
@@ -41,6 +42,8 @@ export interface SnapshotStores {
  */
 export type LoadedSnapshot = { -readonly [Key in keyof SnapshotStores]?: Uint8Array } & {
   documents?: Record<string, string>;
+  /** The stamp of the files the index was built from, when it was saved with one. */
+  sources?: SourceRecord;
 };
 
 const MANIFEST = 'manifest.json';
@@ -58,6 +61,7 @@ export async function saveSnapshot(
   stores: SnapshotStores,
   fingerprint: string,
   documents?: Readonly<Record<string, string>>,
+  sources?: SourceRecord,
 ): Promise<void> {
   await mkdir(dir, { recursive: true });
   await rm(join(dir, MANIFEST), { force: true });
@@ -76,11 +80,31 @@ export async function saveSnapshot(
     fingerprint,
     files,
     ...(documents ? { documents } : {}),
+    ...(sources ? { sources } : {}),
     createdAt: new Date().toISOString(),
   };
+  await writeManifest(dir, manifest);
+}
+
+async function writeManifest(dir: string, manifest: Record<string, unknown>): Promise<void> {
   const temporary = join(dir, `${MANIFEST}.${process.pid}.tmp`);
   await writeFile(temporary, `${JSON.stringify(manifest, null, 2)}\n`);
   await rename(temporary, join(dir, MANIFEST));
+}
+
+/**
+ * Replaces the file stamp in the manifest of `dir` (the index itself is unchanged: files were
+ * touched, not changed). Does nothing when the manifest is not one `loadSnapshot` would read.
+ */
+export async function saveSnapshotSources(dir: string, sources: SourceRecord): Promise<void> {
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(await readFile(join(dir, MANIFEST), 'utf8'));
+  } catch {
+    return;
+  }
+  if (!isRecord(manifest) || manifest['version'] !== MANIFEST_VERSION) return;
+  await writeManifest(dir, { ...manifest, sources });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -133,6 +157,8 @@ export async function loadSnapshot(
     }
     loaded.documents = { ...(documents as Record<string, string>) };
   }
+  const sources = parseSourceRecord(manifest['sources']);
+  if (sources) loaded.sources = sources;
   return loaded;
 }
 

@@ -14,6 +14,8 @@ import { createMemoryRateLimiter } from '../adapters/memory/rate-limiter.js';
 import { createMemorySessionStore } from '../adapters/memory/session-store.js';
 import { createMemoryVectorStore } from '../adapters/memory/vector-store.js';
 import { withCountCache, type CountCachedTokenizer } from '../adapters/tokenizer/count-cache.js';
+import { ConfigError } from '../errors/index.js';
+import { createEstimateTokenizer } from '../adapters/tokenizer/estimate.js';
 import { createGptTokenizer } from '../adapters/tokenizer/gpt-tokenizer.js';
 import { createGraphIndexer } from '../ingest/graph.js';
 import { createLearnedBoost } from '../learning/learned-boost.js';
@@ -132,6 +134,20 @@ export type EngineParts = ReturnType<typeof createEngineParts>;
 export type TurnHooks = Pick<EngineRuntime, 'endSession' | 'afterTurn'>;
 
 /**
+ * The default tokenizer: cl100k_base, loaded from the package's `encodings/` folder. Where that
+ * table cannot be loaded (a single-file bundle without the folder, and no `tokenizer` given),
+ * the engine reports the `ConfigError` as an `error` event and counts with an estimate (4 bytes
+ * of UTF-8 per token) instead of failing every ingest and turn.
+ */
+function defaultTokenizer(onFallback: (error: unknown) => void): Promise<Tokenizer> {
+  return createGptTokenizer().catch((error: unknown) => {
+    if (!ConfigError.isInstance(error)) throw error;
+    onFallback(error);
+    return createEstimateTokenizer();
+  });
+}
+
+/**
  * The tokenizer and the turn runtime, each loaded once on first use; the token-count cache
  * of the turns (absent before the first turn).
  */
@@ -148,7 +164,9 @@ export function createLazyRuntime(
   // counts each text once and uses the tokenizer as it is.
   let tokenizer: Promise<Tokenizer> | undefined;
   const loadTokenizer = (): Promise<Tokenizer> =>
-    (tokenizer ??= resolved.tokenizer ? Promise.resolve(resolved.tokenizer) : createGptTokenizer());
+    (tokenizer ??= resolved.tokenizer
+      ? Promise.resolve(resolved.tokenizer)
+      : defaultTokenizer((error) => events.emit('error', { where: 'tokenizer', error })));
   let turnRuntime: Promise<EngineRuntime> | undefined;
   let countCache: CountCachedTokenizer | undefined;
   const runtime = (): Promise<EngineRuntime> =>

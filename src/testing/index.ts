@@ -1,6 +1,8 @@
 /**
- * `cortexis/testing`: conformance suites for adapter authors and a scripted mock LLM.
- * Each suite registers a vitest `describe` block (vitest is a peer dependency).
+ * `cortexis/testing`: conformance suites for adapter authors, a scripted mock LLM and a faulty
+ * LLM for abort and fault tests. Each suite registers a `describe` block with the test runner
+ * it finds (vitest, jest, `node:test`; or the one given to `useTestRunner`) and asserts with
+ * its own `expect`: no test framework is needed to import this entry.
  *
  * @example
  * ```ts
@@ -24,6 +26,19 @@ export type {
   MockLLMSettings,
   MockLLMText,
 } from './mock-llm.js';
+export { createFaultyLLM } from './faulty-llm.js';
+export type {
+  FaultyLLM,
+  FaultyLLMCall,
+  FaultyLLMOutcome,
+  FaultyLLMSettings,
+  LLMFault,
+  LLMFaultScript,
+  LLMFaultStatus,
+} from './faulty-llm.js';
+export { useTestRunner } from './runner.js';
+export type { TestBody, TestRunner } from './runner.js';
+export { ConformanceAssertionError } from './expect.js';
 export type { SkipReasons, SuiteOptions } from './shared.js';
 export { testVectorStore } from './test-vector-store.js';
 export type { VectorStoreCapability, VectorStoreSuiteOptions } from './test-vector-store.js';

@@ -1,4 +1,4 @@
-import { expect } from 'vitest';
+import { expect } from './expect.js';
 import { CortexisError } from '../errors/index.js';
 import type { ErrorCode } from '../errors/index.js';
 import { ulid } from '../util/ids.js';

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from './runner.js';
 import type { GraphEdge, GraphNode, GraphStore } from '../ports/graph-store.js';
 import {
   abortedSignal,

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from './runner.js';
 import type { Metadata, MetadataFilter } from '../ports/common.js';
 import type { KeywordIndex, KeywordRecord } from '../ports/keyword-index.js';
 import {

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from './runner.js';
 import type { FeedbackRecord } from '../ports/chat-records.js';
 import type { BeginTrajectory, LearningSink, RecordStep } from '../ports/learning-sink.js';
 import { ulid } from '../util/ids.js';

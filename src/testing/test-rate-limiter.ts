@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from './runner.js';
 import type { RateLimitDecision, RateLimiter } from '../ports/rate-limiter.js';
 import { abortedSignal, expectErrorCode, titled, uniqueName, type SkipReasons } from './shared.js';
 

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from './runner.js';
 import type { SessionRecord } from '../ports/chat-records.js';
 import type { SessionStore } from '../ports/session-store.js';
 import { ulid } from '../util/ids.js';

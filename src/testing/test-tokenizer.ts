@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from './runner.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
 import { titled, type SkipReasons, type SuiteOptions } from './shared.js';
 

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from './runner.js';
 import type { MetadataFilter, Metadata } from '../ports/common.js';
 import type { VectorRecord, VectorStore } from '../ports/vector-store.js';
 import {

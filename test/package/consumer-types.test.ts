@@ -31,7 +31,6 @@ const specifier = (subpath: string) =>
  */
 const ALLOWED_IN_EVERY_SUBPATH = ['zod'];
 const PEERS_OF: Record<string, readonly string[]> = {
-  './testing': ['vitest'],
   './sqlite': ['better-sqlite3'],
   './postgres': ['pg'],
   './redis': ['redis'],

@@ -131,7 +131,12 @@ export function loadHnswLibrary(): Promise<HnswLibrary> {
     methods.forEach((method, index) => (console[method] = filters[index]!));
     try {
       // The package has no `main`/`exports` (only a bundler `module` field): Node needs the path.
-      const { loadHnswlib } = await import('hnswlib-wasm/dist/hnswlib.js');
+      // A specifier bundlers do not follow: no bundle inlines the 700 KB library; a browser
+      // bundle that wants the graph injects it (`loadHnswlib`), else search stays exact.
+      const specifier = 'hnswlib-wasm/dist/hnswlib.js';
+      const { loadHnswlib } = (await import(
+        /* webpackIgnore: true */ /* @vite-ignore */ specifier
+      )) as typeof import('hnswlib-wasm/dist/hnswlib.js');
       return await loadHnswlib();
     } finally {
       methods.forEach((method, index) => {

@@ -1,11 +1,11 @@
 /**
  * `Tokenizer` for OpenAI's BPE encodings. Each encoding's table ships with cortexis as its own
- * module, loaded with a dynamic import on first use: importing cortexis does not load it, and
- * bundlers split it into a chunk of its own. Browser hosts that would rather fetch the table
- * pass it to `createBpeTokenizer` instead.
+ * module (`dist/encodings/`), loaded with a dynamic import on first use: importing cortexis does
+ * not load it, and bundlers never inline it (the specifier is not one they follow). Browser hosts
+ * that would rather fetch the table pass it to `createBpeTokenizer` instead.
  * @module
  */
-import { ValidationError } from '../../errors/index.js';
+import { ConfigError, ValidationError } from '../../errors/index.js';
 import type { Tokenizer } from '../../ports/tokenizer.js';
 import { createBpeTokenizer, type BpeEncodingData } from './bpe.js';
 
@@ -21,11 +21,34 @@ export interface GptTokenizerSettings {
   readonly encoding?: GptEncodingName | undefined;
 }
 
-// Literal specifiers, one per encoding, so bundlers can split each table into its own chunk.
-const loaders: Record<GptEncodingName, () => Promise<{ default: BpeEncodingData }>> = {
-  cl100k_base: () => import('./encodings/cl100k_base.js'),
-  o200k_base: () => import('./encodings/o200k_base.js'),
+/** Where each table's module is, relative to this module (in the package: `dist/encodings/`). */
+const tables: Record<GptEncodingName, string> = {
+  cl100k_base: './encodings/cl100k_base.js',
+  o200k_base: './encodings/o200k_base.js',
 };
+
+/**
+ * Imports a table by a specifier bundlers do not follow, so that no bundle inlines the tables
+ * (1 and 2 MB): they are loaded at run time from the `encodings/` folder next to the code, as
+ * the package ships it. A host whose bundle has no such folder injects a table instead
+ * (`createBpeTokenizer({ data })`).
+ */
+async function loadTable(encoding: GptEncodingName): Promise<{ default: BpeEncodingData }> {
+  const specifier = tables[encoding];
+  try {
+    return (await import(/* webpackIgnore: true */ /* @vite-ignore */ specifier)) as {
+      default: BpeEncodingData;
+    };
+  } catch (error) {
+    throw new ConfigError(
+      `The ${encoding} tokenizer table could not be loaded from ${specifier} (next to cortexis's code). ` +
+        'A bundle must keep the encodings/ folder of cortexis/dist next to it, or pass ' +
+        '`tokenizer: createBpeTokenizer({ data })` with a table the host loads itself.',
+      [{ path: 'tokenizer', message: `${encoding} table not found at ${specifier}` }],
+      { cause: error },
+    );
+  }
+}
 
 const loaded = new Map<GptEncodingName, Promise<Tokenizer>>();
 
@@ -35,15 +58,15 @@ const loaded = new Map<GptEncodingName, Promise<Tokenizer>>();
  */
 export async function createGptTokenizer(settings: GptTokenizerSettings = {}): Promise<Tokenizer> {
   const encoding = settings.encoding ?? 'cl100k_base';
-  if (!Object.hasOwn(loaders, encoding)) {
-    const message = `encoding must be one of ${Object.keys(loaders).join(', ')}`;
+  if (!Object.hasOwn(tables, encoding)) {
+    const message = `encoding must be one of ${Object.keys(tables).join(', ')}`;
     throw new ValidationError(`Invalid tokenizer settings: ${message}`, [
       { path: 'encoding', message },
     ]);
   }
   let tokenizer = loaded.get(encoding);
   if (!tokenizer) {
-    tokenizer = loaders[encoding]().then((module) => createBpeTokenizer({ data: module.default }));
+    tokenizer = loadTable(encoding).then((module) => createBpeTokenizer({ data: module.default }));
     // A failed load is not cached, so a later call can try again.
     tokenizer.catch(() => loaded.delete(encoding));
     loaded.set(encoding, tokenizer);

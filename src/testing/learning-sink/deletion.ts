@@ -2,7 +2,7 @@
  * Conformance case of `LearningSink.deleteSession`: it removes a session's trajectories, steps
  * and feedback, and nothing of other sessions.
  */
-import { expect, it } from 'vitest';
+import { expect, it } from '../runner.js';
 import { ulid } from '../../util/ids.js';
 import type { LearningSinkCaseContext } from './context.js';
 

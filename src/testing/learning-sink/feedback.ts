@@ -3,7 +3,7 @@
  * (adjusting `totalReward`), the latest feedback per message wins, and `listFeedback` reads
  * by message, by session or since a time, oldest first.
  */
-import { expect, it } from 'vitest';
+import { expect, it } from '../runner.js';
 import type { FeedbackRecord } from '../../ports/chat-records.js';
 import { ulid } from '../../util/ids.js';
 import type { LearningSinkCaseContext } from './context.js';

@@ -2,7 +2,7 @@
  * Conformance cases of `LearningSink.findPatterns`: ended trajectories ranked by shared query
  * terms × quality, optionally of one user only.
  */
-import { expect, it } from 'vitest';
+import { expect, it } from '../runner.js';
 import { ulid } from '../../util/ids.js';
 import type { LearningSinkCaseContext } from './context.js';
 

@@ -3,7 +3,7 @@
  * `k` with `validation_error` (storing nothing), and calls with an aborted signal with
  * `aborted`.
  */
-import { expect, it } from 'vitest';
+import { expect, it } from '../runner.js';
 import type { FeedbackRecord } from '../../ports/chat-records.js';
 import { ulid } from '../../util/ids.js';
 import { abortedSignal, expectErrorCode, titled, type SkipReasons } from '../shared.js';

@@ -3,7 +3,7 @@
  * 1, 2, … per trajectory with `stepCount` and `totalReward`, idempotent ending, unknown
  * trajectories rejected with `not_found`, rewards outside [-1, 1] with `validation_error`.
  */
-import { expect, it } from 'vitest';
+import { expect, it } from '../runner.js';
 import { ulid } from '../../util/ids.js';
 import { expectErrorCode, titled, type SkipReasons } from '../shared.js';
 import type { LearningSinkCaseContext } from './context.js';

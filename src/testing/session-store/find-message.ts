@@ -2,7 +2,7 @@
  * Conformance cases of `SessionStore.findMessage`: the user message with a request id, the
  * newest answer to a message, within the given session only.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from '../runner.js';
 import type { SessionStore } from '../../ports/session-store.js';
 import { ulid } from '../../util/ids.js';
 import { makeAnswer, makeMessage, type SessionStoreCaseContext } from './fixtures.js';

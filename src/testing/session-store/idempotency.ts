@@ -2,7 +2,7 @@
  * Conformance cases of `SessionStore` idempotency keys: one user message per request id and
  * one whole answer per user message (`conflict`, also under concurrent appends).
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from '../runner.js';
 import type { SessionStore } from '../../ports/session-store.js';
 import { expectErrorCode } from '../shared.js';
 import { makeAnswer, makeMessage, type SessionStoreCaseContext } from './fixtures.js';

@@ -2,7 +2,7 @@
  * Conformance cases of `SessionStore.listSessions`: owner only, newest first by createdAt then
  * id, cursor pages that stay correct when sessions are added between pages.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from '../runner.js';
 import type { SessionRecord } from '../../ports/chat-records.js';
 import type { SessionStore } from '../../ports/session-store.js';
 import { uniqueName } from '../shared.js';

@@ -3,7 +3,7 @@
  * session, duplicate ids leave nothing applied), `listMessages` order, limit and offset,
  * `countMessages` and `getMessage`.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from '../runner.js';
 import type { SessionStore } from '../../ports/session-store.js';
 import { ulid } from '../../util/ids.js';
 import { expectErrorCode } from '../shared.js';

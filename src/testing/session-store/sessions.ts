@@ -2,7 +2,7 @@
  * Conformance cases of `SessionStore` sessions: create, duplicate ids, get, update, delete
  * with its messages, and isolation of stored state from the objects passed in or handed out.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from '../runner.js';
 import type { Source } from '../../ports/chat-records.js';
 import type { SessionStore } from '../../ports/session-store.js';
 import { ulid } from '../../util/ids.js';

@@ -3,7 +3,7 @@
  * messages marked, `uncoveredOnly` listing, unknown or foreign covered ids leave nothing
  * applied) and `countMessages` of one role.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from '../runner.js';
 import type { MessageRecord, SessionRecord } from '../../ports/chat-records.js';
 import type { SessionStore } from '../../ports/session-store.js';
 import { ulid } from '../../util/ids.js';
