@@ -1,6 +1,8 @@
 /**
  * Questions on the `openai` package's README (one large file). Written before the engine was
- * run on it. Split: even positions of each list tune, odd positions test.
+ * run on it. Split: unanswerable, off-topic and follow-up questions
+ * alternate (even positions tune, odd test); answerable ones alternate within each answer kind
+ * (`splitsByKind` in `../grade.ts`).
  */
 import type { QuestionSet } from './types.js';
 

@@ -1,6 +1,8 @@
 /**
  * Questions on undici's API reference pages (28 pages of `docs/docs/api`). Written before the
- * engine was run on them. Split: even positions of each list tune, odd positions test.
+ * engine was run on them. Split: unanswerable, off-topic and follow-up questions
+ * alternate (even positions tune, odd test); answerable ones alternate within each answer kind
+ * (`splitsByKind` in `../grade.ts`).
  */
 import type { QuestionSet } from './types.js';
 

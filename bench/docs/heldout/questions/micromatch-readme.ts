@@ -77,7 +77,7 @@ export const micromatchReadme: QuestionSet = {
       question: 'What is the regex equivalent of the extglob ?(pattern)?',
       fact: '`(pattern)?`',
       files: README,
-      pattern: /\(pattern\)\?/,
+      pattern: /(?<!\?)\(pattern\)\?/,
       kind: 'table',
     },
     {
@@ -119,7 +119,7 @@ export const micromatchReadme: QuestionSet = {
       question: 'Which method returns a matcher function from a glob pattern?',
       fact: '`.matcher`',
       files: README,
-      pattern: /matcher\b/,
+      pattern: /\.matcher\b|matcher\(/,
       kind: 'heading',
     },
   ],
