@@ -9,7 +9,7 @@
  * Graded automatically: an answerable question is correct when no stage refused and the
  * question's pattern matches the answer text; the top source is right when it is a file that
  * states the fact; unanswerable and off-topic questions should be refused (any stage: guard,
- * model, judge). Calibration is over every answer not refused. Reported per split (tune,
+ * model, judge: the answer's `refused` field). Calibration is over every answer not refused. Reported per split (tune,
  * test; held-out sets apart) and per corpus.
  *
  *   npm run bench:docs                          # tuning sets, tune and test reported apart
@@ -22,7 +22,6 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createChatEngine, type ChatResponse } from '../src/index.js';
 import { loadDocuments } from '../src/loaders/index.js';
-import { isRefusalText } from '../src/text/refusal.js';
 import {
   casesOf,
   gradeReply,
@@ -40,18 +39,11 @@ import type { QuestionSet } from './docs/questions/types.js';
 
 const DOCS_DIR = join(import.meta.dirname, 'docs');
 
-/** Whether any stage refused: the answer's `refused` field where the engine has one. */
-function refusedOf(reply: ChatResponse): boolean {
-  const withField = reply as ChatResponse & { readonly refused?: unknown };
-  if ('refused' in withField) return withField.refused !== null && withField.refused !== false;
-  return reply.guard || isRefusalText(reply.text);
-}
-
 /** The graded view of a reply. */
 function toDocsReply(reply: ChatResponse): DocsReply {
   return {
     text: reply.text,
-    refused: refusedOf(reply),
+    refused: reply.refused !== null,
     topFile: reply.sources[0]?.documentId ?? null,
     level: reply.confidence.level,
     overall: reply.confidence.overall,

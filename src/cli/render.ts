@@ -91,6 +91,7 @@ export function answerJson(response: ChatResponse, route: string | null): Record
     citations: response.citations,
     route,
     guard: response.guard,
+    refused: response.refused,
     status: response.status,
     model: response.model,
     sessionId: response.sessionId,
