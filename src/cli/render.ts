@@ -56,7 +56,6 @@ const PRINTED_SNIPPET = 140;
 
 /** Text safe to print on a terminal: control characters (escape sequences, NUL) become spaces. */
 function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
 }
 

@@ -8,6 +8,7 @@ import {
 } from '../../../src/index.js';
 import { NO_ANSWER_TEXT } from '../../../src/adapters/extractive/answer.js';
 import type { LLMProvider, LLMResult } from '../../../src/ports/llm-provider.js';
+import { refusalFromMetadata, refusalMetadata } from '../../../src/pipeline/turn/idempotency.js';
 import { createMockLLM } from '../../../src/testing/index.js';
 import { handbook } from '../../fixtures/handbook.js';
 
@@ -133,5 +134,40 @@ describe('refused: one field tells every refusal', () => {
     expect(retried.refused).toEqual({ by: 'model', reason: 'no-answer' });
     const stored = await sessionStore.getMessage(first.messageId);
     expect(stored?.metadata).toEqual({ refusedBy: 'model', refusedReason: 'no-answer' });
+  });
+});
+
+describe('the refusal stored with an answer', () => {
+  const stored = (metadata: Record<string, string | number | null>, guard = false) =>
+    ({ metadata, guard }) as unknown as Parameters<typeof refusalFromMetadata>[0];
+
+  it('round-trips every refusal through the message metadata', () => {
+    for (const refusal of [
+      { by: 'guard', reason: 'no-sources' },
+      { by: 'guard', reason: 'low-similarity' },
+      { by: 'model', reason: 'no-answer' },
+      { by: 'judge', reason: 'unsupported' },
+    ] as const) {
+      expect(refusalFromMetadata(stored({ ...refusalMetadata(refusal) }))).toEqual(refusal);
+    }
+    expect(refusalMetadata(null)).toEqual({});
+  });
+
+  it('ignores hostile or unknown stored values: NUL, lone surrogates, huge strings, numbers', () => {
+    for (const [by, reason] of [
+      ['guard\u0000', 'no-sources'],
+      ['\ud800', 'no-answer'],
+      ['model', 'x'.repeat(1_000_000)],
+      [1, 'unsupported'],
+      ['__proto__', 'constructor'],
+      [null, null],
+    ] as const) {
+      expect(refusalFromMetadata(stored({ refusedBy: by, refusedReason: reason }))).toBeNull();
+      // an answer stored as a guard answer stays the guard's
+      expect(refusalFromMetadata(stored({ refusedBy: by, refusedReason: reason }, true))).toEqual({
+        by: 'guard',
+        reason: 'low-similarity',
+      });
+    }
   });
 });
