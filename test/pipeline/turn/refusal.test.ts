@@ -138,7 +138,7 @@ describe('refused: one field tells every refusal', () => {
 });
 
 describe('the refusal stored with an answer', () => {
-  const stored = (metadata: Record<string, string | number | null>, guard = false) =>
+  const stored = (metadata: Record<string, string | number | boolean | null>, guard = false) =>
     ({ metadata, guard }) as unknown as Parameters<typeof refusalFromMetadata>[0];
 
   it('round-trips every refusal through the message metadata', () => {
