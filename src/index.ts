@@ -70,6 +70,7 @@ export {
   type TextLanguage,
 } from './text/language-detection.js';
 export { redactPII } from './text/redact.js';
+export { isRefusalText } from './text/refusal.js';
 export { createExtractiveProvider } from './adapters/extractive/provider.js';
 export { createGptTokenizer } from './adapters/tokenizer/gpt-tokenizer.js';
 export { createBpeTokenizer } from './adapters/tokenizer/bpe.js';

@@ -120,6 +120,12 @@ export interface ChatResponse {
   readonly citations: CitationReport;
   /** True when guard mode answered (no sufficiently relevant sources, or the judge blocked). */
   readonly guard: boolean;
+  /**
+   * Which stage refused to answer, and why; null when the turn answered. Set whichever stage
+   * refused: the guard (too little evidence), the model (it wrote a refusal itself), or the
+   * judge (policy `block`). An app that checks one field for "no answer" checks this one.
+   */
+  readonly refused: Refusal | null;
   /** Per-claim grounding of the answer; null for guard, small-talk and quit answers or judge `off`. */
   readonly grounding: Grounding | null;
   /** `complete`, or `degraded` when retrieval failed and the answer has no context. */
@@ -151,6 +157,17 @@ export interface ChatResponse {
   readonly historyCompacted: boolean;
   /** ISO-8601 UTC. */
   readonly createdAt: string;
+}
+
+/** A refusal to answer: which stage refused, and why (`ChatResponse.refused`). */
+export interface Refusal {
+  /** `guard`: too little evidence; `model`: the model wrote a refusal; `judge`: policy `block`. */
+  readonly by: 'guard' | 'model' | 'judge';
+  /**
+   * Why: the guard's `no-sources` or `low-similarity`, the model's `no-answer`, the judge's
+   * `unsupported` (the answer's claims were not supported by its sources).
+   */
+  readonly reason: 'no-sources' | 'low-similarity' | 'no-answer' | 'unsupported';
 }
 
 /** An earlier message recalled into a turn's prompt (its text is in that session's history). */

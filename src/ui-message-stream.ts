@@ -10,7 +10,7 @@ import type { CitationReport } from './pipeline/cite.js';
 import type { ClaimGrounding, Grounding } from './pipeline/judge.js';
 import type { Confidence, MessageStatus, Source } from './ports/chat-records.js';
 import type { LLMUsage } from './ports/llm-provider.js';
-import type { ChatResponse, ChatStreamPart, SerializedError } from './types.js';
+import type { ChatResponse, ChatStreamPart, Refusal, SerializedError } from './types.js';
 import { ulid } from './util/ids.js';
 import { clientError, publicMessage, type ErrorBody } from './errors/client.js';
 
@@ -83,6 +83,8 @@ export type CortexisUIMessageMetadata =
       readonly usage: LLMUsage | null;
       /** True when the message was the quit word and the conversation has ended. */
       readonly ended: boolean;
+      /** Which stage refused to answer (guard, model, judge) and why; null when it answered. */
+      readonly refused: Refusal | null;
       /** ISO-8601 UTC. */
       readonly createdAt: string;
     }
@@ -186,6 +188,7 @@ function answerMetadata(response: ChatResponse): CortexisUIMessageMetadata {
     model: response.model,
     usage: response.usage,
     ended: response.ended,
+    refused: response.refused,
     createdAt: response.createdAt,
   };
 }

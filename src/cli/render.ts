@@ -51,36 +51,109 @@ function pagesOf(source: Source): string {
     : `, p. ${page}`;
 }
 
-/** The sources block printed under an answer, best first. */
+/** Printed snippets stop near this many characters. */
+const PRINTED_SNIPPET = 140;
+
+/** Text safe to print on a terminal: control characters (escape sequences, NUL) become spaces. */
+function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
+}
+
+/**
+ * Where a source sits in its document, for a reader: its heading path without the document's
+ * own title (the first heading, shown when the source sits under nothing else), else the title
+ * or the document id.
+ */
+export function sourcePlace(source: Source): string {
+  const path = (source.section ?? '').split(' › ').filter((heading) => heading.trim() !== '');
+  if (path.length > 1 && path[0] === source.title) path.shift();
+  const place = path.length > 0 ? path.join(' › ') : (source.title ?? source.documentId);
+  return printable(place).replace(/\s+/g, ' ').trim();
+}
+
+/** A source's snippet, flattened and cut near `PRINTED_SNIPPET` characters at a word. */
+function printedSnippet(snippet: string): string {
+  const wasCut = snippet.trimEnd().endsWith('…');
+  const flat = printable(snippet).replace(/\s+/g, ' ').trim().replace(/…$/, '');
+  if (flat.length <= PRINTED_SNIPPET) return wasCut ? `${flat}…` : flat;
+  const cut = flat.slice(0, PRINTED_SNIPPET);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > PRINTED_SNIPPET * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/**
+ * The sources block printed under an answer, in label order (S1 first, the retrieval's rank):
+ * each source's section (heading path), file, page and score, then a short snippet.
+ */
 export function renderSources(sources: readonly Source[]): string {
   if (sources.length === 0) return 'Sources: none';
-  const lines = sortByScore(sources).map(
-    (source) =>
-      `  [${source.id}] ${source.title ?? source.documentId} (${source.documentId}${pagesOf(source)}) score ${source.score.toFixed(2)}`,
-  );
+  const lines = sources.flatMap((source) => {
+    const head = `  [${source.id}] ${sourcePlace(source)} (${printable(source.documentId)}${pagesOf(source)}) score ${source.score.toFixed(2)}`;
+    const snippet = printedSnippet(source.snippet);
+    return snippet === '' ? [head] : [head, `       ${snippet}`];
+  });
   return ['Sources:', ...lines].join('\n');
 }
 
-/** The confidence line printed under an answer. */
+/** What a confidence score may carry besides its factors and weights (how it was computed). */
+type ConfidenceTerms = Confidence & {
+  readonly mode?: string | undefined;
+  readonly fitted?:
+    | {
+        readonly bias: number;
+        readonly topScoreWeight: number;
+        readonly topScore: number;
+        readonly probability: number;
+        readonly calibration: readonly (readonly [number, number])[] | null;
+      }
+    | undefined;
+  readonly cappedAt?: number | null | undefined;
+};
+
+const FACTOR_NAMES = {
+  sourceQuality: 'quality',
+  sourceDiversity: 'diversity',
+  semanticCohesion: 'cohesion',
+  graphContext: 'graph',
+  llmCertainty: 'certainty',
+} as const;
+
+/**
+ * The confidence line printed under an answer: the level and `overall`, then the breakdown it
+ * comes from, each factor with the weight applied (`quality 0.66×0.40`), and what else the
+ * score reports (its mode, the fitted model's bias, top score and probability, a cap).
+ */
 export function renderConfidence(confidence: Confidence): string {
-  const parts = [
-    `quality ${confidence.sourceQuality.toFixed(2)}`,
-    `diversity ${confidence.sourceDiversity.toFixed(2)}`,
-    `cohesion ${confidence.semanticCohesion.toFixed(2)}`,
-  ];
-  if (confidence.llmCertainty !== null)
-    parts.push(`certainty ${confidence.llmCertainty.toFixed(2)}`);
-  return `Confidence: ${confidence.level} ${confidence.overall.toFixed(2)} (${parts.join(', ')})`;
+  const terms = confidence as ConfidenceTerms;
+  const parts = (Object.keys(FACTOR_NAMES) as (keyof typeof FACTOR_NAMES)[]).flatMap((name) => {
+    const value = confidence[name];
+    const weight = confidence.weights[name];
+    if (value === null && !weight) return [];
+    return [
+      `${FACTOR_NAMES[name]} ${value === null ? '—' : value.toFixed(2)}×${weight.toFixed(2)}`,
+    ];
+  });
+  const fitted = terms.fitted;
+  if (fitted) {
+    parts.push(`top score ${fitted.topScore.toFixed(2)}×${fitted.topScoreWeight.toFixed(2)}`);
+    parts.push(`bias ${fitted.bias.toFixed(2)}`);
+    parts.push(`probability ${fitted.probability.toFixed(3)}`);
+    if (fitted.calibration) parts.push('calibrated');
+  }
+  if (terms.cappedAt != null) parts.push(`capped at ${terms.cappedAt.toFixed(3)}`);
+  const mode = terms.mode ? `${terms.mode}: ` : '';
+  return `Confidence: ${confidence.level} ${confidence.overall.toFixed(2)} (${mode}${parts.join(', ')})`;
 }
 
-/** The answer of `ask --json`: one object, sources best first. */
+/** The answer of `ask --json`: one object, sources in label order. */
 export function answerJson(response: ChatResponse, route: string | null): Record<string, unknown> {
   return {
     answer: response.text,
-    sources: sortByScore(response.sources).map((source) => ({
+    sources: response.sources.map((source) => ({
       id: source.id,
       documentId: source.documentId,
       title: source.title ?? null,
+      section: source.section ?? null,
       uri: source.uri ?? null,
       score: source.score,
       snippet: source.snippet,
@@ -91,6 +164,7 @@ export function answerJson(response: ChatResponse, route: string | null): Record
     citations: response.citations,
     route,
     guard: response.guard,
+    refused: response.refused,
     status: response.status,
     model: response.model,
     sessionId: response.sessionId,

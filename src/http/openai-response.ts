@@ -5,7 +5,7 @@
  */
 import type { Confidence, MessageStatus, Source } from '../ports/chat-records.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
-import type { ChatResponse, CitationReport, Grounding } from '../types.js';
+import type { ChatResponse, CitationReport, Grounding, Refusal } from '../types.js';
 import type { CompletionRequest } from './openai-request.js';
 
 /**
@@ -27,6 +27,8 @@ export interface CortexisCompletionExtension {
   readonly citations: CitationReport;
   /** True when guard mode answered (no sufficiently relevant sources). */
   readonly guard: boolean;
+  /** Which stage refused to answer (guard, model, judge) and why; null when it answered. */
+  readonly refused: Refusal | null;
   /** `complete`, or `degraded` when retrieval failed and the answer has no context. */
   readonly status: MessageStatus;
   /** The model that answered behind the engine. */
@@ -93,6 +95,7 @@ export function extensionOf(
     grounding: response.grounding,
     citations: response.citations,
     guard: response.guard,
+    refused: response.refused,
     status: response.status,
     model: response.model,
     usage,

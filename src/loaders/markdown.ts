@@ -92,8 +92,13 @@ function blocksText(tokens: readonly Token[], indent: string): string {
 
 function blockText(token: Tokens.Generic, indent: string): string {
   switch (token.type) {
-    case 'heading':
-      return `${'#'.repeat(token.depth as number)} ${inlineText(token.tokens ?? [])}`;
+    case 'heading': {
+      // A heading names its section: badges and images in it are no part of the name.
+      const title = inlineText(token.tokens ?? [], false)
+        .replace(/\s+/g, ' ')
+        .trim();
+      return title === '' ? '' : `${'#'.repeat(token.depth as number)} ${title}`;
+    }
     case 'paragraph':
     case 'text':
       return indentLines(token.tokens ? inlineText(token.tokens) : String(token.text), indent);
@@ -136,8 +141,11 @@ function indentLines(text: string, indent: string): string {
   return indent ? text.replace(/\n/g, `\n${indent}`) : text;
 }
 
-/** Inline tokens as text: emphasis and links keep their text, images their alt text. */
-function inlineText(tokens: readonly Token[]): string {
+/**
+ * Inline tokens as text: emphasis and links keep their text, images their alt text (with
+ * `images` false, none). A link made only of images is a badge (`[![build](…)](…)`): no text.
+ */
+function inlineText(tokens: readonly Token[], images = true): string {
   let text = '';
   for (const token of tokens as readonly Tokens.Generic[]) {
     switch (token.type) {
@@ -145,7 +153,10 @@ function inlineText(tokens: readonly Token[]): string {
         text += '\n';
         break;
       case 'image':
-        text += token.text as string;
+        if (images) text += token.text as string;
+        break;
+      case 'link':
+        if (!isBadge(token)) text += inlineText(token.tokens ?? [], images);
         break;
       case 'html':
         text += htmlFragmentText(token.text as string);
@@ -156,9 +167,21 @@ function inlineText(tokens: readonly Token[]): string {
         break;
       default:
         text += token.tokens
-          ? inlineText(token.tokens)
+          ? inlineText(token.tokens, images)
           : ((token.text as string | undefined) ?? '');
     }
   }
   return text;
+}
+
+/** A link whose content is images and whitespace only (a badge). */
+function isBadge(link: Tokens.Generic): boolean {
+  const inner = (link.tokens ?? []) as readonly Tokens.Generic[];
+  return (
+    inner.some((token) => token.type === 'image') &&
+    inner.every(
+      (token) =>
+        token.type === 'image' || (token.type === 'text' && !/\S/.test(String(token.text))),
+    )
+  );
 }

@@ -12,6 +12,8 @@ export interface GenerateOutcome {
   readonly citations: CitationReport;
   /** The model's certainty, when it gave one. */
   readonly certainty: number | undefined;
+  /** True when the model marked its text as a refusal to answer. */
+  readonly refused?: boolean | undefined;
   /** Token usage, when reported. */
   readonly usage: LLMUsage | undefined;
   /** Set when generation failed; `text` then holds what had been produced. */
@@ -85,6 +87,7 @@ export async function generateAnswer(
   const filter = createCitationFilter(validLabels, { aliases: notes.aliases });
   let text = '';
   let certainty: number | undefined;
+  let refused: boolean | undefined;
   let usage: LLMUsage | undefined;
   const emit = (piece: string): void => {
     if (piece.length === 0) return;
@@ -98,6 +101,7 @@ export async function generateAnswer(
           emit(filter.push(part.text));
         } else if (part.type === 'finish') {
           certainty = part.certainty;
+          refused = part.refused;
           usage = part.usage;
         }
         if (request.signal?.aborted) throw new AbortError('The turn was aborted');
@@ -107,13 +111,14 @@ export async function generateAnswer(
       if (request.signal?.aborted) throw new AbortError('The turn was aborted');
       emit(filter.push(result.text));
       certainty = result.certainty;
+      refused = result.refused;
       usage = result.usage;
     }
     emit(filter.flush());
     const citations = filter.report();
     const answer = text;
     emit(citationNotes(citations, notes));
-    return { text, answer, citations, certainty, usage, error: undefined };
+    return { text, answer, citations, certainty, refused, usage, error: undefined };
   } catch (error) {
     return {
       text,

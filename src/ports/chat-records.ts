@@ -15,7 +15,12 @@ export interface Source {
   readonly title: string | null;
   /** Where the document came from (path or URL), when known. */
   readonly uri: string | null;
-  /** The start of the chunk text, for display. */
+  /**
+   * The headings the chunk sits under, outermost first, joined with ` › ` (its
+   * `metadata.section`); absent when it sits under none.
+   */
+  readonly section?: string | undefined;
+  /** The start of the chunk text for display, without its leading headings and code fences. */
   readonly snippet: string;
   /** Relevance to the query in [0, 1]; the guard threshold applies to the best one. */
   readonly score: number;

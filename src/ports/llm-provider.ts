@@ -65,6 +65,8 @@ export interface LLMResult {
   readonly usage?: LLMUsage | undefined;
   /** The model's own certainty in [0, 1] (e.g. from log-probabilities), when it has one. */
   readonly certainty?: number | undefined;
+  /** True when the text is the model's refusal to answer, for providers that know it. */
+  readonly refused?: boolean | undefined;
 }
 
 /** A part of a streamed generation. */
@@ -84,6 +86,8 @@ export type LLMStreamPart =
       readonly usage?: LLMUsage | undefined;
       /** The model's certainty in [0, 1], when it has one. */
       readonly certainty?: number | undefined;
+      /** True when the text was the model's refusal to answer, for providers that know it. */
+      readonly refused?: boolean | undefined;
     };
 
 /** What a provider tells about itself. */

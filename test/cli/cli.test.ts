@@ -54,10 +54,6 @@ function printedScores(stdout: string): number[] {
   return [...stdout.matchAll(/^ {2}\[S\d+\] .+ score (\d\.\d\d)$/gm)].map((m) => Number(m[1]));
 }
 
-function isDescending(values: readonly number[]): boolean {
-  return values.every((value, index) => index === 0 || values[index - 1]! >= value);
-}
-
 async function folder(files: Record<string, string>): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'cortexis-cli-'));
   for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
@@ -118,14 +114,18 @@ describe('cortexis CLI', () => {
     expect(stdout).toMatch(/Confidence: (low|medium|high) \d\.\d\d/);
   });
 
-  it('lists the sources best first', async () => {
-    // Questions over the docs whose sources the engine labels out of score order.
+  it('lists the sources in label order, each by its section with a snippet', async () => {
+    // Questions over the docs whose sources the engine labels out of score order: printed by
+    // score, the labels would read S1, S3, S2…
     for (const question of ['How does compaction work?', 'How to use redis?']) {
       const { code, stdout } = await cli(['ask', 'docs', question]);
       expect(code).toBe(0);
       const scores = printedScores(stdout);
       expect(scores.length).toBeGreaterThan(1);
-      expect(isDescending(scores)).toBe(true);
+      const labels = [...stdout.matchAll(/^ {2}\[(S\d+)\] /gm)].map((m) => m[1]);
+      expect(labels).toEqual(labels.map((_, index) => `S${index + 1}`));
+      // each source line is followed by its snippet, indented under it
+      expect(stdout).toMatch(/^ {2}\[S1\] .+ score \d\.\d\d\n {7}\S/m);
     }
   });
 
@@ -205,7 +205,7 @@ describe('cortexis CLI', () => {
     expect(empty.stderr).toMatch(/Skipped .*\.ts: unsupported file type/);
   });
 
-  it('--json prints one object with answer, sources best first, confidence and grounding', async () => {
+  it('--json prints one object with answer, sources in label order, confidence and grounding', async () => {
     const dir = await folder(FAQ);
     const { code, stdout } = await cli(['ask', dir, '--json', 'How fast does support answer?']);
     expect(code).toBe(0);
@@ -218,7 +218,9 @@ describe('cortexis CLI', () => {
     };
     expect(result.answer).toMatch(/one business day \[source: S\d\]/);
     expect(result.sources[0]?.documentId).toBe('faq.md');
-    expect(isDescending(result.sources.map((source) => source.score))).toBe(true);
+    expect(result.sources.map((source) => source.id)).toEqual(
+      result.sources.map((_, index) => `S${index + 1}`),
+    );
     expect(result.confidence.level).toMatch(/low|medium|high/);
     expect(result).toHaveProperty('grounding');
     expect(result.route).not.toBe('small-talk');

@@ -24,7 +24,7 @@ function source(id: string, score: number): Source {
 }
 
 describe('CLI rendering', () => {
-  it('lists sources best first, ties in label order', () => {
+  it('sorts sources best first, ties in label order; prints them in label order', () => {
     const sources = [source('S1', 0.5), source('S2', 0.9), source('S3', 0.5), source('S4', 0.7)];
     expect(sortByScore(sources).map((s) => s.id)).toEqual(['S2', 'S4', 'S1', 'S3']);
     expect(
@@ -32,7 +32,7 @@ describe('CLI rendering', () => {
         .split('\n')
         .slice(1)
         .map((line) => line.trim().slice(0, 4)),
-    ).toEqual(['[S2]', '[S4]', '[S1]', '[S3]']);
+    ).toEqual(['[S1]', '[S2]', '[S3]', '[S4]']);
   });
 
   it('names the page of a paged source (PDF)', () => {

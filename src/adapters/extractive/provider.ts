@@ -25,7 +25,13 @@ import type {
 } from '../../ports/llm-provider.js';
 import type { Tokenizer } from '../../ports/tokenizer.js';
 import { sleep } from '../../util/sleep.js';
-import { type AnswerOptions, type ExtractiveAnswerOptions, answerOptions } from './answer.js';
+import {
+  type AnswerOptions,
+  type ExtractiveAnswerOptions,
+  answerOptions,
+  NO_ANSWER_TEXT,
+  NO_SOURCES_TEXT,
+} from './answer.js';
 import { composeAnswer } from './compose-answer.js';
 import { approximateTokens, countTokens, inputText, limitTokens, splitDeltas } from './tokens.js';
 
@@ -69,9 +75,15 @@ export function createExtractiveProvider(settings: ExtractiveProviderSettings = 
       inputTokens: approximateTokens(inputText(request)),
       outputTokens: countTokens(text, tokenizer),
     };
-    return answer.certainty === undefined
-      ? { text, finishReason, usage }
-      : { text, finishReason, usage, certainty: answer.certainty };
+    // Its own refusals are marked, so the turn need not read them from the text.
+    const refused = answer.text === NO_ANSWER_TEXT || answer.text === NO_SOURCES_TEXT;
+    return {
+      text,
+      finishReason,
+      usage,
+      ...(answer.certainty === undefined ? {} : { certainty: answer.certainty }),
+      ...(refused ? { refused } : {}),
+    };
   };
 
   return {
@@ -97,12 +109,13 @@ export function createExtractiveProvider(settings: ExtractiveProviderSettings = 
         yield { type: 'text-delta', text: delta };
       }
       throwIfAborted(request.signal);
-      const { finishReason, usage, certainty } = result;
+      const { finishReason, usage, certainty, refused } = result;
       yield {
         type: 'finish',
         finishReason,
         usage,
         ...(certainty === undefined ? {} : { certainty }),
+        ...(refused ? { refused } : {}),
       };
     },
   };

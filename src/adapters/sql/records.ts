@@ -279,12 +279,16 @@ export function sourceValues(messageId: string, position: number, source: Source
 /** The source of a `sources` row. */
 export function rowToSource(row: Row): Source {
   const nodeId = textOrNull(row['graph_node_id']);
+  const metadata = fromJson<Source['metadata']>(row['metadata']);
+  // The heading path is the chunk's `section` metadata: no column of its own.
+  const section = (metadata as Source['metadata'] | null)?.['section'];
   return {
     id: String(row['label']),
     chunkId: String(row['chunk_id']),
     documentId: String(row['document_id']),
     title: textOrNull(row['title']),
     uri: textOrNull(row['uri']),
+    ...(typeof section === 'string' && section.trim() !== '' ? { section } : {}),
     snippet: String(row['snippet']),
     score: number(row['score']),
     vectorScore: numberOrNull(row['vector_score']),
@@ -301,7 +305,7 @@ export function rowToSource(row: Row): Source {
             relatedNodeCount: number(row['graph_related_count'] ?? 0),
             pathDepth: number(row['graph_path_depth'] ?? 0),
           },
-    metadata: fromJson(row['metadata']),
+    metadata,
   };
 }
 

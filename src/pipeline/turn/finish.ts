@@ -12,9 +12,14 @@ import { isoNow } from '../../util/ids.js';
 import { inSpan, inSpanSync, type StageOptions, type TraceScope } from '../../util/tracing.js';
 import { compactSession } from '../compact.js';
 import { recordLearningStep } from '../learn.js';
-import { findPreviousTurn, replayResponse, type AnsweredTurn } from './idempotency.js';
+import {
+  findPreviousTurn,
+  refusalMetadata,
+  replayResponse,
+  type AnsweredTurn,
+} from './idempotency.js';
 import { turnNumberOf } from './position.js';
-import { confidenceOf, type PartSink, type TurnState } from './state.js';
+import { confidenceOf, refusalOf, type PartSink, type TurnState } from './state.js';
 
 /** Span options of the write of a turn's answer. */
 export const PERSIST_ASSISTANT: StageOptions = {
@@ -61,7 +66,7 @@ export async function storeAssistantMessage(
       totalMs: performance.now() - turn.started,
     },
     guard: turn.guard,
-    metadata: {},
+    metadata: refusalMetadata(refusalOf(turn)),
     replyTo: turn.userMessageId,
   };
   // One write: the message, its sources and the session totals.
@@ -179,6 +184,7 @@ export function finalResponse(
     confidence,
     citations,
     guard: turn.guard,
+    refused: refusalOf(turn),
     grounding: turn.grounding ?? null,
     status,
     ended: turn.ended,

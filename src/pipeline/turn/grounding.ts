@@ -37,6 +37,7 @@ export async function judgeGeneratedTurn(
         text: judged.blocked ? config.prompt.guard : judged.text,
         sources: judged.blocked ? [] : sources,
         guard: judged.blocked,
+        ...(judged.blocked ? { refused: { by: 'judge', reason: 'unsupported' } as const } : {}),
         grounding: judged.grounding,
       }
     : generated;

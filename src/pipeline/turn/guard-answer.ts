@@ -97,7 +97,13 @@ export async function answerWithGuard(
     answerWithoutModel(
       { turnId, sessionId, userMessageId: userMessage?.id ?? null, started },
       config.prompt.guard,
-      { guard: true, retrievalMs, route, ...position },
+      {
+        guard: true,
+        refused: { by: 'guard', reason: decision.reason ?? 'low-similarity' },
+        retrievalMs,
+        route,
+        ...position,
+      },
     ),
     scope,
   );

@@ -25,7 +25,8 @@
 import { ConflictError } from '../../errors/index.js';
 import type { Confidence, MessageRecord } from '../../ports/chat-records.js';
 import type { SessionStore } from '../../ports/session-store.js';
-import type { ChatResponse } from '../../types.js';
+import type { Metadata } from '../../ports/common.js';
+import type { ChatResponse, Refusal } from '../../types.js';
 import { sleep } from '../../util/sleep.js';
 import { validateCitations } from '../cite.js';
 import { scoreConfidence, type ConfidenceWeights } from '../score.js';
@@ -173,6 +174,7 @@ export function replayResponse(previous: AnsweredTurn, options: ReplayOptions): 
     grounding: null,
     citations: { ...citations, removed: [] },
     guard: reply.guard,
+    refused: refusalFromMetadata(reply),
     status: reply.status,
     ended: false,
     timings: reply.timings ?? { retrievalMs: 0, generationMs: 0, totalMs: 0 },
@@ -185,4 +187,28 @@ export function replayResponse(previous: AnsweredTurn, options: ReplayOptions): 
     historyCompacted: false,
     createdAt: reply.createdAt,
   };
+}
+
+const REFUSED_BY: readonly Refusal['by'][] = ['guard', 'model', 'judge'];
+const REFUSED_REASONS: readonly Refusal['reason'][] = [
+  'no-sources',
+  'low-similarity',
+  'no-answer',
+  'unsupported',
+];
+
+/** A stored answer's metadata recording its refusal (`refusedBy`, `refusedReason`), if any. */
+export function refusalMetadata(refusal: Refusal | null): Metadata {
+  return refusal === null ? {} : { refusedBy: refusal.by, refusedReason: refusal.reason };
+}
+
+/**
+ * The refusal a stored answer recorded. An answer stored before the field existed has none
+ * recorded: a guard answer then reads as the guard's (`low-similarity`), any other as none.
+ */
+export function refusalFromMetadata(reply: MessageRecord): Refusal | null {
+  const by = REFUSED_BY.find((value) => value === reply.metadata['refusedBy']);
+  const reason = REFUSED_REASONS.find((value) => value === reply.metadata['refusedReason']);
+  if (by !== undefined && reason !== undefined) return { by, reason };
+  return reply.guard ? { by: 'guard', reason: 'low-similarity' } : null;
 }

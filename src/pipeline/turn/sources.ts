@@ -36,6 +36,36 @@ function cutSnippet(flat: string, length: number): string {
   return `${(space > length * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
+/** How far into a chunk its display snippet looks for text past headings and fences. */
+const SNIPPET_SCAN = 8 * SNIPPET_LENGTH;
+
+/**
+ * The text a source's snippet is cut from: its leading headings (the section names them) and
+ * code fence lines dropped; the text itself when nothing else is left.
+ */
+export function snippetText(text: string): string {
+  const lines = text.slice(0, SNIPPET_SCAN).split('\n');
+  let first = 0;
+  while (first < lines.length && /^[ \t]*(?:#{1,6}(?:[ \t]|$)|$)/.test(lines[first]!)) first++;
+  const readable = lines
+    .slice(first)
+    .filter((line) => !/^[ \t]*(?:```|~~~)/.test(line))
+    .join('\n');
+  return readable.trim() === '' ? text : readable;
+}
+
+/** The heading path of a chunk (`metadata.section`), or null. */
+export function sectionOf(metadata: RetrievedChunk['metadata']): string | null {
+  const section = metadata['section'];
+  return typeof section === 'string' && section.trim() !== '' ? section : null;
+}
+
+/** A source's `section` field: present only when the chunk sits under a heading. */
+function sectionField(metadata: RetrievedChunk['metadata']): { section?: string } {
+  const section = sectionOf(metadata);
+  return section === null ? {} : { section };
+}
+
 /** Labels ranked chunks S1..Sn as the answer cites them. */
 export function toSources(chunks: readonly RetrievedChunk[]): Source[] {
   return chunks.map((chunk, index) => ({
@@ -44,7 +74,8 @@ export function toSources(chunks: readonly RetrievedChunk[]): Source[] {
     documentId: chunk.documentId,
     title: chunk.title,
     uri: chunk.uri,
-    snippet: snippet(chunk.text),
+    ...sectionField(chunk.metadata),
+    snippet: snippet(snippetText(chunk.text)),
     score: chunk.score,
     vectorScore: chunk.vectorScore,
     keywordScore: chunk.keywordScore,

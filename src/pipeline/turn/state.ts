@@ -2,13 +2,14 @@
  * A turn's state as the orchestrator carries it from phase to phase: what every phase reads
  * (`TurnContext`, fixed once the session is known), the state between generation and the
  * response (`TurnState`), the one way to build the state of an answer the model never wrote
- * (quit word, small talk, guard), and the confidence of a turn.
+ * (quit word, small talk, guard), the confidence of a turn, and which stage refused it.
  */
 import type * as z from 'zod/mini';
 import type { SessionRecord, Source } from '../../ports/chat-records.js';
 import type { TraceSpan } from '../../ports/tracer.js';
 import type { EngineRuntime } from '../../runtime.js';
-import type { ChatStreamPart } from '../../types.js';
+import { isRefusalText } from '../../text/refusal.js';
+import type { ChatStreamPart, Refusal } from '../../types.js';
 import type { TraceScope } from '../../util/tracing.js';
 import type { chatRequestSchema } from '../../validate.js';
 import type { generateAnswer } from '../generate.js';
@@ -73,6 +74,8 @@ export interface TurnState {
   readonly turnNumber?: number | null | undefined;
   /** A summary was written since the session's previous answer. */
   readonly historyCompacted?: boolean | undefined;
+  /** The guard's or the judge's refusal; absent, `refusalOf` reads the model's own. */
+  readonly refused?: Refusal | null | undefined;
 }
 
 /** The state of an answer the model did not write (quit word, small talk, guard): no sources. */
@@ -82,7 +85,14 @@ export function answerWithoutModel(
   details: Partial<
     Pick<
       TurnState,
-      'guard' | 'ended' | 'retrievalMs' | 'smallTalk' | 'route' | 'turnNumber' | 'historyCompacted'
+      | 'guard'
+      | 'refused'
+      | 'ended'
+      | 'retrievalMs'
+      | 'smallTalk'
+      | 'route'
+      | 'turnNumber'
+      | 'historyCompacted'
     >
   > = {},
 ): TurnState {
@@ -113,4 +123,18 @@ export function confidenceOf(runtime: EngineRuntime, turn: TurnState) {
     },
     runtime.config.confidence.weights,
   );
+}
+
+/**
+ * Which stage refused a turn's answer: the guard's or the judge's refusal as they set it, else
+ * the model's own (marked by its provider, or a refusal it wrote: `isRefusalText` of its
+ * answer), else null. A failed generation is no refusal.
+ */
+export function refusalOf(turn: TurnState): Refusal | null {
+  if (turn.refused !== undefined) return turn.refused;
+  const { outcome } = turn;
+  if (outcome === undefined || outcome.error !== undefined) return null;
+  return outcome.refused === true || isRefusalText(outcome.answer)
+    ? { by: 'model', reason: 'no-answer' }
+    : null;
 }

@@ -50,6 +50,8 @@ export const SOURCE: Source = {
   documentId: 'handbook',
   title: 'Handbook',
   uri: 'docs/handbook.md',
+  // as the engine builds it: the heading path of `metadata.section`
+  section: 'Refunds',
   snippet: 'Refunds are issued within 14 days.',
   score: 0.75,
   vectorScore: 0.5,

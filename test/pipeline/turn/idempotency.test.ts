@@ -112,6 +112,7 @@ describe('findPreviousTurn', () => {
       confidence,
       citations: { generatedIds: ['S1'], validIds: ['S1'], removed: [] },
       guard: false,
+      refused: null,
       status: 'complete',
       ended: false,
       timings: { retrievalMs: 1, generationMs: 2, totalMs: 4 },
