@@ -64,6 +64,8 @@ export type CortexisSourceMetadata = {
   readonly snippet: string;
   /** Relevance to the question in [0, 1]. */
   readonly score: number;
+  /** The headings above the chunk (`Guide › Install`), or null. */
+  readonly section: string | null;
 };
 
 /** The `metadata` of a cortexis answer's UI message (sent with the `finish` chunk). */
@@ -121,6 +123,15 @@ export type UIMessageStreamChunk =
       readonly title: string;
       readonly providerMetadata: { readonly cortexis: CortexisSourceMetadata };
     }
+  | {
+      /** Sent after a source's `source-document` part when its `uri` is an http(s) URL. */
+      readonly type: 'source-url';
+      /** The label the answer cites: `S1`…`Sn` (the same as its `source-document` part's). */
+      readonly sourceId: string;
+      readonly url: string;
+      readonly title: string;
+      readonly providerMetadata: { readonly cortexis: CortexisSourceMetadata };
+    }
   | CortexisUIDataChunk
   | { readonly type: 'error'; readonly errorText: string }
   | { readonly type: 'abort'; readonly reason?: string }
@@ -159,22 +170,43 @@ export function streamErrorBody(error: SerializedError, failure: unknown): Error
     : { code: error.code, message: publicMessage(error.code, error.message) };
 }
 
-function sourceChunk(source: Source): UIMessageStreamChunk {
-  return {
+/**
+ * The link of a source a front end may render: only an http(s) URL (a file path is not a link,
+ * and a `javascript:` URI from an ingested document's metadata must never become one).
+ */
+function linkOf(uri: string | null): string | undefined {
+  if (uri === null || !/^https?:\/\//i.test(uri)) return undefined;
+  try {
+    const url = new URL(uri);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A source's `source-document` part, and its `source-url` part when it has a link. */
+function* sourceChunks(source: Source): Generator<UIMessageStreamChunk> {
+  const title = source.title ?? source.documentId;
+  const section = source.metadata['section'];
+  const cortexis: CortexisSourceMetadata = {
+    documentId: source.documentId,
+    chunkId: source.chunkId,
+    uri: source.uri,
+    snippet: source.snippet,
+    score: source.score,
+    section: typeof section === 'string' && section.length > 0 ? section : null,
+  };
+  yield {
     type: 'source-document',
     sourceId: source.id,
     mediaType: 'text/plain',
-    title: source.title ?? source.documentId,
-    providerMetadata: {
-      cortexis: {
-        documentId: source.documentId,
-        chunkId: source.chunkId,
-        uri: source.uri,
-        snippet: source.snippet,
-        score: source.score,
-      },
-    },
+    title,
+    providerMetadata: { cortexis },
   };
+  const url = linkOf(source.uri);
+  if (url !== undefined) {
+    yield { type: 'source-url', sourceId: source.id, url, title, providerMetadata: { cortexis } };
+  }
 }
 
 function answerMetadata(response: ChatResponse): CortexisUIMessageMetadata {
@@ -192,7 +224,7 @@ function answerMetadata(response: ChatResponse): CortexisUIMessageMetadata {
 
 /**
  * The UI message chunks of a streamed turn: `start`, `data-route`, one `source-document` per
- * source, `text-start` / `text-delta`… / `text-end`, `data-citations`, `data-confidence`,
+ * source (followed by a `source-url` when its `uri` is an http(s) URL), `text-start` / `text-delta`… / `text-end`, `data-citations`, `data-confidence`,
  * `data-grounding` (when judged), `data-guard`, then `finish` with the stored ids as message
  * metadata. A failed turn ends with an `error` chunk carrying a client-safe message (never a
  * provider's or database's own) and `finish` with `finishReason: 'error'`; an aborted one with
@@ -217,7 +249,7 @@ export async function* uiMessageChunks(
         break;
       case 'sources':
         sent.add('sources');
-        if (sendSources) for (const source of part.sources) yield sourceChunk(source);
+        if (sendSources) for (const source of part.sources) yield* sourceChunks(source);
         break;
       case 'text-delta':
         if (part.text === '') break;
@@ -246,7 +278,7 @@ export async function* uiMessageChunks(
         const response = part.response;
         // A replayed (idempotent) answer streams only its sources, text and response.
         if (!sent.has('sources') && sendSources)
-          for (const s of response.sources) yield sourceChunk(s);
+          for (const s of response.sources) yield* sourceChunks(s);
         if (!response.ended) {
           if (!sent.has('citations')) yield { type: 'data-citations', data: response.citations };
           if (!sent.has('confidence')) yield { type: 'data-confidence', data: response.confidence };

@@ -14,6 +14,7 @@ import {
   json,
   readJson,
 } from './request.js';
+import { checkTurnInput } from './turn-input.js';
 import { openUIChat, parseUIChatRequest } from './ui-chat.js';
 import {
   addOpenAICorsHeaders,
@@ -163,21 +164,22 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
         const turn = parseUIChatRequest(await readJson(request, maxUIChatBodyBytes), {
           maxMessageLength: engine.config.limits.maxMessageLength,
         });
+        const chatRequest = checkTurnInput(engine, {
+          sessionId: turn.chatId,
+          userId,
+          message: turn.message,
+          ...(turn.messageId === undefined ? {} : { messageId: turn.messageId }),
+          ...(turn.searchDepth === undefined ? {} : { searchDepth: turn.searchDepth }),
+          ...(turn.temperature === undefined ? {} : { temperature: turn.temperature }),
+          ...(turn.topK === undefined ? {} : { topK: turn.topK }),
+          // Used only when the chat has no messages on the server (see `parseUIChatRequest`).
+          ...(turn.history.length === 0 ? {} : { history: turn.history }),
+          signal: request.signal,
+        });
         await limit(request, user, 'message');
         // Created on first use (in the `create` budget); another user's chat id is 404.
         await openUIChat(engine, turn.chatId, userId, () => limit(request, user, 'create'));
-        return engine
-          .stream({
-            sessionId: turn.chatId,
-            userId,
-            message: turn.message,
-            ...(turn.messageId === undefined ? {} : { messageId: turn.messageId }),
-            ...(turn.searchDepth === undefined ? {} : { searchDepth: turn.searchDepth }),
-            ...(turn.temperature === undefined ? {} : { temperature: turn.temperature }),
-            ...(turn.topK === undefined ? {} : { topK: turn.topK }),
-            signal: request.signal,
-          })
-          .toUIMessageStreamResponse();
+        return engine.stream(chatRequest).toUIMessageStreamResponse();
       }
       // `useChat({ resume: true })` asks for a stream still running: none is kept.
       if (segments.length === 4 && segments[3] === 'stream' && method === 'GET')

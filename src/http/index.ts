@@ -41,5 +41,11 @@ export {
   type UIMessageStreamOptions,
   type UIMessageStreamResponseInit,
 } from '../ui-message-stream.js';
+export {
+  cortexisSources,
+  readSourceMetadata,
+  type CortexisUISource,
+  type UIPartLike,
+} from '../ui-sources.js';
 export { toNodeListener, type NodeRequestLike, type NodeResponseLike } from './node.js';
 export type { CortexisCompletionExtension, OpenAICompatibleSettings } from './openai-compatible.js';
