@@ -117,6 +117,7 @@ export default defineConfig([
       'mammoth',
       '@langchain/core',
       '@opentelemetry/api',
+      '@modelcontextprotocol/sdk',
     ],
   },
   {

@@ -28,7 +28,7 @@ export {
   readSourceMetadata,
   type CortexisUISource,
   type UIPartLike,
-} from './ui-sources.js';
+} from './ui-message-stream.js';
 export { engineConfigSchema, type EngineConfig, type ResolvedConfig } from './config.js';
 export * from './errors/index.js';
 export { EngineEmitter } from './events.js';

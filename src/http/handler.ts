@@ -14,6 +14,7 @@ import {
   json,
   readJson,
 } from './request.js';
+import { createMcpRoute, type McpRouteSettings } from './mcp.js';
 import { checkTurnInput } from './turn-input.js';
 import { openUIChat, parseUIChatRequest } from './ui-chat.js';
 import {
@@ -73,6 +74,13 @@ export interface ChatHandlerSettings {
    * authentication, rate limits and body limit as the other routes; see `docs/openai-compatible.md`.
    */
   readonly openaiCompatible?: boolean | OpenAICompatibleSettings | undefined;
+  /**
+   * Serves the Model Context Protocol at `{basePath}/mcp` (Streamable HTTP, stateless): tools
+   * `search` and `ask`, the given documents as resources (`true`: no resources). Off by default
+   * (404). Same authentication, rate limits and body limit as the other routes; needs
+   * `@modelcontextprotocol/sdk` installed. See `docs/mcp.md`.
+   */
+  readonly mcp?: boolean | McpRouteSettings | undefined;
 }
 
 /** A web-standard request handler: works in Node (via `toNodeListener`), Bun, Deno, workers. */
@@ -134,6 +142,14 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
       })
     : undefined;
 
+  // What a browser MCP client sends with every request.
+  if (settings.mcp && corsHeaders['access-control-allow-headers']) {
+    corsHeaders['access-control-allow-headers'] += ', mcp-protocol-version, mcp-session-id';
+  }
+  const mcp = settings.mcp
+    ? createMcpRoute(engine, settings.mcp === true ? {} : settings.mcp, { limit, maxBodyBytes })
+    : undefined;
+
   const withCors = (response: Response): Response => {
     for (const [name, value] of Object.entries(corsHeaders)) response.headers.set(name, value);
     return response;
@@ -157,6 +173,8 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
     const user = await settings.authenticate(request);
     if (!user) return json(401, { code: 'unauthorized', message: 'Authentication required' });
     const userId = user.id;
+
+    if (mcp && segments[0] === 'mcp' && segments.length === 1) return mcp(request, user, method);
 
     // The AI SDK's `useChat` (`DefaultChatTransport`): the chat id is the conversation id.
     if (segments[0] === 'ui' && segments[1] === 'chat') {

@@ -46,6 +46,14 @@ export {
   readSourceMetadata,
   type CortexisUISource,
   type UIPartLike,
-} from '../ui-sources.js';
+} from '../ui-message-stream.js';
 export { toNodeListener, type NodeRequestLike, type NodeResponseLike } from './node.js';
 export type { CortexisCompletionExtension, OpenAICompatibleSettings } from './openai-compatible.js';
+export type { McpRouteSettings } from './mcp.js';
+export {
+  createMcpServer,
+  type McpDocument,
+  type McpLibrary,
+  type McpServerHandle,
+  type McpServerSettings,
+} from '../integrations/mcp/server.js';
