@@ -182,7 +182,7 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
         const turn = parseUIChatRequest(await readJson(request, maxUIChatBodyBytes), {
           maxMessageLength: engine.config.limits.maxMessageLength,
         });
-        const chatRequest = checkTurnInput(engine, {
+        const chatRequest = {
           sessionId: turn.chatId,
           userId,
           message: turn.message,
@@ -190,14 +190,19 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
           ...(turn.searchDepth === undefined ? {} : { searchDepth: turn.searchDepth }),
           ...(turn.temperature === undefined ? {} : { temperature: turn.temperature }),
           ...(turn.topK === undefined ? {} : { topK: turn.topK }),
-          // Used only when the chat has no messages on the server (see `parseUIChatRequest`).
-          ...(turn.history.length === 0 ? {} : { history: turn.history }),
           signal: request.signal,
-        });
+        };
+        // The client's earlier messages seed a chat the server has no messages for (see
+        // `parseUIChatRequest`); checked with the turn before anything is written.
+        const history = turn.history.length === 0 ? {} : { history: turn.history };
+        checkTurnInput(engine, { ...chatRequest, ...history });
         await limit(request, user, 'message');
         // Created on first use (in the `create` budget); another user's chat id is 404.
-        await openUIChat(engine, turn.chatId, userId, () => limit(request, user, 'create'));
-        return engine.stream(chatRequest).toUIMessageStreamResponse();
+        const session = await openUIChat(engine, turn.chatId, userId, () =>
+          limit(request, user, 'create'),
+        );
+        const seed = session.stats.messageCount === 0 ? history : {};
+        return engine.stream({ ...chatRequest, ...seed }).toUIMessageStreamResponse();
       }
       // `useChat({ resume: true })` asks for a stream still running: none is kept.
       if (segments.length === 4 && segments[3] === 'stream' && method === 'GET')

@@ -24,6 +24,7 @@ import {
   type CortexisUIDataTypes,
   type CortexisUIMessageMetadata,
 } from '../../src/http/index.js';
+import { createSqliteStores } from '../../src/adapters/sqlite/index.js';
 import { handbook } from '../fixtures/handbook.js';
 
 type CortexisUIMessage = UIMessage<CortexisUIMessageMetadata, CortexisUIDataTypes>;
@@ -127,6 +128,25 @@ describe('useChat without server memory', () => {
     const bare = await serve(await engineWith());
     const refused = await turn(bare, 'alice', 'chat-bare', [followUp]);
     expect(guardOf(refused)).toBe(true);
+  });
+
+  it('seeds a SQLite store the same way (a fresh database after the restart)', async () => {
+    const before = await serve(await engineWith());
+    const first = await turn(before, 'alice', 'chat-sqlite', [question]);
+    const stores = await createSqliteStores({ path: ':memory:' });
+    const after = await serve(await engineWith({ sessionStore: stores.sessionStore }));
+    const second = await turn(after, 'alice', 'chat-sqlite', [question, first, followUp]);
+    expect(guardOf(second)).toBe(false);
+    expect(textOf(second)).toMatch(/10 business days/);
+    const stored = await stores.sessionStore.listMessages('chat-sqlite');
+    expect(stored.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    const session = await stores.sessionStore.getSession('chat-sqlite');
+    expect(session?.stats.messageCount).toBe(4);
   });
 
   it('keeps the history the server has: the client cannot rewrite it', async () => {
