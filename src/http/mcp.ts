@@ -64,6 +64,7 @@ export function createMcpRoute(
     const server = await createMcpServer(engine, {
       userId: user.id,
       limit: () => context.limit(request, user, 'message'),
+      signal: request.signal,
       documents: settings.documents,
       name: settings.name,
       version: settings.version,

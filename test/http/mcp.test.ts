@@ -20,6 +20,7 @@ import {
   toNodeListener,
   type ChatHandlerSettings,
 } from '../../src/http/index.js';
+import { createMockLLM } from '../../src/testing/index.js';
 import { handbook } from '../fixtures/handbook.js';
 
 const servers: (() => Promise<void>)[] = [];
@@ -215,6 +216,41 @@ describe('MCP over Streamable HTTP, with the SDK client', () => {
     expect(big.status).toBe(413);
     const get = await fetch(`${base}/mcp`, { headers: { authorization: 'Bearer carol' } });
     expect(get.status).toBe(405);
+  });
+
+  it('aborts the turn of a client that disconnects', async () => {
+    const llm = createMockLLM({
+      responses: { text: 'Late.', delayMs: 60_000 },
+      recordSignal: true,
+    });
+    const engine = createChatEngine({ llm, rewrite: { llm: 'never' } });
+    await engine.ingest(handbook);
+    const base = await serve(engine);
+    const controller = new AbortController();
+    const call = fetch(`${base}/mcp`, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: {
+        authorization: 'Bearer alice',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'ask', arguments: { question: 'What is the refund policy?' } },
+      }),
+    }).catch((error: unknown) => error);
+    // Wait for the model call (counting calls, not time), then go away.
+    while (llm.calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    expect(await call).toBeInstanceOf(Error);
+    const signal = llm.calls[0]!.request.signal!;
+    await new Promise<void>((resolve) =>
+      signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve()),
+    );
+    expect(signal.aborted).toBe(true);
   });
 
   it('is 404 when not enabled, and names the package when the SDK cannot be loaded', async () => {

@@ -57,6 +57,11 @@ export interface McpServerSettings {
    * them on the first `resources/list` or `resources/read` (default: none).
    */
   readonly documents?: readonly McpDocument[] | (() => Promise<readonly McpDocument[]>) | undefined;
+  /**
+   * Aborts every call when it aborts, besides the client's own cancellation (the HTTP route
+   * passes its request's signal: a client that disconnects stops its turn).
+   */
+  readonly signal?: AbortSignal | undefined;
   /** The server's name in `initialize` (default `cortexis`). */
   readonly name?: string | undefined;
   /** The server's version in `initialize` (default `0.0.0`). */
@@ -228,6 +233,9 @@ export async function createMcpServer(
 
   server.setRequestHandler(types.CallToolRequestSchema, async (request, extra) => {
     const { name } = request.params;
+    const signal = settings.signal
+      ? AbortSignal.any([extra.signal, settings.signal])
+      : extra.signal;
     try {
       if (name !== 'search' && name !== 'ask') {
         throw new ValidationError(`Unknown tool: ${name.slice(0, 64)}`, [
@@ -240,7 +248,7 @@ export async function createMcpServer(
         await settings.limit?.();
         const hits = await engine.search(input.query, {
           k: input.k ?? 5,
-          signal: extra.signal,
+          signal,
         });
         const results = hits.map(hitOf);
         const text =
@@ -266,7 +274,7 @@ export async function createMcpServer(
       const chatRequest: ChatRequest = {
         userId,
         message: input.question,
-        signal: extra.signal,
+        signal,
         ...(sessionId === undefined ? { mode: 'query' as const } : { sessionId }),
         ...(input.topK === undefined ? {} : { topK: input.topK }),
       };
@@ -295,7 +303,7 @@ export async function createMcpServer(
         structured,
       );
     } catch (error) {
-      if (!CortexisError.isInstance(error) && extra.signal.aborted) throw error;
+      if (!CortexisError.isInstance(error) && signal.aborted) throw error;
       return failure(error);
     }
   });
