@@ -195,7 +195,16 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
         // The client's earlier messages seed a chat the server has no messages for (see
         // `parseUIChatRequest`); checked with the turn before anything is written.
         const history = turn.history.length === 0 ? {} : { history: turn.history };
-        checkTurnInput(engine, { ...chatRequest, ...history });
+        checkTurnInput(
+          engine,
+          { ...chatRequest, ...history },
+          {
+            sessionId: 'id',
+            messageId: `${turn.lastPath}.id`,
+            message: `${turn.lastPath}.parts`,
+            history: 'messages',
+          },
+        );
         await limit(request, user, 'message');
         // Created on first use (in the `create` budget); another user's chat id is 404.
         const session = await openUIChat(engine, turn.chatId, userId, () =>

@@ -64,6 +64,8 @@ export interface UIChatTurn {
   readonly temperature: number | undefined;
   /** Source count override, when sent. */
   readonly topK: number | undefined;
+  /** Where the last message is in the body (`messages.3`, or `message`), for error paths. */
+  readonly lastPath: string;
   /**
    * The earlier user and assistant messages the client sent, oldest first (at most
    * {@link MAX_UI_HISTORY_TURNS}, each at most 4× the message limit): the history of a chat the
@@ -136,6 +138,7 @@ export function parseUIChatRequest(
     searchDepth: input.searchDepth,
     temperature: input.temperature,
     topK: input.topK,
+    lastPath: path,
     history,
   };
 }

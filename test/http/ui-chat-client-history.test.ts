@@ -279,8 +279,10 @@ describe('/ui/chat refuses bad input before any write', () => {
     [
       'a message id with a newline',
       { messages: [userMessage('bad\nid', 'Refunds?')] },
-      'messageId',
+      'messages.0.id',
     ],
+    ['a chat id with a NUL', { id: 'chat\u0000x', messages: [userMessage('n', 'Refunds?')] }, 'id'],
+    ['a chat id with a newline', { id: 'chat\nx', messages: [userMessage('n', 'Refunds?')] }, 'id'],
   ];
   for (const [what, body, path] of hostile) {
     it(`refuses ${what} with a 400 and creates no conversation`, async () => {
