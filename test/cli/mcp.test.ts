@@ -57,7 +57,7 @@ async function connect(args: string[] = []): Promise<Client> {
   return client;
 }
 
-describe('cortexis mcp (stdio) with the SDK client', () => {
+describe('cortexis mcp (stdio) with the SDK client', { timeout: 90_000 }, () => {
   it('serves search, ask and the documents as resources', async () => {
     const client = await connect();
     const { tools } = await client.listTools();
@@ -108,6 +108,45 @@ describe('cortexis mcp (stdio) with the SDK client', () => {
       arguments: { question: 'How long does it take?', conversationId },
     });
     expect((second.structuredContent as { answer: string }).answer).toMatch(/10 business days/);
+  });
+
+  it('survives garbage on stdin and keeps stdout for the protocol', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'mcp', docs],
+      { cwd: root, env: env() },
+    );
+    let stdout = '';
+    const answered = new Promise<void>((resolve) => {
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+        if (stdout.includes('"id":7')) resolve();
+      });
+    });
+    const exited = new Promise<number>((resolve) =>
+      child.on('close', (code) => resolve(code ?? -1)),
+    );
+    child.stdin.write('not json at all\n{"jsonrpc":"2.0"\n\u0000\n');
+    child.stdin.write(
+      `${JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      })}\n`,
+    );
+    await answered;
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    // Every line on stdout is a JSON-RPC message: nothing else is printed there.
+    for (const line of stdout.split('\n').filter(Boolean)) {
+      expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+    }
+    expect(stdout).toMatch(/"serverInfo"/);
   });
 
   it('prints usage and exits 2 without a path or with an unknown flag', async () => {
