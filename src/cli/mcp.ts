@@ -86,13 +86,17 @@ export async function runMcp(argv: readonly string[], io: CliIO): Promise<number
     },
   );
   const limiter = values['no-rate-limit'] ? undefined : createMemoryRateLimiter();
-  const key = rateLimitKey('message', 'user', userId);
   const server = await createMcpServer(opened.engine, {
     userId,
-    limit: async () => {
+    limit: async (budget) => {
       if (!limiter) return;
-      const decision = await limiter.hit(key, Date.now());
-      if (!decision.allowed) throw new RateLimitError('Too many calls', decision.retryAfterMs);
+      const decision = await limiter.hit(rateLimitKey(budget, 'user', userId), Date.now());
+      if (!decision.allowed) {
+        throw new RateLimitError(
+          budget === 'create' ? 'Too many new conversations' : 'Too many calls',
+          decision.retryAfterMs,
+        );
+      }
     },
     // Read again on first use: the index keeps chunks, the resources serve whole documents.
     documents: async (): Promise<McpDocument[]> =>

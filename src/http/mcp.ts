@@ -63,7 +63,7 @@ export function createMcpRoute(
     const Transport = await loadTransport();
     const server = await createMcpServer(engine, {
       userId: user.id,
-      limit: () => context.limit(request, user, 'message'),
+      limit: (budget) => context.limit(request, user, budget),
       signal: request.signal,
       documents: settings.documents,
       name: settings.name,

@@ -157,9 +157,12 @@ describe('MCP over Streamable HTTP, with the SDK client', () => {
   });
 
   it('refuses hostile arguments as tool errors, with bounded messages', async () => {
-    const client = await connect(await serve(await engineWithHandbook()));
+    const engine = await engineWithHandbook();
+    const client = await connect(await serve(engine), 'erin');
     const cases: Record<string, unknown>[] = [
       { name: 'ask', arguments: { question: 'nul \u0000' } },
+      { name: 'ask', arguments: { question: 'nul \u0000', conversationId: 'new' } },
+      { name: 'ask', arguments: { question: 'lone \udc00', conversationId: 'new' } },
       { name: 'ask', arguments: { question: 'lone \ud800' } },
       { name: 'ask', arguments: { question: 'x'.repeat(50_000) } },
       { name: 'ask', arguments: { question: 'hi', conversationId: 'a\nb' } },
@@ -174,6 +177,8 @@ describe('MCP over Streamable HTTP, with the SDK client', () => {
       const text = (result.content as { text: string }[])[0]!.text;
       expect(text.length).toBeLessThan(500);
     }
+    // Refused before anything is written: no conversation was started.
+    expect((await engine.listSessions({ userId: 'erin', limit: 10 })).sessions).toEqual([]);
   });
 
   it('needs authentication, counts tool calls in the message budget, limits the body', async () => {

@@ -17,7 +17,7 @@ import { CortexisError, ValidationError } from '../../errors/index.js';
 import type { ChatRequest, SearchHit } from '../../types.js';
 import { importOptional, type LibrarySource } from '../../util/optional-import.js';
 import { intRange } from '../../util/schema.js';
-import { parseInput } from '../../validate.js';
+import { chatRequestSchema, parseInput } from '../../validate.js';
 
 /** A document the server lists and serves as a resource. */
 export interface McpDocument {
@@ -48,10 +48,11 @@ export interface McpServerSettings {
   /** The user every call runs as: `ask` continues only their conversations. */
   readonly userId: string;
   /**
-   * Counts one tool call in the host's rate limit; throws `RateLimitError` to refuse it (the
-   * call is then an error result naming the limit).
+   * Counts in the host's rate limit: every tool call in `message`, a conversation `ask` starts
+   * in `create`; throws `RateLimitError` to refuse it (the call is then an error result naming
+   * the limit).
    */
-  readonly limit?: (() => Promise<void>) | undefined;
+  readonly limit?: ((budget: 'message' | 'create') => Promise<void>) | undefined;
   /**
    * The documents listed as resources (`cortexis://document/<id>`), or a function loading
    * them on the first `resources/list` or `resources/read` (default: none).
@@ -245,7 +246,7 @@ export async function createMcpServer(
       const args = request.params.arguments ?? {};
       if (name === 'search') {
         const input = parseInput(schemas.search, args, 'search arguments');
-        await settings.limit?.();
+        await settings.limit?.('message');
         const hits = await engine.search(input.query, {
           k: input.k ?? 5,
           signal,
@@ -263,20 +264,27 @@ export async function createMcpServer(
         return result(text, { results });
       }
       const input = parseInput(schemas.ask, args, 'ask arguments');
-      await settings.limit?.();
+      const turn = {
+        userId,
+        message: input.question,
+        signal,
+        ...(input.topK === undefined ? {} : { topK: input.topK }),
+      };
+      // What the engine would refuse (a NUL, a lone surrogate) is refused before anything is
+      // written: no conversation is started for it.
+      parseInput(chatRequestSchema(maxMessageLength), { ...turn, mode: 'query' }, 'ask arguments');
+      await settings.limit?.('message');
       let sessionId: string | undefined;
       if (input.conversationId === 'new') {
+        await settings.limit?.('create');
         sessionId = (await engine.createSession({ userId })).id;
       } else if (input.conversationId !== undefined) {
         // Another user's conversation is as unknown as a missing one.
         sessionId = (await engine.getSession({ sessionId: input.conversationId, userId })).id;
       }
       const chatRequest: ChatRequest = {
-        userId,
-        message: input.question,
-        signal,
+        ...turn,
         ...(sessionId === undefined ? { mode: 'query' as const } : { sessionId }),
-        ...(input.topK === undefined ? {} : { topK: input.topK }),
       };
       const response = await engine.chat(chatRequest);
       const sources = response.sources.map((source) => ({
