@@ -1,6 +1,6 @@
 /**
  * An MCP server over an engine: `cortexis/http` serves the Model Context Protocol (Streamable
- * HTTP) at `/mcp`, and the official SDK's client calls its tools `search` and `ask` and reads a
+ * HTTP) at `/mcp` with the endpoint of `cortexis/mcp`, and the official SDK's client calls its tools `search` and `ask` and reads a
  * document resource — offline, with the extractive model. Needs `@modelcontextprotocol/sdk`.
  * Run: node --import tsx examples/mcp-server.ts
  *
@@ -12,6 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createChatEngine } from 'cortexis';
 import { createChatHandler, toNodeListener } from 'cortexis/http';
+import { createMcpEndpoint } from 'cortexis/mcp';
 
 const documents = [
   {
@@ -32,7 +33,7 @@ const handler = createChatHandler(engine, {
   // A real server verifies a token here; the MCP client sends it as `Authorization`.
   authenticate: (request) =>
     request.headers.get('authorization') === 'Bearer demo-token' ? { id: 'demo-user' } : null,
-  mcp: { documents },
+  mcp: createMcpEndpoint({ documents }),
 });
 const server = createServer(toNodeListener(handler));
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

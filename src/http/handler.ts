@@ -14,7 +14,7 @@ import {
   json,
   readJson,
 } from './request.js';
-import { createMcpRoute, type McpRouteSettings } from './mcp.js';
+import type { McpEndpoint } from './mcp-route.js';
 import { checkTurnInput } from './turn-input.js';
 import { openUIChat, parseUIChatRequest } from './ui-chat.js';
 import {
@@ -75,12 +75,12 @@ export interface ChatHandlerSettings {
    */
   readonly openaiCompatible?: boolean | OpenAICompatibleSettings | undefined;
   /**
-   * Serves the Model Context Protocol at `{basePath}/mcp` (Streamable HTTP, stateless): tools
-   * `search` and `ask`, the given documents as resources (`true`: no resources). Off by default
-   * (404). Same authentication, rate limits and body limit as the other routes; needs
-   * `@modelcontextprotocol/sdk` installed. See `docs/mcp.md`.
+   * Serves the Model Context Protocol at `{basePath}/mcp` (Streamable HTTP, stateless): the
+   * endpoint `createMcpEndpoint({ documents })` from `cortexis/mcp` makes (tools `search` and
+   * `ask`, the documents as resources). Off by default (404). Same authentication, rate limits
+   * and body limit as the other routes. See `docs/mcp.md`.
    */
-  readonly mcp?: boolean | McpRouteSettings | undefined;
+  readonly mcp?: McpEndpoint | undefined;
 }
 
 /** A web-standard request handler: works in Node (via `toNodeListener`), Bun, Deno, workers. */
@@ -146,10 +146,6 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
   if (settings.mcp && corsHeaders['access-control-allow-headers']) {
     corsHeaders['access-control-allow-headers'] += ', mcp-protocol-version, mcp-session-id';
   }
-  const mcp = settings.mcp
-    ? createMcpRoute(engine, settings.mcp === true ? {} : settings.mcp, { limit, maxBodyBytes })
-    : undefined;
-
   const withCors = (response: Response): Response => {
     for (const [name, value] of Object.entries(corsHeaders)) response.headers.set(name, value);
     return response;
@@ -174,7 +170,14 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
     if (!user) return json(401, { code: 'unauthorized', message: 'Authentication required' });
     const userId = user.id;
 
-    if (mcp && segments[0] === 'mcp' && segments.length === 1) return mcp(request, user, method);
+    if (settings.mcp && segments[0] === 'mcp' && segments.length === 1) {
+      return settings.mcp.handle(request, {
+        engine,
+        user,
+        limit: (budget) => limit(request, user, budget),
+        maxBodyBytes,
+      });
+    }
 
     // The AI SDK's `useChat` (`DefaultChatTransport`): the chat id is the conversation id.
     if (segments[0] === 'ui' && segments[1] === 'chat') {

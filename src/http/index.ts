@@ -49,11 +49,4 @@ export {
 } from '../ui-message-stream.js';
 export { toNodeListener, type NodeRequestLike, type NodeResponseLike } from './node.js';
 export type { CortexisCompletionExtension, OpenAICompatibleSettings } from './openai-compatible.js';
-export type { McpRouteSettings } from './mcp.js';
-export {
-  createMcpServer,
-  type McpDocument,
-  type McpLibrary,
-  type McpServerHandle,
-  type McpServerSettings,
-} from '../integrations/mcp/server.js';
+export type { McpEndpoint, McpRequestContext } from './mcp-route.js';

@@ -16,10 +16,10 @@ import {
 } from '../../src/index.js';
 import {
   createChatHandler,
-  createMcpServer,
   toNodeListener,
   type ChatHandlerSettings,
 } from '../../src/http/index.js';
+import { createMcpEndpoint, createMcpServer } from '../../src/integrations/mcp/index.js';
 import { createMockLLM } from '../../src/testing/index.js';
 import { handbook } from '../fixtures/handbook.js';
 
@@ -36,7 +36,7 @@ async function serve(
       const user = request.headers.get('authorization')?.replace(/^Bearer\s+/i, '');
       return user ? { id: user } : null;
     },
-    mcp: { documents: handbook, name: 'handbook' },
+    mcp: createMcpEndpoint({ documents: handbook, name: 'handbook' }),
     ...settings,
   });
   const server = createServer(toNodeListener(handler));
@@ -260,7 +260,7 @@ describe('MCP over Streamable HTTP, with the SDK client', () => {
 
   it('is 404 when not enabled, and names the package when the SDK cannot be loaded', async () => {
     const engine = await engineWithHandbook();
-    const base = await serve(engine, { mcp: false });
+    const base = await serve(engine, { mcp: undefined });
     const response = await fetch(`${base}/mcp`, {
       method: 'POST',
       headers: { authorization: 'Bearer alice', 'content-type': 'application/json' },

@@ -1,19 +1,19 @@
 /**
- * The Model Context Protocol endpoint of `cortexis/http` (opt-in with `mcp`): `POST
- * {basePath}/mcp` speaks MCP's Streamable HTTP transport, statelessly — every request gets a
- * server of its own for the authenticated user, so any instance can answer it. The tools and
- * resources are those of `createMcpServer`; the SDK (`@modelcontextprotocol/sdk`, an optional
- * peer) is loaded on the first request.
+ * The Model Context Protocol over Streamable HTTP, for `cortexis/http`'s handler:
+ * `createChatHandler(engine, { mcp: createMcpEndpoint({ documents }) })` serves `POST
+ * {basePath}/mcp` statelessly — every request gets a server of its own for the authenticated
+ * user, so any instance can answer it. The tools and resources are those of `createMcpServer`;
+ * the SDK (`@modelcontextprotocol/sdk`, an optional peer) is loaded on the first request.
  * @module
  */
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { ChatEngine } from '../engine.js';
-import { createMcpServer, type McpDocument, type McpLibrary } from '../integrations/mcp/server.js';
-import { importOptional, type LibrarySource } from '../util/optional-import.js';
-import { json, readJson, type LimitBudget, type LimitedUser } from './request.js';
+import { json, readJson } from '../../http/request.js';
+import type { McpEndpoint } from '../../http/mcp-route.js';
+import { importOptional, type LibrarySource } from '../../util/optional-import.js';
+import { createMcpServer, type McpDocument, type McpLibrary } from './server.js';
 
-/** Settings of the MCP endpoint (`ChatHandlerSettings.mcp`). */
-export interface McpRouteSettings {
+/** Settings of {@link createMcpEndpoint}. */
+export interface McpEndpointSettings {
   /** The documents listed as resources, or a function loading them (default: none). */
   readonly documents?: readonly McpDocument[] | (() => Promise<readonly McpDocument[]>) | undefined;
   /** The server's name in `initialize` (default `cortexis`). */
@@ -24,23 +24,21 @@ export interface McpRouteSettings {
   readonly library?: LibrarySource<McpLibrary> | undefined;
 }
 
-/** What the endpoint needs from the handler that mounts it. */
-export interface McpRouteContext {
-  readonly limit: (request: Request, user: LimitedUser, budget: LimitBudget) => Promise<void>;
-  readonly maxBodyBytes: number;
-}
-
 type TransportClass = typeof WebStandardStreamableHTTPServerTransport;
 
-/** Serves one MCP request of an authenticated user. */
-export type McpRoute = (request: Request, user: LimitedUser, method: string) => Promise<Response>;
-
-/** Creates the MCP endpoint; `createChatHandler` mounts it at `{basePath}/mcp` when `mcp` is set. */
-export function createMcpRoute(
-  engine: ChatEngine,
-  settings: McpRouteSettings,
-  context: McpRouteContext,
-): McpRoute {
+/**
+ * The MCP endpoint for `ChatHandlerSettings.mcp` of `cortexis/http`: tools `search` and `ask`,
+ * the given documents as resources.
+ *
+ * @example
+ * ```ts
+ * import { createChatHandler } from 'cortexis/http';
+ * import { createMcpEndpoint } from 'cortexis/mcp';
+ *
+ * const handler = createChatHandler(engine, { authenticate, mcp: createMcpEndpoint({ documents }) });
+ * ```
+ */
+export function createMcpEndpoint(settings: McpEndpointSettings = {}): McpEndpoint {
   let transportClass: Promise<TransportClass> | undefined;
   const loadTransport = () =>
     (transportClass ??= importOptional<{
@@ -49,21 +47,21 @@ export function createMcpRoute(
       name: '@modelcontextprotocol/sdk',
       load: () => import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
       exportName: 'WebStandardStreamableHTTPServerTransport',
-      neededBy: 'cortexis/http (mcp)',
+      neededBy: 'cortexis/mcp',
       setting: 'mcp.library',
     }).then((module) => module.WebStandardStreamableHTTPServerTransport));
-  return async (request, user, method) => {
+  const handle: McpEndpoint['handle'] = async (request, { engine, user, limit, maxBodyBytes }) => {
     // Stateless: no session to resume (GET) or end (DELETE).
-    if (method !== 'POST') {
+    if (request.method.toUpperCase() !== 'POST') {
       const response = json(405, { code: 'method_not_allowed', message: 'Use POST' });
       response.headers.set('allow', 'POST');
       return response;
     }
-    const body = await readJson(request, context.maxBodyBytes);
+    const body = await readJson(request, maxBodyBytes);
     const Transport = await loadTransport();
     const server = await createMcpServer(engine, {
       userId: user.id,
-      limit: (budget) => context.limit(request, user, budget),
+      limit,
       signal: request.signal,
       documents: settings.documents,
       name: settings.name,
@@ -78,4 +76,5 @@ export function createMcpRoute(
       await server.close();
     }
   };
+  return { handle };
 }
