@@ -23,6 +23,7 @@ export const entries = {
   providers: 'src/adapters/providers/index.ts',
   langchain: 'src/integrations/langchain/index.ts',
   opentelemetry: 'src/integrations/opentelemetry/index.ts',
+  mcp: 'src/integrations/mcp/index.ts',
   rerank: 'src/adapters/rerank/index.ts',
 } as const;
 
@@ -106,6 +107,7 @@ export default defineConfig([
       'mammoth',
       '@langchain/core',
       '@opentelemetry/api',
+      '@modelcontextprotocol/sdk',
     ],
   },
   {

@@ -23,6 +23,12 @@ export type {
   UIMessageStreamOptions,
   UIMessageStreamResponseInit,
 } from './ui-message-stream.js';
+export {
+  cortexisSources,
+  readSourceMetadata,
+  type CortexisUISource,
+  type UIPartLike,
+} from './ui-message-stream.js';
 export { engineConfigSchema, type EngineConfig, type ResolvedConfig } from './config.js';
 export * from './errors/index.js';
 export { EngineEmitter } from './events.js';

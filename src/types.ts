@@ -61,6 +61,8 @@ export interface ChatRequest {
   readonly temperature?: number | undefined;
   /** Overrides the number of sources for this turn. */
   readonly topK?: number | undefined;
+  /** Caps the answer's length in tokens for this turn (the session's or engine's otherwise). */
+  readonly maxTokens?: number | undefined;
   /** Overrides the route's search depth: `shallow` (fewer candidates, no graph), `medium`, `deep`. */
   readonly searchDepth?: 'shallow' | 'medium' | 'deep' | undefined;
   /**
@@ -86,10 +88,12 @@ export interface ChatRequest {
   /** Cancels the turn; the user message and any partial answer are kept. */
   readonly signal?: AbortSignal | undefined;
   /**
-   * Earlier turns of a stateless conversation, oldest first (`mode: 'query'` only): the model
+   * Earlier turns of a conversation the client kept, oldest first. In `mode: 'query'` the model
    * sees them as history and a follow-up is rewritten from them before retrieval, as in a
    * session; nothing is stored. Clients that keep the conversation themselves (OpenAI-style
-   * message arrays) send it here.
+   * message arrays) send it here. With a session that has no messages yet (a chat the client
+   * kept while the server lost it), they are stored as its first messages (marked
+   * `metadata.clientHistory`) before the turn; a session that has messages keeps its own.
    */
   readonly history?: readonly HistoryTurn[] | undefined;
 }

@@ -64,6 +64,8 @@ export type CortexisSourceMetadata = {
   readonly snippet: string;
   /** Relevance to the question in [0, 1]. */
   readonly score: number;
+  /** The headings above the chunk (`Guide › Install`), or null. */
+  readonly section: string | null;
 };
 
 /** The `metadata` of a cortexis answer's UI message (sent with the `finish` chunk). */
@@ -123,6 +125,15 @@ export type UIMessageStreamChunk =
       readonly title: string;
       readonly providerMetadata: { readonly cortexis: CortexisSourceMetadata };
     }
+  | {
+      /** Sent after a source's `source-document` part when its `uri` is an http(s) URL. */
+      readonly type: 'source-url';
+      /** The label the answer cites: `S1`…`Sn` (the same as its `source-document` part's). */
+      readonly sourceId: string;
+      readonly url: string;
+      readonly title: string;
+      readonly providerMetadata: { readonly cortexis: CortexisSourceMetadata };
+    }
   | CortexisUIDataChunk
   | { readonly type: 'error'; readonly errorText: string }
   | { readonly type: 'abort'; readonly reason?: string }
@@ -161,22 +172,43 @@ export function streamErrorBody(error: SerializedError, failure: unknown): Error
     : { code: error.code, message: publicMessage(error.code, error.message) };
 }
 
-function sourceChunk(source: Source): UIMessageStreamChunk {
-  return {
+/**
+ * The link of a source a front end may render: only an http(s) URL (a file path is not a link,
+ * and a `javascript:` URI from an ingested document's metadata must never become one).
+ */
+function linkOf(uri: string | null): string | undefined {
+  if (uri === null || !/^https?:\/\//i.test(uri)) return undefined;
+  try {
+    const url = new URL(uri);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A source's `source-document` part, and its `source-url` part when it has a link. */
+function* sourceChunks(source: Source): Generator<UIMessageStreamChunk> {
+  const title = source.title ?? source.documentId;
+  const section = source.metadata['section'];
+  const cortexis: CortexisSourceMetadata = {
+    documentId: source.documentId,
+    chunkId: source.chunkId,
+    uri: source.uri,
+    snippet: source.snippet,
+    score: source.score,
+    section: typeof section === 'string' && section.length > 0 ? section : null,
+  };
+  yield {
     type: 'source-document',
     sourceId: source.id,
     mediaType: 'text/plain',
-    title: source.title ?? source.documentId,
-    providerMetadata: {
-      cortexis: {
-        documentId: source.documentId,
-        chunkId: source.chunkId,
-        uri: source.uri,
-        snippet: source.snippet,
-        score: source.score,
-      },
-    },
+    title,
+    providerMetadata: { cortexis },
   };
+  const url = linkOf(source.uri);
+  if (url !== undefined) {
+    yield { type: 'source-url', sourceId: source.id, url, title, providerMetadata: { cortexis } };
+  }
 }
 
 function answerMetadata(response: ChatResponse): CortexisUIMessageMetadata {
@@ -195,7 +227,7 @@ function answerMetadata(response: ChatResponse): CortexisUIMessageMetadata {
 
 /**
  * The UI message chunks of a streamed turn: `start`, `data-route`, one `source-document` per
- * source, `text-start` / `text-delta`… / `text-end`, `data-citations`, `data-confidence`,
+ * source (followed by a `source-url` when its `uri` is an http(s) URL), `text-start` / `text-delta`… / `text-end`, `data-citations`, `data-confidence`,
  * `data-grounding` (when judged), `data-guard`, then `finish` with the stored ids as message
  * metadata. A failed turn ends with an `error` chunk carrying a client-safe message (never a
  * provider's or database's own) and `finish` with `finishReason: 'error'`; an aborted one with
@@ -220,7 +252,7 @@ export async function* uiMessageChunks(
         break;
       case 'sources':
         sent.add('sources');
-        if (sendSources) for (const source of part.sources) yield sourceChunk(source);
+        if (sendSources) for (const source of part.sources) yield* sourceChunks(source);
         break;
       case 'text-delta':
         if (part.text === '') break;
@@ -249,7 +281,7 @@ export async function* uiMessageChunks(
         const response = part.response;
         // A replayed (idempotent) answer streams only its sources, text and response.
         if (!sent.has('sources') && sendSources)
-          for (const s of response.sources) yield sourceChunk(s);
+          for (const s of response.sources) yield* sourceChunks(s);
         if (!response.ended) {
           if (!sent.has('citations')) yield { type: 'data-citations', data: response.citations };
           if (!sent.has('confidence')) yield { type: 'data-confidence', data: response.confidence };
@@ -325,4 +357,96 @@ export function encodeUIMessageStream(
       await iterator.return?.(undefined);
     },
   });
+}
+
+// Reading a cortexis answer's sources back out of an AI SDK `UIMessage`, typed, without casts:
+// the AI SDK types `providerMetadata` only as JSON. What does not have the expected shape is left out.
+
+/** A UI message part as these helpers read it (any part of the AI SDK's `UIMessage` fits). */
+export interface UIPartLike {
+  readonly type: string;
+}
+
+/** One source of an answer, as a front end renders it. */
+export interface CortexisUISource extends CortexisSourceMetadata {
+  /** The label the answer cites: `S1`…`Sn`. */
+  readonly sourceId: string;
+  /** The document's title (its id when it has none). */
+  readonly title: string;
+  /** The link to show: the `source-url` part's URL (an http(s) `uri`), or null. */
+  readonly url: string | null;
+}
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null ? Reflect.get(value, key) : undefined;
+}
+
+const nullableString = (value: unknown): value is string | null =>
+  value === null || typeof value === 'string';
+
+/**
+ * The cortexis metadata of a `source-document` or `source-url` part (its
+ * `providerMetadata.cortexis`), or undefined when the part has none or it is malformed.
+ *
+ * @example
+ * ```tsx
+ * message.parts.map((part) => {
+ *   const source = part.type === 'source-document' ? readSourceMetadata(part) : undefined;
+ *   return source && <li key={source.chunkId}>{source.snippet} ({source.score.toFixed(2)})</li>;
+ * });
+ * ```
+ */
+export function readSourceMetadata(part: UIPartLike): CortexisSourceMetadata | undefined {
+  if (part.type !== 'source-document' && part.type !== 'source-url') return undefined;
+  const meta = field(field(part, 'providerMetadata'), 'cortexis');
+  const documentId = field(meta, 'documentId');
+  const chunkId = field(meta, 'chunkId');
+  const uri = field(meta, 'uri');
+  const snippet = field(meta, 'snippet');
+  const score = field(meta, 'score');
+  const section = field(meta, 'section') ?? null;
+  if (
+    typeof documentId !== 'string' ||
+    typeof chunkId !== 'string' ||
+    !nullableString(uri) ||
+    typeof snippet !== 'string' ||
+    typeof score !== 'number' ||
+    !Number.isFinite(score) ||
+    !nullableString(section)
+  ) {
+    return undefined;
+  }
+  return { documentId, chunkId, uri, snippet, score, section };
+}
+
+/**
+ * The sources of a cortexis answer's UI message, in the order sent (`S1` first), each with its
+ * link when the answer sent a `source-url` part for it.
+ *
+ * @example
+ * ```tsx
+ * for (const source of cortexisSources(message)) {
+ *   render(source.sourceId, source.title, source.url, source.section, source.snippet);
+ * }
+ * ```
+ */
+export function cortexisSources(message: {
+  readonly parts: readonly UIPartLike[];
+}): CortexisUISource[] {
+  const sources = new Map<string, CortexisUISource>();
+  for (const part of message.parts) {
+    const meta = readSourceMetadata(part);
+    const sourceId = field(part, 'sourceId');
+    const title = field(part, 'title');
+    if (meta === undefined || typeof sourceId !== 'string') continue;
+    const known = sources.get(sourceId);
+    const url = part.type === 'source-url' ? field(part, 'url') : undefined;
+    sources.set(sourceId, {
+      ...meta,
+      sourceId,
+      title: known?.title ?? (typeof title === 'string' ? title : meta.documentId),
+      url: typeof url === 'string' ? url : (known?.url ?? null),
+    });
+  }
+  return [...sources.values()];
 }

@@ -212,6 +212,8 @@ function buildChatRequestSchema(maxMessageLength: number) {
     temperature: z.optional(temperature),
     /** Overrides the number of sources for this turn. */
     topK: z.optional(topK),
+    /** Caps the answer's length in tokens for this turn. */
+    maxTokens: z.optional(intRange(1, 200_000)),
     /** Idempotency key of the message (with a sessionId). */
     messageId: z.optional(id),
     /** Overrides the route's search depth for this turn. */
@@ -226,7 +228,7 @@ function buildChatRequestSchema(maxMessageLength: number) {
     filter: z.optional(filter),
     /** Cancels the turn. */
     signal: z.optional(signal),
-    /** Earlier turns of a stateless conversation (`mode: 'query'` only; checked by the turn). */
+    /** Earlier turns the client kept (stateless history, or the first messages of an empty session). */
     history: z.optional(chatHistory(maxMessageLength)),
   });
 }

@@ -66,6 +66,7 @@ export function exitCodeOf(error: unknown): number {
 }
 
 async function run(argv: readonly string[], io: CliIO): Promise<number> {
+  if (argv[0] === 'mcp') return (await import('./mcp.js')).runMcp(argv.slice(1), io);
   const parsed = parseCommandLine(argv);
   const env = io.env ?? {};
   switch (parsed.command) {

@@ -14,6 +14,8 @@ import {
   json,
   readJson,
 } from './request.js';
+import type { McpEndpoint } from './mcp-route.js';
+import { checkTurnInput } from './turn-input.js';
 import { openUIChat, parseUIChatRequest } from './ui-chat.js';
 import {
   addOpenAICorsHeaders,
@@ -72,6 +74,13 @@ export interface ChatHandlerSettings {
    * authentication, rate limits and body limit as the other routes; see `docs/openai-compatible.md`.
    */
   readonly openaiCompatible?: boolean | OpenAICompatibleSettings | undefined;
+  /**
+   * Serves the Model Context Protocol at `{basePath}/mcp` (Streamable HTTP, stateless): the
+   * endpoint `createMcpEndpoint({ documents })` from `cortexis/mcp` makes (tools `search` and
+   * `ask`, the documents as resources). Off by default (404). Same authentication, rate limits
+   * and body limit as the other routes. See `docs/mcp.md`.
+   */
+  readonly mcp?: McpEndpoint | undefined;
 }
 
 /** A web-standard request handler: works in Node (via `toNodeListener`), Bun, Deno, workers. */
@@ -133,6 +142,10 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
       })
     : undefined;
 
+  // What a browser MCP client sends with every request.
+  if (settings.mcp && corsHeaders['access-control-allow-headers']) {
+    corsHeaders['access-control-allow-headers'] += ', mcp-protocol-version, mcp-session-id';
+  }
   const withCors = (response: Response): Response => {
     for (const [name, value] of Object.entries(corsHeaders)) response.headers.set(name, value);
     return response;
@@ -157,27 +170,51 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
     if (!user) return json(401, { code: 'unauthorized', message: 'Authentication required' });
     const userId = user.id;
 
+    if (settings.mcp && segments[0] === 'mcp' && segments.length === 1) {
+      return settings.mcp.handle(request, {
+        engine,
+        user,
+        limit: (budget) => limit(request, user, budget),
+        maxBodyBytes,
+      });
+    }
+
     // The AI SDK's `useChat` (`DefaultChatTransport`): the chat id is the conversation id.
     if (segments[0] === 'ui' && segments[1] === 'chat') {
       if (segments.length === 2 && method === 'POST') {
         const turn = parseUIChatRequest(await readJson(request, maxUIChatBodyBytes), {
           maxMessageLength: engine.config.limits.maxMessageLength,
         });
+        const chatRequest = {
+          sessionId: turn.chatId,
+          userId,
+          message: turn.message,
+          ...(turn.messageId === undefined ? {} : { messageId: turn.messageId }),
+          ...(turn.searchDepth === undefined ? {} : { searchDepth: turn.searchDepth }),
+          ...(turn.temperature === undefined ? {} : { temperature: turn.temperature }),
+          ...(turn.topK === undefined ? {} : { topK: turn.topK }),
+          signal: request.signal,
+        };
+        // The client's earlier messages seed a chat the server has no messages for (see
+        // `parseUIChatRequest`); checked with the turn before anything is written.
+        const history = turn.history.length === 0 ? {} : { history: turn.history };
+        checkTurnInput(
+          engine,
+          { ...chatRequest, ...history },
+          {
+            sessionId: 'id',
+            messageId: `${turn.lastPath}.id`,
+            message: `${turn.lastPath}.parts`,
+            history: 'messages',
+          },
+        );
         await limit(request, user, 'message');
         // Created on first use (in the `create` budget); another user's chat id is 404.
-        await openUIChat(engine, turn.chatId, userId, () => limit(request, user, 'create'));
-        return engine
-          .stream({
-            sessionId: turn.chatId,
-            userId,
-            message: turn.message,
-            ...(turn.messageId === undefined ? {} : { messageId: turn.messageId }),
-            ...(turn.searchDepth === undefined ? {} : { searchDepth: turn.searchDepth }),
-            ...(turn.temperature === undefined ? {} : { temperature: turn.temperature }),
-            ...(turn.topK === undefined ? {} : { topK: turn.topK }),
-            signal: request.signal,
-          })
-          .toUIMessageStreamResponse();
+        const session = await openUIChat(engine, turn.chatId, userId, () =>
+          limit(request, user, 'create'),
+        );
+        const seed = session.stats.messageCount === 0 ? history : {};
+        return engine.stream({ ...chatRequest, ...seed }).toUIMessageStreamResponse();
       }
       // `useChat({ resume: true })` asks for a stream still running: none is kept.
       if (segments.length === 4 && segments[3] === 'stream' && method === 'GET')

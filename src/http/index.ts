@@ -41,5 +41,12 @@ export {
   type UIMessageStreamOptions,
   type UIMessageStreamResponseInit,
 } from '../ui-message-stream.js';
+export {
+  cortexisSources,
+  readSourceMetadata,
+  type CortexisUISource,
+  type UIPartLike,
+} from '../ui-message-stream.js';
 export { toNodeListener, type NodeRequestLike, type NodeResponseLike } from './node.js';
 export type { CortexisCompletionExtension, OpenAICompatibleSettings } from './openai-compatible.js';
+export type { McpEndpoint, McpRequestContext } from './mcp-route.js';

@@ -1,7 +1,8 @@
 /**
  * The OpenAI-compatible routes of `cortexis/http` (opt-in with `openaiCompatible`): `POST
- * /v1/chat/completions` (JSON, or Server-Sent Events ending with `data: [DONE]`) and `GET
- * /v1/models`, so the official `openai` client and the UIs built on it talk to an engine.
+ * /v1/chat/completions` (JSON, or Server-Sent Events ending with `data: [DONE]`), `POST
+ * /v1/responses` (the Responses API, JSON or its typed events) and `GET /v1/models`, so the
+ * official `openai` client and the UIs built on it talk to an engine.
  * Answers keep their `[source: Sn]` citations in the text; sources, confidence and grounding
  * travel in the `cortexis` extension field of the completion (of the chunk carrying
  * `finish_reason` when streaming).
@@ -16,7 +17,8 @@
  *
  * The parts live next to this file: `openai-request.ts` (body validation), `openai-response.ts`
  * (the JSON completion, the model list, usage), `openai-stream.ts` (the SSE writer) and
- * `openai-error.ts` (OpenAI's error body).
+ * `openai-error.ts` (OpenAI's error body), `openai-fields.ts` (the fields honoured or refused),
+ * `openai-responses.ts` and `openai-responses-stream.ts` (the Responses API).
  * @example
  * ```ts
  * import OpenAI from 'openai';
@@ -38,8 +40,16 @@ import type { ChatRequest } from '../types.js';
 import { ulid } from '../util/ids.js';
 import { errorJson } from './openai-error.js';
 import { parseCompletionRequest } from './openai-request.js';
-import { completionResponse, modelListResponse, type TokenCounter } from './openai-response.js';
+import {
+  completionResponse,
+  JSON_HEADERS,
+  modelListResponse,
+  type TokenCounter,
+} from './openai-response.js';
+import { parseResponsesRequest, responseObject } from './openai-responses.js';
+import { responseFrames } from './openai-responses-stream.js';
 import { completionFrames } from './openai-stream.js';
+import { checkTurnInput } from './turn-input.js';
 import { HttpError, readJson, type LimitBudget, type LimitedUser } from './request.js';
 
 export type { CortexisCompletionExtension } from './openai-response.js';
@@ -128,31 +138,61 @@ export function createOpenAIRoutes(
     return { id: session.id, holdText: policy === undefined ? undefined : policy !== 'annotate' };
   };
 
-  const completions = async (request: Request, user: LimitedUser): Promise<Response> => {
+  /**
+   * Runs a turn of either route: the request is checked as the engine will check it before
+   * anything is written (a `new` conversation included), then answered as JSON or a stream.
+   */
+  const answer = async (
+    request: Request,
+    user: LimitedUser,
+    route: 'chat' | 'responses',
+  ): Promise<Response> => {
     const body = await readJson(request, maxBodyBytes);
-    const parsed = parseCompletionRequest(body, {
-      models,
-      maxMessageLength: engine.config.limits.maxMessageLength,
-    });
-    await context.limit(request, user, 'message');
-    const named = await conversation(request, user);
-    const chatRequest: ChatRequest = {
+    const limits = { models, maxMessageLength: engine.config.limits.maxMessageLength };
+    const parsed =
+      route === 'chat' ? parseCompletionRequest(body, limits) : parseResponsesRequest(body, limits);
+    const turnOptions = {
       userId: user.id,
       message: parsed.question,
       signal: request.signal,
-      ...(named
-        ? { sessionId: named.id }
-        : {
-            mode: 'query' as const,
-            ...(parsed.history.length > 0 ? { history: parsed.history } : {}),
-          }),
       ...(parsed.temperature === undefined ? {} : { temperature: parsed.temperature }),
+      ...(parsed.maxTokens === undefined ? {} : { maxTokens: parsed.maxTokens }),
     };
-    const id = `chatcmpl-${ulid()}`;
+    const stateless = {
+      mode: 'query' as const,
+      ...(parsed.history.length > 0 ? { history: parsed.history } : {}),
+    };
+    // What the engine would refuse is a 400 before a conversation is created or a turn counted.
+    checkTurnInput(engine, { ...turnOptions, ...stateless });
+    await context.limit(request, user, 'message');
+    const named = await conversation(request, user);
+    const chatRequest: ChatRequest = {
+      ...turnOptions,
+      ...(named ? { sessionId: named.id } : stateless),
+    };
     const extraHeaders: Record<string, string> = named ? { [header]: named.id } : {};
+    const responses =
+      route === 'responses'
+        ? {
+            id: `resp_${ulid()}`,
+            messageId: `msg_${ulid()}`,
+            createdAt: Math.floor(Date.now() / 1000),
+            parsed,
+          }
+        : undefined;
+    const id = `chatcmpl-${ulid()}`;
     if (!parsed.stream) {
       const response = await engine.chat(chatRequest);
-      return completionResponse(id, parsed, response, loadTokenizer, extraHeaders);
+      if (!responses) return completionResponse(id, parsed, response, loadTokenizer, extraHeaders);
+      const object = await responseObject(
+        responses,
+        { status: 'completed', response },
+        loadTokenizer,
+      );
+      return new Response(JSON.stringify(object), {
+        status: 200,
+        headers: { ...JSON_HEADERS, ...extraHeaders },
+      });
     }
     const stream = engine.stream(chatRequest);
     const iterator = stream[Symbol.asyncIterator]();
@@ -170,23 +210,27 @@ export function createOpenAIRoutes(
     }
     const judge = engine.config.judge;
     const holdText = judge.mode !== 'off' && (named?.holdText ?? judge.policy !== 'annotate');
-    return new Response(
-      completionFrames(stream, iterator, first, {
-        head: { id, created: Math.floor(Date.now() / 1000), model: parsed.model },
-        parsed,
-        holdText,
-        tokenizer: loadTokenizer,
-      }),
-      {
-        status: 200,
-        headers: {
-          'content-type': 'text/event-stream; charset=utf-8',
-          'cache-control': 'no-cache',
-          connection: 'keep-alive',
-          ...extraHeaders,
-        },
+    const frames = responses
+      ? responseFrames(stream, iterator, first, {
+          head: responses,
+          holdText,
+          tokenizer: loadTokenizer,
+        })
+      : completionFrames(stream, iterator, first, {
+          head: { id, created: Math.floor(Date.now() / 1000), model: parsed.model },
+          parsed,
+          holdText,
+          tokenizer: loadTokenizer,
+        });
+    return new Response(frames, {
+      status: 200,
+      headers: {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        ...extraHeaders,
       },
-    );
+    });
   };
 
   return async (request, segments, method) => {
@@ -198,7 +242,10 @@ export function createOpenAIRoutes(
       const path = segments.join('/');
       if (path === 'v1/models' && method === 'GET') return listModels();
       if (path === 'v1/chat/completions' && method === 'POST') {
-        return await completions(request, user);
+        return await answer(request, user, 'chat');
+      }
+      if (path === 'v1/responses' && method === 'POST') {
+        return await answer(request, user, 'responses');
       }
       return errorJson(new HttpError(404, 'not_found', 'No such route'));
     } catch (error) {

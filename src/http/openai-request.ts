@@ -1,12 +1,20 @@
 /**
  * Request parsing of the OpenAI-compatible routes: validates a `POST /v1/chat/completions` body
- * (fields cortexis does not use are ignored) and turns its `messages` into the question and the
- * history the engine answers from. Errors name the field in OpenAI's notation
- * (`messages[1].content`).
+ * (fields that would change the answer are honoured or refused, see `openai-fields.ts`) and
+ * turns its `messages` into the question and the history the engine answers from. Errors name
+ * the field in OpenAI's notation (`messages[1].content`).
  */
-import { ValidationError } from '../errors/index.js';
 import type { HistoryTurn } from '../types.js';
+import {
+  invalidField as invalid,
+  isObject,
+  maxTokensOf,
+  refuseUnsupported,
+  temperatureOf,
+} from './openai-fields.js';
+import { clip } from './errors.js';
 import { HttpError } from './request.js';
+import { cut } from './ui-chat.js';
 
 /** A validated completion request, as the engine will run it. */
 export interface CompletionRequest {
@@ -22,19 +30,19 @@ export interface CompletionRequest {
   readonly includeUsage: boolean;
   /** Temperature, when given. */
   readonly temperature: number | undefined;
+  /** The answer's length cap in tokens (`max_completion_tokens` / `max_tokens`), when given. */
+  readonly maxTokens: number | undefined;
+}
+
+/** One message of a request, reduced to its role and text. */
+export interface MessageTurn {
+  readonly role: string;
+  readonly text: string;
 }
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 /** Most earlier turns given to the engine; its own context window keeps fewer. */
 const MAX_HISTORY_TURNS = 100;
-
-/** A 400 naming the request field (`param`) in OpenAI's notation (`messages[1].content`). */
-function invalid(param: string, message: string): ValidationError {
-  return new ValidationError(`Invalid body: ${param}: ${message}`, [{ path: param, message }]);
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The text of a message's `content`: a string, or an array of `text` parts (joined with a
@@ -61,14 +69,16 @@ function messageText(content: unknown, role: string, param: string): string {
 }
 
 /**
- * Validates an OpenAI chat completion body (fields cortexis does not use are ignored, as
- * OpenAI clients send many) and turns it into the question and its history.
+ * Validates an OpenAI chat completion body and turns it into the question and its history.
+ * `temperature` and `max_completion_tokens` / `max_tokens` are honoured; a field that would
+ * change the answer and cannot (`tools`, `n > 1`, …) is a 400 naming it; fields that only
+ * describe the call (`user`, `metadata`, `seed`, …) are accepted.
  */
 export function parseCompletionRequest(
   body: Record<string, unknown>,
   limits: { readonly models: readonly string[]; readonly maxMessageLength: number },
 ): CompletionRequest {
-  const { model, messages, stream, n, temperature } = body;
+  const { model, messages, stream } = body;
   const options = body.stream_options;
   if (typeof model !== 'string' || model.length === 0) {
     throw invalid('model', 'must be a non-empty string');
@@ -86,14 +96,9 @@ export function parseCompletionRequest(
   if (includeUsage !== undefined && includeUsage !== null && typeof includeUsage !== 'boolean') {
     throw invalid('stream_options.include_usage', 'must be a boolean');
   }
-  if (n !== undefined && n !== null && n !== 1) throw invalid('n', 'only 1 is supported');
-  if (
-    temperature !== undefined &&
-    temperature !== null &&
-    (typeof temperature !== 'number' || !(temperature >= 0 && temperature <= 2))
-  ) {
-    throw invalid('temperature', 'must be a number between 0 and 2');
-  }
+  refuseUnsupported(body, 'chat');
+  const temperature = temperatureOf(body);
+  const maxTokens = maxTokensOf(body, ['max_completion_tokens', 'max_tokens']);
   const turns = messages.map((message: unknown, index) => {
     const param = `messages[${index}]`;
     if (!isObject(message)) throw invalid(param, 'must be a message object');
@@ -105,22 +110,49 @@ export function parseCompletionRequest(
       text: messageText(message.content, message.role, `${param}.content`),
     };
   });
+  const { question, history } = conversationOf(turns, limits, (index) => `messages[${index}]`);
+  checkModel(model, limits.models);
+  return {
+    model,
+    question,
+    history,
+    stream: stream === true,
+    includeUsage: includeUsage === true,
+    temperature,
+    maxTokens,
+  };
+}
+
+/** 404 `model_not_found` unless `model` is listed; the error names a bounded slice of it. */
+export function checkModel(model: string, models: readonly string[]): void {
+  if (!models.includes(model)) {
+    throw new HttpError(404, 'model_not_found', `The model '${clip(model, 64)}' does not exist`);
+  }
+}
+
+/**
+ * The question (the last message, which must be the user's) and the history (earlier user and
+ * assistant turns, the last 100, each at most 4× the message limit) of a request's messages;
+ * `param` names message `index` in errors.
+ */
+export function conversationOf(
+  turns: readonly MessageTurn[],
+  limits: { readonly maxMessageLength: number },
+  param: (index: number) => string,
+): { question: string; history: HistoryTurn[] } {
   const lastIndex = turns.length - 1;
   const last = turns[lastIndex]!;
   if (last.role !== 'user') {
-    throw invalid(`messages[${lastIndex}].role`, 'the last message must be a user message');
+    throw invalid(`${param(lastIndex)}.role`, 'the last message must be a user message');
   }
   if (last.text.trim().length === 0) {
-    throw invalid(`messages[${lastIndex}].content`, 'must not be empty');
+    throw invalid(`${param(lastIndex)}.content`, 'must not be empty');
   }
   if (last.text.length > limits.maxMessageLength) {
     throw invalid(
-      `messages[${lastIndex}].content`,
+      `${param(lastIndex)}.content`,
       `must be at most ${limits.maxMessageLength} characters`,
     );
-  }
-  if (!limits.models.includes(model)) {
-    throw new HttpError(404, 'model_not_found', `The model '${model}' does not exist`);
   }
   // The engine's own system prompt (citation rules, guard) stays in force: system and
   // developer messages are not given to it, nor tool traffic.
@@ -132,13 +164,6 @@ export function parseCompletionRequest(
         (turn.role === 'user' || turn.role === 'assistant') && turn.text.trim().length > 0,
     )
     .slice(-MAX_HISTORY_TURNS)
-    .map((turn) => ({ role: turn.role, content: turn.text.slice(0, maxTurnLength) }));
-  return {
-    model,
-    question: last.text,
-    history,
-    stream: stream === true,
-    includeUsage: includeUsage === true,
-    temperature: typeof temperature === 'number' ? temperature : undefined,
-  };
+    .map((turn) => ({ role: turn.role, content: cut(turn.text, maxTurnLength) }));
+  return { question: last.text, history };
 }

@@ -1,14 +1,18 @@
 /**
  * The request side of the AI SDK integration: what `useChat`'s `DefaultChatTransport` POSTs
  * (`{ id, messages, trigger, messageId?, ...body }`), reduced to one chat turn. The server keeps
- * the history, so only the last user message is new input.
+ * the history, so only the last user message is new input — unless the server has none for the
+ * chat (a restarted server, a recycled instance, a chat restored from the browser): then the
+ * earlier messages the client sent become the conversation's history.
  * @module
  */
 import * as z from 'zod/mini';
 import type { ChatEngine } from '../engine.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors/index.js';
-import { parseInput } from '../validate.js';
+import { intRange, range } from '../util/schema.js';
+import { parseInput, unstorableReason } from '../validate.js';
 import type { SessionRecord } from '../ports/chat-records.js';
+import type { HistoryTurn } from '../types.js';
 
 const uiPartSchema = z.looseObject({ type: z.string() });
 
@@ -33,10 +37,13 @@ const uiChatBodySchema = z.strictObject({
   /** Overrides the route's search depth for this turn. */
   searchDepth: z.optional(z.enum(['shallow', 'medium', 'deep'])),
   /** Overrides the temperature for this turn. */
-  temperature: z.optional(z.number()),
+  temperature: z.optional(range(0, 2)),
   /** Overrides the number of sources for this turn. */
-  topK: z.optional(z.number()),
+  topK: z.optional(intRange(1, 50)),
 });
+
+/** Most earlier messages taken as the history of a chat the server does not know. */
+export const MAX_UI_HISTORY_TURNS = 100;
 
 /** One chat turn, as a `useChat` request asks for it. */
 export interface UIChatTurn {
@@ -57,6 +64,28 @@ export interface UIChatTurn {
   readonly temperature: number | undefined;
   /** Source count override, when sent. */
   readonly topK: number | undefined;
+  /** Where the last message is in the body (`messages.3`, or `message`), for error paths. */
+  readonly lastPath: string;
+  /**
+   * The earlier user and assistant messages the client sent, oldest first (at most
+   * {@link MAX_UI_HISTORY_TURNS}, each at most 4× the message limit): the history of a chat the
+   * server has no messages for. Empty when the client sent only its last message.
+   */
+  readonly history: readonly HistoryTurn[];
+}
+
+/** At most `max` UTF-16 units of `text`, never ending in half a surrogate pair. */
+export function cut(text: string, max: number | undefined): string {
+  if (max === undefined || text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+
+/** The text parts of a UI message, joined with a newline. */
+function textOf(parts: readonly { readonly type: string; readonly [key: string]: unknown }[]) {
+  return parts
+    .flatMap((part) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : []))
+    .join('\n');
 }
 
 function invalid(path: string, message: string): ValidationError {
@@ -66,9 +95,11 @@ function invalid(path: string, message: string): ValidationError {
 /**
  * Reads a `useChat` request body (`DefaultChatTransport`'s `{ id, messages, trigger,
  * messageId? }`, or `{ id, message }` from a client that sends only its last message) as one
- * turn: the text parts of the last message, which must be the user's. Earlier messages are
- * ignored — the server keeps the history — and so are `system` messages: a client never sets
- * the prompt. Throws `ValidationError` naming the field.
+ * turn: the text parts of the last message, which must be the user's. Earlier user and
+ * assistant messages come back as `history`, which the route uses only for a chat the server
+ * has no messages of (it keeps the history otherwise); `system` messages are left out: a client
+ * never sets the prompt. Throws `ValidationError` naming the field, for anything the engine
+ * would refuse (a NUL, a lone surrogate, `topK` or `temperature` out of range).
  *
  * @example
  * ```ts
@@ -89,14 +120,15 @@ export function parseUIChatRequest(
   if (!last) throw invalid('messages', 'required');
   if (last.role !== 'user')
     throw invalid(`${path}.role`, 'the last message must be a user message');
-  const message = last.parts
-    .flatMap((part) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : []))
-    .join('\n');
+  const message = textOf(last.parts);
   if (message.trim().length === 0) throw invalid(`${path}.parts`, 'must contain text');
   const maxLength = options.maxMessageLength;
   if (maxLength !== undefined && message.length > maxLength) {
     throw invalid(`${path}.parts`, `text must be at most ${maxLength} characters`);
   }
+  const unstorable = unstorableReason(message);
+  if (unstorable !== undefined) throw invalid(`${path}.parts`, unstorable);
+  const history = earlierTurns(input.messages ?? [], maxLength);
   const regenerate = input.trigger === 'regenerate-message';
   return {
     chatId: input.id,
@@ -106,7 +138,34 @@ export function parseUIChatRequest(
     searchDepth: input.searchDepth,
     temperature: input.temperature,
     topK: input.topK,
+    lastPath: path,
+    history,
   };
+}
+
+/**
+ * The user and assistant messages before the last one, as history turns: system messages and
+ * messages without text are left out, the last {@link MAX_UI_HISTORY_TURNS} kept, each cut to
+ * 4× the message limit (what the engine accepts as history). A NUL or a lone surrogate is a 400
+ * naming the message, as in the last one.
+ */
+function earlierTurns(
+  messages: readonly z.infer<typeof uiMessageSchema>[],
+  maxLength: number | undefined,
+): HistoryTurn[] {
+  const maxTurnLength = maxLength === undefined ? undefined : maxLength * 4;
+  const turns: HistoryTurn[] = [];
+  const first = Math.max(0, messages.length - 1 - MAX_UI_HISTORY_TURNS);
+  for (let index = first; index < messages.length - 1; index += 1) {
+    const message = messages[index]!;
+    if (message.role === 'system') continue;
+    const text = textOf(message.parts);
+    if (text.trim().length === 0) continue;
+    const unstorable = unstorableReason(text);
+    if (unstorable !== undefined) throw invalid(`messages.${index}.parts`, unstorable);
+    turns.push({ role: message.role, content: cut(text, maxTurnLength) });
+  }
+  return turns;
 }
 
 /**

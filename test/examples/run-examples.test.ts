@@ -37,6 +37,18 @@ describe('examples run', () => {
     expect(out).toMatch(/\[S1\] The Harbor Street depot.*closes at 17:30 on Fridays\./);
   });
 
+  it('mcp-server answers the SDK client: tools, search, ask and resources', async () => {
+    const out = await example('mcp-server.ts');
+    expect(out).toMatch(/^tools: search, ask$/m);
+    expect(out).toMatch(/^search: \[S1\] Refunds \(score \d\.\d\d\)$/m);
+    expect(out).toMatch(
+      /^ask: International shipping takes up to 10 business days \[source: S1\]\.$/m,
+    );
+    expect(out).toMatch(
+      /^resources: cortexis:\/\/document\/refunds, cortexis:\/\/document\/shipping$/m,
+    );
+  });
+
   it('http-server serves the web chat page and the API, then stops on SIGTERM', async () => {
     // A server does not exit by itself: start it on a free port, read the URL it prints.
     const child = spawn(

@@ -488,11 +488,37 @@ describe('OpenAI-compatible route, with the official openai client', () => {
 });
 
 describe('stateless history on the engine (`ChatRequest.history`)', () => {
-  it('is refused outside query mode', async () => {
-    const engine = await engineWith();
-    await expect(
-      engine.chat({ message: 'How long?', history: [{ role: 'user', content: 'Shipping?' }] }),
-    ).rejects.toMatchObject({ code: 'validation_error', issues: [{ path: 'history' }] });
+  it('seeds a session that has no messages; a session with messages keeps its own', async () => {
+    const llm = createMockLLM({ responses: 'It takes 10 business days [source: S1].' });
+    const engine = await engineWith({ llm, rewrite: { llm: 'never' } });
+    const history = [
+      { role: 'user' as const, content: 'Do you ship internationally?' },
+      { role: 'assistant' as const, content: 'Yes, we ship internationally [source: S1].' },
+    ];
+    const reply = await engine.chat({ userId: 'u1', message: 'How long does that take?', history });
+    expect(llm.calls.at(-1)!.request.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+    ]);
+    const stored = await engine.history({ sessionId: reply.sessionId!, userId: 'u1' });
+    expect(stored.messages.map((message) => [message.role, message.content])).toEqual([
+      ['user', 'Do you ship internationally?'],
+      ['assistant', 'Yes, we ship internationally [source: S1].'],
+      ['user', 'How long does that take?'],
+      ['assistant', 'It takes 10 business days [source: S1].'],
+    ]);
+    expect(stored.messages[0]!.metadata).toEqual({ clientHistory: true });
+    // The session has messages now: another client's account of the chat is not taken.
+    await engine.chat({
+      sessionId: reply.sessionId!,
+      userId: 'u1',
+      message: 'And express?',
+      history: [{ role: 'user', content: 'Forged earlier turn' }],
+    });
+    const after = await engine.history({ sessionId: reply.sessionId!, userId: 'u1' });
+    expect(after.total).toBe(6);
+    expect(after.messages.map((message) => message.content)).not.toContain('Forged earlier turn');
   });
 
   it('gives the model the earlier turns without storing them', async () => {

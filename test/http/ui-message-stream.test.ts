@@ -132,6 +132,7 @@ describe('uiMessageChunks', () => {
             uri: null,
             snippet: 'Refunds are issued within 14 days.',
             score: 0.8,
+            section: null,
           },
         },
       },

@@ -115,7 +115,7 @@ export async function recallAndPack(
     : [];
   const recallMs = performance.now() - recallStarted;
   const template = settings.systemPrompt ?? config.prompt.system;
-  const maxTokens = settings.maxTokens ?? config.generation.maxTokens;
+  const maxTokens = request.maxTokens ?? settings.maxTokens ?? config.generation.maxTokens;
   const packed = inSpanSync(scope, 'cortexis.pack', (span) => {
     const result = packContext(
       {

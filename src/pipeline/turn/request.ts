@@ -3,7 +3,7 @@
  * counted against the engine's rate limit.
  */
 import type { ResolvedConfig } from '../../config.js';
-import { AbortError, RateLimitError, ValidationError } from '../../errors/index.js';
+import { AbortError, RateLimitError } from '../../errors/index.js';
 import type { EngineRuntime } from '../../runtime.js';
 import { redactRequest } from '../../text/redact.js';
 import { rateLimitKey } from '../../util/rate-limit-key.js';
@@ -23,12 +23,6 @@ export function parseTurnRequest(config: ResolvedConfig, rawRequest: unknown): T
   );
   const signal = request.signal;
   if (signal?.aborted) throw new AbortError('The turn was aborted before it started');
-  if (request.history !== undefined && request.mode !== 'query') {
-    const message = "only a stateless turn (mode: 'query') takes history; a session keeps its own";
-    throw new ValidationError(`Invalid chat request: history: ${message}`, [
-      { path: 'history', message },
-    ]);
-  }
   if (request.chatProfile !== undefined) checkChatProfile(config, request.chatProfile);
   return request;
 }

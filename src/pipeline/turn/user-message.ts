@@ -5,6 +5,7 @@
  */
 import { ConflictError } from '../../errors/index.js';
 import type { MessageRecord } from '../../ports/chat-records.js';
+import type { HistoryTurn } from '../../types.js';
 import { isoNow, ulid } from '../../util/ids.js';
 import { inSpan, type StageOptions } from '../../util/tracing.js';
 import {
@@ -51,6 +52,16 @@ export async function storeUserMessage(turnContext: TurnContext): Promise<UserMe
 
   // persist the user message first: no later failure can lose it
   if (session && !userMessage) {
+    const createdAt = isoNow();
+    // A session with no messages yet takes the client's earlier turns as its history (a
+    // chat the client kept while the server lost it); one that has messages keeps its own.
+    // Their ids are made first, so that they sort before the user message.
+    const earlier =
+      request.history !== undefined &&
+      request.history.length > 0 &&
+      (await sessionStore.countMessages(session.id, { signal })) === 0
+        ? clientHistory(request.history, session, createdAt)
+        : [];
     const message: MessageRecord = {
       id: ulid(),
       sessionId: session.id,
@@ -58,7 +69,7 @@ export async function storeUserMessage(turnContext: TurnContext): Promise<UserMe
       role: 'user',
       content: request.message,
       status: 'complete',
-      createdAt: isoNow(),
+      createdAt,
       sources: [],
       confidence: null,
       timings: null,
@@ -70,7 +81,7 @@ export async function storeUserMessage(turnContext: TurnContext): Promise<UserMe
       await inSpan(
         scope,
         'cortexis.persist',
-        () => sessionStore.appendMessages(session.id, [message], undefined, { signal }),
+        () => sessionStore.appendMessages(session.id, [...earlier, message], undefined, { signal }),
         PERSIST_USER,
       );
     } catch (error) {
@@ -86,4 +97,30 @@ export async function storeUserMessage(turnContext: TurnContext): Promise<UserMe
     runtime.recall.index([userMessage]);
   }
   return { userMessage };
+}
+
+/**
+ * The client's earlier turns as messages of `session`, before its user message (ids made
+ * first, so they sort first); `metadata.clientHistory` marks them as the client's account.
+ */
+function clientHistory(
+  turns: readonly HistoryTurn[],
+  session: { readonly id: string; readonly userId: string },
+  createdAt: string,
+): MessageRecord[] {
+  return turns.map((turn) => ({
+    id: ulid(),
+    sessionId: session.id,
+    userId: session.userId,
+    role: turn.role,
+    content: turn.content,
+    status: 'complete',
+    createdAt,
+    sources: [],
+    confidence: null,
+    timings: null,
+    guard: false,
+    metadata: { clientHistory: true },
+    requestId: null,
+  }));
 }
