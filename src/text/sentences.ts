@@ -51,7 +51,6 @@ const ABBREVIATIONS = new Set([
 // Look-behind and look-ahead windows are bounded, so each boundary costs constant time.
 const LOOK_BEHIND = 48;
 
-const NEWLINE = 10;
 const BACKTICK = 96;
 const FULL_STOPS = new Set(['。', '！', '？']);
 const CLOSERS = new Set(['"', "'", '”', '’', ')', ']']);
