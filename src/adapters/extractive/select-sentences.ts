@@ -5,14 +5,19 @@
  * complete it are chosen and quoted with their citations.
  */
 import { type AnswerKind, statesKind } from './answer-kind.js';
-import {
-  type AnswerOptions,
-  type ExtractiveAnswer,
-  NO_ANSWER_TEXT,
-  cite,
-  round,
-} from './answer.js';
+import { type AnswerOptions, type ExtractiveAnswer, NO_ANSWER_TEXT, round } from './answer.js';
 import { type Candidate, isQuestion } from './candidates.js';
+import {
+  type QuestionShape,
+  answerTerms,
+  holdsIntent,
+  quotable,
+  quoteUnit,
+  quotesBlock,
+  shapeFactor,
+} from './quote.js';
+
+const NO_SHAPE: QuestionShape = { intents: [], literals: [], subject: undefined };
 
 /** How much more a term of the user's own follow-up weighs than one carried by the rewrite. */
 const OWN_TERM_WEIGHT = 3;
@@ -104,6 +109,7 @@ export function answerFromSources(
   kind: AnswerKind | undefined,
   options: AnswerOptions,
   ownTerms?: ReadonlySet<string>,
+  shape: QuestionShape = NO_SHAPE,
 ): ExtractiveAnswer {
   const weights = inverseFrequencies(candidates, terms);
   if (ownTerms !== undefined && ownTerms.size > 0) {
@@ -124,10 +130,12 @@ export function answerFromSources(
   let scored: Scored[] = [];
   for (const candidate of candidates) {
     // A question in a source (a FAQ entry, a quoted question) asks; it does not answer.
-    if (isQuestion(candidate.text)) continue;
-    const coverage = shareOf(candidate.terms);
+    if (isQuestion(candidate.text) || !quotable(candidate, shape)) continue;
+    const coverage = shareOf(answerTerms(candidate, shape));
     if (coverage > 0 && coverage >= options.minCoverage) {
-      const match = sentenceScore(candidate, coverage, terms, weights, totalWeight, shareOf);
+      const match =
+        sentenceScore(candidate, coverage, terms, weights, totalWeight, shareOf) *
+        shapeFactor(candidate, shape, terms);
       scored.push({ candidate, coverage, match, score: match * RANK_DECAY ** candidate.rank });
     }
   }
@@ -147,13 +155,24 @@ export function answerFromSources(
   // Ties go to the earlier source (sources arrive best first), then the earlier sentence.
   scored.sort((a, b) => b.score - a.score || a.candidate.order - b.candidate.order);
 
-  const chosen = selectSentences(scored, terms, options.maxSentences);
+  // A lead quoted with its code block, list or table is the whole answer.
+  const lead = scored[0]?.candidate;
+  const whole = lead !== undefined && (lead.unit === 'code' || quotesBlock(lead, shape));
+  const chosen = selectSentences(scored, terms, whole ? 1 : options.maxSentences);
   if (chosen.length === 0) return { text: NO_ANSWER_TEXT, certainty: 0 };
-  const covered = new Set(terms.filter((term) => chosen.some((item) => item.terms.has(term))));
-  // Sentences on the topic that do not state the quantity asked for answer half of it.
-  const share = Math.min(1, shareOf(covered)) * (kindMatched ? 1 : 0.5);
+  const covered = new Set(
+    terms.filter((term) => chosen.some((item) => answerTerms(item, shape).has(term))),
+  );
+  // Sentences on the topic that do not state the quantity asked for answer half of it; so do
+  // sentences that hold nothing of what the question asks for (no code for a how-to, …).
+  const intentMet =
+    shape.intents.length === 0 || chosen.some((candidate) => holdsIntent(candidate, shape));
+  const share = Math.min(1, shareOf(covered)) * (kindMatched ? 1 : 0.5) * (intentMet ? 1 : 0.5);
   return {
-    text: chosen.map((candidate) => cite(candidate.text, candidate.label)).join(' '),
+    text: chosen
+      .map((candidate) => quoteUnit(candidate, shape))
+      .join(' ')
+      .trim(),
     certainty: round(share),
   };
 }
