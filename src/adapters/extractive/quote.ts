@@ -122,11 +122,9 @@ export function quoteUnit(candidate: Candidate, shape: QuestionShape): string {
     text = `${heading}: ${text}`;
   }
   if (!quotesBlock(candidate, shape)) return cite(text, label);
-  const colon = /:\s*$/.test(text);
-  const quoted = colon
-    ? `${cite(text.replace(/:\s*$/, ''), label).replace(/\.$/, '')}:`
-    : cite(text, label);
-  return `${quoted}\n\n${candidate.block}\n`;
+  // The lead-in ends with a colon: the block is what it introduces (the judge reads it so).
+  const lead = cite(text.replace(/[:.]\s*$/, ''), label).replace(/[.!?…]$/, '');
+  return `${lead}:\n\n${candidate.block}\n`;
 }
 
 /** The identifier a heading names (`getSetCookies` of `getSetCookies(headers)`). */

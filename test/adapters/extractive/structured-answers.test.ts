@@ -25,7 +25,7 @@ describe('extractive answers that state the fact', () => {
     const answer = ask('How do I give an option a default value?', [
       { label: 'S1', text: OPTIONS },
     ]);
-    expect(answer.text).toContain('You can specify a default value for an option [source: S1].');
+    expect(answer.text).toContain('You can specify a default value for an option [source: S1]:');
     expect(answer.text).toContain("program.option('-c, --cheese <type>'");
     expect(answer.text).toMatch(/```js?\n/);
   });

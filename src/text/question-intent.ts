@@ -1,0 +1,106 @@
+/**
+ * What a question about technical documentation asks for, read from its own words, and whether
+ * a text holds it: a how-to wants the command or code, "which / what are" the list or table
+ * rows, a default, limit or range the value, "what is X" the defining sentence, and a question
+ * for an API's name the identifier. Shared by the offline model (which unit to quote) and the
+ * confidence score (an answer that lacks what was asked is never `high`).
+ */
+
+/** What a question asks for. */
+export type Intent = 'how-to' | 'list' | 'value' | 'definition' | 'api';
+
+const HOW_TO =
+  /^\s*(?:how\s+(?:do|can|should|would|could|to|does\s+one)\b|how\s+(?:is|are)\s+.+\b(?:set|configured|done|used|declared|defined|enabled|disabled)\b|(?:show|give)\s+(?:me\s+)?(?:an?\s+)?(?:example|snippet|code)\b)/i;
+const VALUE =
+  /\b(?:default(?:s|ed)?|limit|maximum|minimum|max|min|range|ranges|timeout|threshold|version|port|size)\b/i;
+const LIST =
+  /^\s*(?:which|what)\s+(?:\S+\s+){0,3}?(?:are|do|does|can)\b|\b(?:list|which|what)\s+(?:of\s+the\s+)?(?:\S+\s+)?(?:options|values|codes|types|events|methods|properties|fields|formats|flags|settings|commands|errors|statuses)\b/i;
+const API =
+  /^\s*(?:which|what)\s+(?:\S+\s+)?(?:function|method|class|option|flag|command|event|property|hook|api|setting|field|interceptor|helper|utility|constructor|call)s?\b|\bwhat\s+is\s+(?:the\s+)?(?:name\s+of|called)\b/i;
+const DEFINITION = /^\s*what\s+(?:is|are)\s+(?:an?\s+|the\s+)?([^?]{1,60}?)\s*\??\s*$/i;
+
+/** The intents a question shows, most specific first. */
+export function intentsOf(question: string): Intent[] {
+  const intents: Intent[] = [];
+  if (API.test(question)) intents.push('api');
+  if (VALUE.test(question)) intents.push('value');
+  if (HOW_TO.test(question)) intents.push('how-to');
+  if (LIST.test(question) && !intents.includes('api')) intents.push('list');
+  if (intents.length === 0 && DEFINITION.test(question)) intents.push('definition');
+  return intents;
+}
+
+/** The subject of a "what is X" question, if it is one. */
+export function definedSubject(question: string): string | undefined {
+  return DEFINITION.exec(question)?.[1]?.trim();
+}
+
+// A value: a number, a literal in code style, a "Default: x" clause, a version or range.
+export const VALUE_TEXT =
+  /\d|\bdefaults?\s*(?::|to\b|is\b)|\b(?:true|false|null|undefined|infinity|none)\b|[<>]=?|:=|\[[^\][\n]{0,200}\]/i;
+// An identifier as an API names it: a call, a dotted path, camelCase, a flag.
+const IDENTIFIER =
+  /\b[A-Za-z_$][\w$]{0,60}\s*\(|\b[A-Za-z_$][\w$]*\.[A-Za-z_$]|\b[a-z]+[A-Z][\w$]*|(?:^|\s)--?[a-z][\w-]*/;
+// A shell command or code line quoted in prose.
+export const COMMAND =
+  /(?:^|\s)(?:npm|npx|yarn|pnpm|node|git|curl)\s+\S|\b[A-Za-z_$][\w$.]{0,60}\([^)\n]{0,200}\)/;
+
+/** Whether a text names an API identifier. */
+export function namesIdentifier(text: string): boolean {
+  return IDENTIFIER.test(text);
+}
+
+/**
+ * The literal tokens of a question, as written: version ranges (`^0.2.3`), identifiers with
+ * dots, parentheses, dashes or inner capitals (`Set-Cookie`, `keepAliveTimeout`, `.option()`).
+ * A unit that contains one exactly is about exactly what was asked.
+ */
+export function questionLiterals(question: string): string[] {
+  const literals = new Set<string>();
+  for (const raw of question.split(/\s+/)) {
+    const token = raw.replace(/^[`'"“‘(]+|[`'"”’),;:?!]+$|\.$/g, '');
+    if (token.length < 3) continue;
+    if (
+      /[\^~<>=]|\d\.\d|[A-Za-z]\.[A-Za-z]|\(\)|[a-z][A-Z]|[A-Za-z]-[A-Za-z]|^--?[a-z]/.test(token)
+    ) {
+      literals.add(token.toLowerCase());
+    }
+  }
+  return [...literals];
+}
+
+// A fenced code block, an indented list of at least two items, or a table row.
+const CODE_BLOCK = /^[ \t]*(?:```|~~~)/m;
+const LIST_LINES =
+  /^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+\S[^\n]*\n(?:[ \t]*\n)?[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+\S/m;
+const ROW = /^[ \t]*\|.*\|/m;
+
+/** Whether a whole answer holds what the intent asks for (see `intentsOf`). */
+export function answerHolds(answer: string, intent: Intent, subject?: string): boolean {
+  switch (intent) {
+    case 'how-to':
+      return CODE_BLOCK.test(answer) || COMMAND.test(answer) || /`[^`\n]+`/.test(answer);
+    case 'list':
+      return (
+        LIST_LINES.test(answer) ||
+        ROW.test(answer) ||
+        /\[[^\][\n]{0,200},[^\][\n]{0,200}\]/.test(answer) ||
+        (answer.match(/,/g)?.length ?? 0) >= 2
+      );
+    case 'value':
+      return VALUE_TEXT.test(answer);
+    case 'api':
+      return namesIdentifier(answer);
+    case 'definition':
+      return subject !== undefined && definesSubject(answer, subject);
+  }
+}
+
+/** Whether a text states what `subject` is ("X is …", "X lets you …"). */
+export function definesSubject(text: string, subject: string): boolean {
+  const escaped = subject.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(
+    `(?:^|\\b)(?:an?\\s+|the\\s+)?${escaped}\\s*(?:\\([^)]{0,80}\\)\\s*)?(?:is|are|means|refers|represents|describes|lets|allows|provides)\\b`,
+    'i',
+  ).test(text);
+}
