@@ -1,0 +1,166 @@
+/**
+ * Held-out questions on the playwright-cli skill pages shipped in playwright-core: not for
+ * tuning, reported apart (`--set heldout`). Written before the engine was run on them.
+ */
+import type { QuestionSet } from '../../questions/types.js';
+
+export const playwrightCli: QuestionSet = {
+  corpus: 'playwright-cli',
+  source: 'playwright-core@1.65.1, lib/tools/skills/playwright-cli/ (Apache-2.0)',
+  answerable: [
+    {
+      question: 'How do I start recording a trace?',
+      fact: '`playwright-cli tracing-start`',
+      files: ['tracing.md', 'SKILL.md'],
+      pattern: /tracing-start/,
+      kind: 'code',
+    },
+    {
+      question: 'In which directory does tracing write its files?',
+      fact: '`.playwright-cli/traces/`',
+      files: ['tracing.md'],
+      pattern: /\.playwright-cli\/traces/,
+      kind: 'prose',
+    },
+    {
+      question: 'Which file format does a video recording have?',
+      fact: '.webm',
+      files: ['tracing.md', 'video-recording.md', 'SKILL.md'],
+      pattern: /webm/i,
+      kind: 'table',
+    },
+    {
+      question: 'How do I open the browser with Firefox?',
+      fact: '`playwright-cli open --browser=firefox`',
+      files: ['SKILL.md'],
+      pattern: /--browser=firefox/,
+      kind: 'code',
+    },
+    {
+      question: 'How do I save the storage state to a file?',
+      fact: '`playwright-cli state-save auth.json`',
+      files: ['SKILL.md', 'storage-state.md'],
+      pattern: /state-save/,
+      kind: 'code',
+    },
+    {
+      question: 'How do I make every jpg request return 404?',
+      fact: '`playwright-cli route "**/*.jpg" --status=404`',
+      files: ['SKILL.md', 'request-mocking.md'],
+      pattern: /--status=404/,
+      kind: 'code',
+    },
+    {
+      question: 'How do I close all browsers?',
+      fact: '`playwright-cli close-all`',
+      files: ['SKILL.md', 'session-management.md'],
+      pattern: /close-all/,
+      kind: 'code',
+    },
+    {
+      question: 'How do I escape & in a URL in cmd.exe?',
+      fact: 'with `^&`',
+      files: ['SKILL.md'],
+      pattern: /\^&/,
+      kind: 'prose',
+    },
+    {
+      question: 'Which device does --mobile emulate for Chromium?',
+      fact: 'Pixel 10',
+      files: ['SKILL.md'],
+      pattern: /Pixel 10/,
+      kind: 'code',
+    },
+    {
+      question: 'Which global option strips page status and generated code from the output?',
+      fact: '`--raw`',
+      files: ['SKILL.md'],
+      pattern: /--raw/,
+      kind: 'prose',
+    },
+    {
+      question: 'How many lines of context does find return around each match?',
+      fact: '3 lines of context',
+      files: ['SKILL.md'],
+      pattern: /\b3\b/,
+      kind: 'code',
+    },
+    {
+      question: 'How do I connect to a running browser through a CDP endpoint?',
+      fact: '`playwright-cli attach --cdp=http://localhost:9222`',
+      files: ['SKILL.md'],
+      pattern: /--cdp=/,
+      kind: 'code',
+    },
+    {
+      question: 'How do I get the id of an element that the snapshot does not show?',
+      fact: '`playwright-cli eval "el => el.id" e5`',
+      files: ['SKILL.md'],
+      pattern: /el\.id|getAttribute/,
+      kind: 'code',
+    },
+    {
+      question: 'What is a trace best for, compared with a video or a screenshot?',
+      fact: 'Debugging',
+      files: ['tracing.md'],
+      pattern: /debugging/i,
+      kind: 'table',
+    },
+    {
+      question: 'Where is the browser profile kept by default?',
+      fact: 'in memory (in-memory profile)',
+      files: ['SKILL.md', 'storage-state.md', 'session-management.md'],
+      pattern: /in-memory|in memory/i,
+      kind: 'code',
+    },
+    {
+      question: 'How do I get every reply as structured JSON?',
+      fact: 'pass `--json`',
+      files: ['SKILL.md'],
+      pattern: /--json/,
+      kind: 'prose',
+    },
+  ],
+  unanswerable: [
+    'How do I run playwright-cli on an Android device?',
+    'How do I route the browser through a proxy server?',
+    'How do I throttle the network to 3G speed?',
+    'How do I change the browser timezone?',
+    'What is the maximum length of a recorded video?',
+  ],
+  offTopic: [
+    'What is the largest ocean on Earth?',
+    'How do I knit a scarf?',
+    'In which year did humans first land on the Moon?',
+  ],
+  followUps: [
+    {
+      turns: ['How do I record a video?', 'How do I add a chapter to it?'],
+      fact: '`playwright-cli video-chapter "Chapter Title"`',
+      files: ['SKILL.md', 'video-recording.md'],
+      pattern: /video-chapter/,
+      kind: 'code',
+    },
+    {
+      turns: ['How do I manage cookies?', 'How do I delete one?'],
+      fact: '`playwright-cli cookie-delete session_id`',
+      files: ['SKILL.md', 'storage-state.md'],
+      pattern: /cookie-delete/,
+      kind: 'code',
+    },
+    {
+      turns: ['How do I take a snapshot?', 'How do I limit its depth?'],
+      fact: '`playwright-cli snapshot --depth=4`',
+      files: ['SKILL.md'],
+      pattern: /--depth/,
+      kind: 'code',
+    },
+    {
+      turns: ['How do I open a new tab?', 'How do I close it?'],
+      fact: '`playwright-cli tab-close`',
+      files: ['SKILL.md'],
+      pattern: /tab-close/,
+      kind: 'code',
+    },
+  ],
+};
