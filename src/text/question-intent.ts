@@ -14,10 +14,12 @@ const HOW_TO =
 const VALUE =
   /\b(?:default(?:s|ed)?|limit|maximum|minimum|max|min|range|ranges|timeout|threshold|version|port|size)\b/i;
 const LIST =
-  /^\s*(?:which|what)\s+(?:\S+\s+){0,3}?(?:are|do|does|can)\b|\b(?:list|which|what)\s+(?:of\s+the\s+)?(?:\S+\s+)?(?:options|values|codes|types|events|methods|properties|fields|formats|flags|settings|commands|errors|statuses)\b/i;
+  /^\s*(?:which|what)\s+(?:\S+\s+){0,2}?\S+s\s+(?:are|do|does|can|will|should|is)\b|^\s*what\s+are\s+the\b|\blist\s+(?:of\s+)?(?:the\s+|all\s+)?\S+s\b/i;
 const API =
   /^\s*(?:which|what)\s+(?:\S+\s+)?(?:function|method|class|option|flag|command|event|property|hook|api|setting|field|interceptor|helper|utility|constructor|call)s?\b|\bwhat\s+is\s+(?:the\s+)?(?:name\s+of|called)\b/i;
 const DEFINITION = /^\s*what\s+(?:is|are)\s+(?:an?\s+|the\s+)?([^?]{1,60}?)\s*\??\s*$/i;
+// "What is the error code of X", "what is the default …": a property of something, not a term.
+const PROPERTY_OF = /\s(?:of|for|in)\s|\bdefault\b/i;
 
 /** The intents a question shows, most specific first. */
 export function intentsOf(question: string): Intent[] {
@@ -26,13 +28,17 @@ export function intentsOf(question: string): Intent[] {
   if (VALUE.test(question)) intents.push('value');
   if (HOW_TO.test(question)) intents.push('how-to');
   if (LIST.test(question) && !intents.includes('api')) intents.push('list');
-  if (intents.length === 0 && DEFINITION.test(question)) intents.push('definition');
+  const subject = DEFINITION.exec(question)?.[1];
+  if (intents.length === 0 && subject !== undefined && !PROPERTY_OF.test(subject)) {
+    intents.push('definition');
+  }
   return intents;
 }
 
 /** The subject of a "what is X" question, if it is one. */
 export function definedSubject(question: string): string | undefined {
-  return DEFINITION.exec(question)?.[1]?.trim();
+  const subject = DEFINITION.exec(question)?.[1]?.trim();
+  return subject === undefined || PROPERTY_OF.test(` ${subject} `) ? undefined : subject;
 }
 
 // A value: a number, a literal in code style, a "Default: x" clause, a version or range.
@@ -79,11 +85,17 @@ const ROW = /^[ \t]*\|.*\|/m;
 export function answerHolds(answer: string, intent: Intent, subject?: string): boolean {
   switch (intent) {
     case 'how-to':
-      return CODE_BLOCK.test(answer) || COMMAND.test(answer) || /`[^`\n]+`/.test(answer);
+      return (
+        CODE_BLOCK.test(answer) ||
+        COMMAND.test(answer) ||
+        /`[^`\n]+`/.test(answer) ||
+        namesIdentifier(answer)
+      );
     case 'list':
       return (
         LIST_LINES.test(answer) ||
         ROW.test(answer) ||
+        / — [^\n]* — /.test(answer) ||
         /\[[^\][\n]{0,200},[^\][\n]{0,200}\]/.test(answer) ||
         (answer.match(/,/g)?.length ?? 0) >= 2
       );

@@ -24,7 +24,12 @@ export function holds(candidate: Candidate, intent: Intent, subject?: string): b
   const text = candidate.text;
   switch (intent) {
     case 'how-to':
-      return candidate.unit === 'code' || candidate.blockKind === 'code' || COMMAND.test(text);
+      return (
+        candidate.unit === 'code' ||
+        candidate.blockKind === 'code' ||
+        COMMAND.test(text) ||
+        namesIdentifier(text)
+      );
     case 'list':
       return (
         candidate.blockKind === 'list' ||
