@@ -6,6 +6,7 @@ import {
   COMMAND,
   VALUE_TEXT,
   definesSubject,
+  givesInstruction,
   namesIdentifier,
   type Intent,
 } from '../../text/question-intent.js';
@@ -28,7 +29,8 @@ export function holds(candidate: Candidate, intent: Intent, subject?: string): b
         candidate.unit === 'code' ||
         candidate.blockKind === 'code' ||
         COMMAND.test(text) ||
-        namesIdentifier(text)
+        namesIdentifier(text) ||
+        givesInstruction(text)
       );
     case 'list':
       return (

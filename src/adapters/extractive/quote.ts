@@ -147,3 +147,19 @@ export function containsLiteral(text: string, literal: string): boolean {
   }
   return false;
 }
+
+/** The sentence saying what an answer lacks, for the question's first intent. */
+export function lacksSentence(intent: Intent): string {
+  switch (intent) {
+    case 'how-to':
+      return 'The sources do not show a command or code for this.';
+    case 'value':
+      return 'The sources do not state the value asked for.';
+    case 'list':
+      return 'The sources do not list them.';
+    case 'api':
+      return 'The sources do not name the function or option.';
+    case 'definition':
+      return 'The sources do not define it.';
+  }
+}

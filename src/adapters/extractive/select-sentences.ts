@@ -11,6 +11,7 @@ import {
   type QuestionShape,
   answerTerms,
   holdsIntent,
+  lacksSentence,
   quotable,
   quoteUnit,
   quotesBlock,
@@ -168,13 +169,13 @@ export function answerFromSources(
   const intentMet =
     shape.intents.length === 0 || chosen.some((candidate) => holdsIntent(candidate, shape));
   const share = Math.min(1, shareOf(covered)) * (kindMatched ? 1 : 0.5) * (intentMet ? 1 : 0.5);
-  return {
-    text: chosen
-      .map((candidate) => quoteUnit(candidate, shape))
-      .join(' ')
-      .trim(),
-    certainty: round(share),
-  };
+  const quoted = chosen
+    .map((candidate) => quoteUnit(candidate, shape))
+    .join(' ')
+    .trim();
+  // What the quote lacks is said plainly, not left for the reader to notice.
+  const lacking = intentMet ? '' : ` ${lacksSentence(shape.intents[0]!)}`;
+  return { text: `${quoted}${lacking}`, certainty: round(share) };
 }
 
 /**
