@@ -77,7 +77,9 @@ export function questionLiterals(question: string): string[] {
     const token = raw.replace(/^[`'"“‘(]+|[`'"”’),;:?!]+$|\.$/g, '');
     if (token.length < 3) continue;
     if (
-      /[\^~<>=]|\d\.\d|[A-Za-z]\.[A-Za-z]|\(\)|[a-z][A-Z]|[A-Za-z]-[A-Za-z]|^--?[a-z]/.test(token)
+      /[\^~<>=]|\d\.\d|[A-Za-z]\.[A-Za-z]|\(\)|[a-z][A-Z]|[A-Za-z]-[A-Za-z]|^--?[a-z]|^\d{3,}$/.test(
+        token,
+      )
     ) {
       literals.add(token.toLowerCase());
     }

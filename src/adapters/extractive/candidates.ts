@@ -123,7 +123,10 @@ function analyseSource(title: string, text: string): AnalysedSentence[] {
       });
       continue;
     }
-    const candidate = toCandidate(unit.text, undefined, 0, 0, heading, unit.kind === 'row');
+    // A row is filed under its table's column names too ("Status Code — Error Type").
+    const filed =
+      unit.columns === undefined ? heading : new Set([...heading, ...termSet(unit.columns)]);
+    const candidate = toCandidate(unit.text, undefined, 0, 0, filed, unit.kind === 'row');
     if (!candidate) continue;
     const { text: quoted, terms, sequence, tableRow } = candidate;
     const block =

@@ -46,13 +46,15 @@ export function quotesBlock(candidate: Candidate, shape: QuestionShape): boolean
   if (candidate.block === undefined) return false;
   const { intents } = shape;
   if (candidate.blockKind === 'code') return intents.includes('how-to') || intents.includes('api');
-  return intents.includes('list') || intents.includes('value') || intents.includes('how-to');
+  return intents.length > 0 && !intents.includes('definition');
 }
 
 /** Whether a unit may be quoted at all for this question: code only for a how-to or an API. */
 export function quotable(candidate: Candidate, shape: QuestionShape): boolean {
   if (candidate.unit !== 'code') return true;
-  return shape.intents.includes('how-to') || shape.intents.includes('api');
+  if (shape.intents.includes('how-to') || shape.intents.includes('api')) return true;
+  // A default documented in code (`@default 5`, `// default: 5`) answers a value question.
+  return shape.intents.includes('value') && /\bdefault\b/i.test(candidate.text);
 }
 
 /** The terms a unit answers with: its own, and its block's when the block is quoted. */

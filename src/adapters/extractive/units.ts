@@ -23,6 +23,8 @@ export interface SourceUnit {
   readonly heading: string;
   /** Whether it is the first unit under its heading. */
   readonly firstUnderHeading: boolean;
+  /** A table row's column names (its table's header row). */
+  readonly columns?: string | undefined;
 }
 
 type BlockKind = 'heading' | 'code' | 'list' | 'table' | 'prose';
@@ -171,7 +173,8 @@ export function sourceUnits(text: string): SourceUnit[] {
     }
     if (block.kind === 'table') {
       // The header row names the columns: it is quoted with the table, never alone.
-      for (const row of tableRows(block.lines).slice(1)) push({ kind: 'row', text: row });
+      const [header, ...rows] = tableRows(block.lines);
+      for (const row of rows) push({ kind: 'row', text: row, columns: header });
       return;
     }
     const sentences = proseSentences(block.lines.join('\n'));
