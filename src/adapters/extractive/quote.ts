@@ -40,6 +40,9 @@ export const INTENT_BONUS = 1;
 export const LITERAL_BONUS = 1;
 // A sentence adding fewer than two terms to the question's restates it: weighed by this.
 export const RESTATEMENT_WEIGHT = 0.4;
+// A code block quoted for a value question (it documents a default) is weighed by this: prose
+// stating the value comes first.
+export const CODE_VALUE_WEIGHT = 0.5;
 
 /** Whether the block a sentence introduces belongs in the answer to this question. */
 export function quotesBlock(candidate: Candidate, shape: QuestionShape): boolean {
@@ -82,8 +85,13 @@ export function shapeFactor(
   terms: readonly string[],
 ): number {
   let factor = 1;
-  const held = shape.intents.length > 0 && holdsIntent(candidate, shape);
+  // Code holds a value only as a last resort (a demo's value is not the default): no bonus.
+  const held =
+    shape.intents.length > 0 &&
+    holdsIntent(candidate, shape) &&
+    (candidate.unit !== 'code' || shape.intents.some((i) => i === 'how-to' || i === 'api'));
   if (held) factor *= 1 + INTENT_BONUS;
+  else if (candidate.unit === 'code') factor *= CODE_VALUE_WEIGHT;
   let found = 0;
   if (shape.literals.length > 0) {
     const own = `${candidate.text}\n${candidate.headingText ?? ''}`;
