@@ -14,16 +14,20 @@ const HOW_TO =
 const VALUE =
   /\b(?:default(?:s|ed)?|limit|maximum|minimum|max|min|range|ranges|timeout|threshold|version|port|size)\b/i;
 const LIST =
-  /^\s*(?:which|what)\s+(?:\S+\s+){0,2}?\S+s\s+(?:are|do|does|can|will|should|is)\b|^\s*what\s+are\s+the\b|\blist\s+(?:of\s+)?(?:the\s+|all\s+)?\S+s\b/i;
+  /^\s*(?:which|what)\s+(?:\S+\s+){0,2}?\S*[^sui\s]s\s+(?:are|do|does|can|will|should|is)\b|^\s*what\s+are\s+the\b|\blist\s+(?:of\s+)?(?:the\s+|all\s+)?\S+s\b/i;
 const API =
   /^\s*(?:which|what)\s+(?:\S+\s+)?(?:function|method|class|option|flag|command|event|property|hook|api|setting|field|interceptor|helper|utility|constructor|call)s?\b|\bwhat\s+is\s+(?:the\s+)?(?:name\s+of|called)\b/i;
 const DEFINITION = /^\s*what\s+(?:is|are)\s+(?:an?\s+|the\s+)?([^?]{1,60}?)\s*\??\s*$/i;
 // "What is the error code of X", "what is the default …": a property of something, not a term.
 const PROPERTY_OF = /\s(?:of|for|in)\s|\bdefault\b/i;
 
+const YES_NO = /^\s*(?:does|do|is|are|can|could|will|would|should|has|have|was|were|did)\s/i;
+
 /** The intents a question shows, most specific first. */
 export function intentsOf(question: string): Intent[] {
   const intents: Intent[] = [];
+  // A yes/no question ("Does it have a timeout?") is answered by a statement, not a value.
+  if (YES_NO.test(question)) return intents;
   if (API.test(question)) intents.push('api');
   if (VALUE.test(question)) intents.push('value');
   if (HOW_TO.test(question)) intents.push('how-to');
