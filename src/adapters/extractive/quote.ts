@@ -6,6 +6,7 @@
  */
 import { cite } from './answer.js';
 import type { Candidate } from './candidates.js';
+import { COMMAND } from '../../text/question-intent.js';
 import {
   type Intent,
   definedSubject,
@@ -172,4 +173,11 @@ export function lacksSentence(intent: Intent): string {
     case 'definition':
       return 'The sources do not define it.';
   }
+}
+
+/** Whether a unit shows code: it is a code block, introduces one, or quotes a command. */
+export function showsCode(candidate: Candidate): boolean {
+  return (
+    candidate.unit === 'code' || candidate.blockKind === 'code' || COMMAND.test(candidate.text)
+  );
 }

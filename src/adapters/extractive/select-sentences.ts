@@ -12,6 +12,7 @@ import {
   answerTerms,
   holdsIntent,
   lacksSentence,
+  showsCode,
   quotable,
   quoteUnit,
   quotesBlock,
@@ -153,6 +154,9 @@ export function answerFromSources(
       kindMatched = true;
     }
   }
+  // Likewise a question asking for code, a value, a list or a name is answered by units that
+  // hold it (code first for a how-to), when any is about as relevant as the best unit.
+  if (shape.intents.length > 0) scored = holdersFirst(scored, shape);
   // Ties go to the earlier source (sources arrive best first), then the earlier sentence.
   scored.sort((a, b) => b.score - a.score || a.candidate.order - b.candidate.order);
 
@@ -254,4 +258,19 @@ export function isNearDuplicate(a: Candidate, b: Candidate): boolean {
   for (const term of a.terms) if (b.terms.has(term)) shared++;
   const union = a.terms.size + b.terms.size - shared;
   return union > 0 && shared / union >= 0.7;
+}
+
+/**
+ * The units holding what the question asks for, when any of them scores at least half the best
+ * unit: for a how-to, those with code (a code block, a command) before prose instructions.
+ */
+function holdersFirst(scored: Scored[], shape: QuestionShape): Scored[] {
+  const top = Math.max(0, ...scored.map((item) => item.score));
+  const near = scored.filter((item) => item.score >= top / 2);
+  if (shape.intents.includes('how-to')) {
+    const code = near.filter((item) => showsCode(item.candidate));
+    if (code.length > 0) return code;
+  }
+  const holders = near.filter((item) => holdsIntent(item.candidate, shape));
+  return holders.length > 0 ? holders : scored;
 }
