@@ -1,12 +1,11 @@
 /**
  * Answering what the question asks for: how a unit's score changes with the question's intent
- * (a how-to wants code, a value question a value, …), its literal tokens and whether the unit
- * only restates the question; and how a chosen unit is quoted (a lead-in with its block, an
+ * (a how-to wants code, a value question a value, …) and its literal tokens; and how a chosen
+ * unit is quoted (a lead-in with its block, an
  * API's heading before the sentence under it).
  */
 import { cite } from './answer.js';
 import type { Candidate } from './candidates.js';
-import { COMMAND } from '../../text/question-intent.js';
 import {
   type Intent,
   definedSubject,
@@ -39,8 +38,6 @@ export const INTENT_BONUS = 1;
 // A unit containing the question's literal tokens (`^0.2.3`, `keepAliveTimeout`) scores up to
 // this much more.
 export const LITERAL_BONUS = 1;
-// A sentence adding fewer than two terms to the question's restates it: weighed by this.
-export const RESTATEMENT_WEIGHT = 0.4;
 // A code block quoted for a value question (it documents a default) is weighed by this: prose
 // stating the value comes first.
 export const CODE_VALUE_WEIGHT = 0.5;
@@ -77,14 +74,10 @@ export function holdsIntent(candidate: Candidate, shape: QuestionShape): boolean
 
 /**
  * The factor a unit's score is multiplied by for this question's shape: raised when it holds
- * what is asked and when it contains the question's literals, lowered when it only restates
- * the question.
+ * what is asked and when it contains the question's literals; a code block quoted for a value
+ * question is weighed down.
  */
-export function shapeFactor(
-  candidate: Candidate,
-  shape: QuestionShape,
-  terms: readonly string[],
-): number {
+export function shapeFactor(candidate: Candidate, shape: QuestionShape): number {
   let factor = 1;
   // Code holds a value only as a last resort (a demo's value is not the default): no bonus.
   const held =
@@ -103,12 +96,6 @@ export function shapeFactor(
       }
     }
     factor *= 1 + (LITERAL_BONUS * found) / shape.literals.length;
-  }
-  if (!held && found === 0 && !quotesBlock(candidate, shape) && candidate.unit !== 'code') {
-    const asked = new Set(terms);
-    let added = 0;
-    for (const term of candidate.terms) if (!asked.has(term)) added++;
-    if (added < 2) factor *= RESTATEMENT_WEIGHT;
   }
   return factor;
 }
@@ -173,11 +160,4 @@ export function lacksSentence(intent: Intent): string {
     case 'definition':
       return 'The sources do not define it.';
   }
-}
-
-/** Whether a unit shows code: it is a code block, introduces one, or quotes a command. */
-export function showsCode(candidate: Candidate): boolean {
-  return (
-    candidate.unit === 'code' || candidate.blockKind === 'code' || COMMAND.test(candidate.text)
-  );
 }

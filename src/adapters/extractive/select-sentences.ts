@@ -1,8 +1,8 @@
 /**
  * Answering a question from the sources: each quotable sentence is scored by how much of the
- * question's term weight it covers (raised for phrases, headings and subjects that match,
- * lowered for table rows and lower-ranked sources), then the lead sentence and the few that
- * complete it are chosen and quoted with their citations.
+ * question's term weight it covers (raised for phrases, headings and subjects that match and
+ * for what the question asks for; lowered for lower-ranked sources), then the lead sentence and
+ * the few that complete it are chosen and quoted with their citations.
  */
 import { type AnswerKind, statesKind } from './answer-kind.js';
 import { type AnswerOptions, type ExtractiveAnswer, NO_ANSWER_TEXT, round } from './answer.js';
@@ -12,7 +12,6 @@ import {
   answerTerms,
   holdsIntent,
   lacksSentence,
-  showsCode,
   quotable,
   quoteUnit,
   quotesBlock,
@@ -59,9 +58,6 @@ const PHRASE_BONUS = 1;
 // Terms at most this many content words apart count as standing together (1: next to each
 // other, stop words aside).
 const PHRASE_WINDOW = 1;
-// A table row's cells state less than a sentence: its score is weighted by this, unless its
-// first cell (the key the row describes) names a question term.
-const TABLE_ROW_WEIGHT = 0.6;
 // A sentence filed under a heading (or a table row under a key) naming all the question's
 // terms scores this much more: the section is about the question.
 const HEADING_BONUS = 1;
@@ -137,7 +133,7 @@ export function answerFromSources(
     if (coverage > 0 && coverage >= options.minCoverage) {
       const match =
         sentenceScore(candidate, coverage, terms, weights, totalWeight, shareOf) *
-        shapeFactor(candidate, shape, terms);
+        shapeFactor(candidate, shape);
       scored.push({ candidate, coverage, match, score: match * RANK_DECAY ** candidate.rank });
     }
   }
@@ -154,9 +150,6 @@ export function answerFromSources(
       kindMatched = true;
     }
   }
-  // Likewise a question asking for code, a value, a list or a name is answered by units that
-  // hold it (code first for a how-to), when any is about as relevant as the best unit.
-  if (shape.intents.length > 0) scored = holdersFirst(scored, shape);
   // Ties go to the earlier source (sources arrive best first), then the earlier sentence.
   scored.sort((a, b) => b.score - a.score || a.candidate.order - b.candidate.order);
 
@@ -172,7 +165,7 @@ export function answerFromSources(
   // sentences that hold nothing of what the question asks for (no code for a how-to, …).
   const intentMet =
     shape.intents.length === 0 || chosen.some((candidate) => holdsIntent(candidate, shape));
-  const share = Math.min(1, shareOf(covered)) * (kindMatched ? 1 : 0.5) * (intentMet ? 1 : 0.5);
+  const share = Math.min(1, shareOf(covered)) * (kindMatched ? 1 : 0.5);
   const quoted = chosen
     .map((candidate) => quoteUnit(candidate, shape))
     .join(' ')
@@ -197,7 +190,6 @@ function sentenceScore(
   shareOf: (set: ReadonlySet<string>) => number,
 ): number {
   const heading = shareOf(candidate.heading);
-  const keyed = candidate.tableRow && heading > 0;
   const subject = candidate.sequence[0];
   const subjectShare =
     subject !== undefined && terms.includes(subject)
@@ -205,7 +197,6 @@ function sentenceScore(
       : 0;
   return (
     coverage *
-    (candidate.tableRow && !keyed ? TABLE_ROW_WEIGHT : 1) *
     (1 + PHRASE_BONUS * phraseShare(candidate, terms)) *
     (1 + HEADING_BONUS * heading) *
     (1 + SUBJECT_BONUS * subjectShare)
@@ -258,19 +249,4 @@ export function isNearDuplicate(a: Candidate, b: Candidate): boolean {
   for (const term of a.terms) if (b.terms.has(term)) shared++;
   const union = a.terms.size + b.terms.size - shared;
   return union > 0 && shared / union >= 0.7;
-}
-
-/**
- * The units holding what the question asks for, when any of them scores at least half the best
- * unit: for a how-to, those with code (a code block, a command) before prose instructions.
- */
-function holdersFirst(scored: Scored[], shape: QuestionShape): Scored[] {
-  const top = Math.max(0, ...scored.map((item) => item.score));
-  const near = scored.filter((item) => item.score >= top / 2);
-  if (shape.intents.includes('how-to')) {
-    const code = near.filter((item) => showsCode(item.candidate));
-    if (code.length > 0) return code;
-  }
-  const holders = near.filter((item) => holdsIntent(item.candidate, shape));
-  return holders.length > 0 ? holders : scored;
 }

@@ -91,14 +91,6 @@ describe('extractive answers that state the fact', () => {
     expect(answer.text).toContain('503 | yes | unavailable');
   });
 
-  it('halves the certainty of a how-to answered without any command or code', () => {
-    const sources = [{ label: 'S1', text: 'Colours in the program are enabled by the theme.' }];
-    const how = ask('How do I enable colours in the program?', sources);
-    const whether = ask('Are colours in the program enabled?', sources);
-    expect(whether.certainty).toBe(1);
-    expect(how.certainty).toBe(0.5);
-  });
-
   it('reads intents and literals from the question', () => {
     expect(intentsOf('How do I parse cookies?')).toEqual(['how-to']);
     expect(intentsOf('What is the default timeout?')).toEqual(['value']);
