@@ -127,6 +127,8 @@ export function answerHolds(answer: string, intent: Intent, subject?: string): b
 
 /** Whether a text states what `subject` is ("X is …", "X lets you …"). */
 export function definesSubject(text: string, subject: string): boolean {
+  // A subject comes from a question ("what is X"): longer ones are not terms.
+  if (typeof subject !== 'string' || subject.length === 0 || subject.length > 60) return false;
   const escaped = subject.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(
     `(?:^|\\b)(?:an?\\s+|the\\s+)?${escaped}\\s*(?:\\([^)]{0,80}\\)\\s*)?(?:is|are|means|refers|represents|describes|lets|allows|provides)\\b`,
