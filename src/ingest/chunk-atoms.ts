@@ -50,12 +50,56 @@ export function append<T>(target: T[], items: readonly T[]): void {
 /** The section's atoms; `tooLong` is a block already counted and found over `chunkSize`. */
 export function sectionAtoms(section: Section, context: Context, tooLong?: Block): Atom[] {
   const atoms: Atom[] = [];
-  for (const item of section.blocks) {
+  const { blocks } = section;
+  for (let index = 0; index < blocks.length; index++) {
+    const item = blocks[index]!;
+    const unit = leadInUnit(item, blocks[index + 1], context, tooLong);
+    if (unit) {
+      atoms.push(unit);
+      index++;
+      continue;
+    }
     if (item.kind === 'paragraph') append(atoms, proseAtoms(item, context, item === tooLong));
     else if (item.kind === 'code') append(atoms, codeAtoms(item, context, item === tooLong));
     else append(atoms, spanAtoms('heading', item.start, item.end, 1, context));
   }
   return atoms;
+}
+
+/**
+ * A paragraph and the code block, list or table right after it, as one atom when together they
+ * fit a chunk: the sentence that introduces a block ("Set a default value:") is not cut from it.
+ * It counts as code, so no overlap repeats a part of it.
+ */
+function leadInUnit(
+  item: Block,
+  following: Block | undefined,
+  context: Context,
+  tooLong: Block | undefined,
+): Atom | undefined {
+  if (item.kind !== 'paragraph' || !following || item === tooLong || following === tooLong) {
+    return undefined;
+  }
+  if (!isStructured(following, context.text)) return undefined;
+  if (likelyTooLong(item.start, following.end, context)) return undefined;
+  const tokens = context.count(item.start, following.end);
+  if (tokens > context.chunkSize) return undefined;
+  return { kind: 'code', start: item.start, end: following.end, tokens, join: 1 };
+}
+
+// A list item or a table row (with edge pipes, or cells separated by ` | `) opens the block.
+const STRUCTURED_LINE = /^[ \t]*(?:[-*+•][ \t]|\d{1,3}[.)][ \t]|\|)|^[^\n]* \| /;
+
+/** Whether a block is code, a list or a table. */
+function isStructured(item: Block, text: string): boolean {
+  if (item.kind === 'code') return true;
+  if (item.kind !== 'paragraph') return false;
+  const newline = text.indexOf('\n', item.start);
+  const firstLine = text.slice(
+    item.start,
+    newline === -1 || newline > item.end ? item.end : newline,
+  );
+  return STRUCTURED_LINE.test(firstLine);
 }
 
 /** The span as one atom when it fits, else cut at token boundaries. */

@@ -1,4 +1,9 @@
-import type { Confidence, ConfidenceFactors, ConfidenceLevel } from '../ports/chat-records.js';
+import type {
+  Confidence,
+  ConfidenceCap,
+  ConfidenceFactors,
+  ConfidenceLevel,
+} from '../ports/chat-records.js';
 
 /** Weights of the five confidence factors. */
 export type ConfidenceWeights = Readonly<Record<keyof ConfidenceFactors, number>>;
@@ -108,6 +113,12 @@ export interface ConfidenceInput {
    * level is at most `medium`, whatever the other factors say.
    */
   readonly supportedRatio?: number | undefined;
+  /**
+   * What the answer lacks, when a check of it against the question found something
+   * (`src/pipeline/answer-shape.ts`): `asked-for` (no command for a how-to, no value for a
+   * default, …) keeps it below `high`; `restates` (it only repeats the question) makes it `low`.
+   */
+  readonly answerLacks?: 'asked-for' | 'restates' | undefined;
 }
 
 /** Below this share of supported claims an answer is never `high`. */
@@ -203,8 +214,17 @@ export function scoreConfidence(
   }
   const round = (value: number): number => Math.round(value * 1000) / 1000;
   // Part of the judge's verdict: mostly unsupported claims cap the answer below `high`.
+  const capped: ConfidenceCap[] = [];
   if (input.supportedRatio !== undefined && input.supportedRatio < MIN_SUPPORTED_FOR_HIGH) {
+    if (overall >= levels.high) capped.push('unsupported-claims');
     overall = Math.min(overall, levels.high - 0.001);
+  }
+  // An answer that lacks what was asked is never `high`; one that restates the question is `low`.
+  const lacks = input.answerLacks;
+  const ceiling = lacks === 'restates' ? levels.medium : lacks === 'asked-for' ? levels.high : 1;
+  if (lacks !== undefined && overall >= ceiling) {
+    capped.push(lacks === 'restates' ? 'answer-restates-question' : 'answer-lacks-asked-for');
+    overall = ceiling - 0.001;
   }
   return {
     sourceQuality: round(factors.sourceQuality),
@@ -215,5 +235,6 @@ export function scoreConfidence(
     overall: round(overall),
     level: confidenceLevel(round(overall), levels),
     weights: applied,
+    ...(capped.length > 0 ? { capped } : {}),
   };
 }

@@ -74,7 +74,16 @@ export interface Confidence extends ConfidenceFactors {
   readonly level: ConfidenceLevel;
   /** The weights actually applied (factors without signal get 0, the rest are rescaled). */
   readonly weights: Readonly<Record<keyof ConfidenceFactors, number>>;
+  /** Why `overall` was lowered below what the factors give, when it was (absent otherwise). */
+  readonly capped?: readonly ConfidenceCap[] | undefined;
 }
+
+/**
+ * Why an answer's confidence was capped: mostly unsupported claims (never `high`), an answer
+ * lacking what the question asks for (never `high`), or one only restating the question (`low`).
+ */
+export type ConfidenceCap =
+  'unsupported-claims' | 'answer-lacks-asked-for' | 'answer-restates-question';
 
 /** Role of a stored message. `system-summary` replaces older turns in the context. */
 export type MessageRole = 'user' | 'assistant' | 'system' | 'system-summary';

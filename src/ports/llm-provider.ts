@@ -19,6 +19,8 @@ export interface PromptSource {
   readonly text: string;
   /** Document title, when known. */
   readonly title?: string | undefined;
+  /** The headings the chunk sits under, outermost first, joined with ` › ` (its `section`). */
+  readonly section?: string | undefined;
 }
 
 /** What a generation call asks for. */

@@ -6,6 +6,7 @@
 import type { LLMMessage, PromptSource } from '../../ports/llm-provider.js';
 import { hasNoSpaceScript } from '../../text/segment.js';
 import { splitSentences } from '../../text/sentences.js';
+import { sourceUnits, type UnitKind } from './units.js';
 import { stem } from '../../text/stem.js';
 import { contentWords } from '../../text/words.js';
 import { CITATION, SUMMARY_REQUEST, lastUserMessage } from './prompt.js';
@@ -38,6 +39,18 @@ export interface Candidate {
    * row describes).
    */
   readonly heading: ReadonlySet<string>;
+  /** What the unit is: a sentence, a list item, a table row or a code block. */
+  readonly unit?: UnitKind | undefined;
+  /** The code block, list or table the sentence introduces, quoted after it. */
+  readonly block?: string | undefined;
+  /** What kind of block `block` is. */
+  readonly blockKind?: 'code' | 'list' | 'table' | undefined;
+  /** Stemmed terms of `block`. */
+  readonly blockTerms?: ReadonlySet<string> | undefined;
+  /** The text of the heading the unit sits under ('' when none). */
+  readonly headingText?: string | undefined;
+  /** Whether it is the first unit under its heading. */
+  readonly firstUnderHeading?: boolean | undefined;
 }
 
 /** The quotable sentences of the sources, in order, each with its source's label and rank. */
@@ -45,16 +58,13 @@ export function sourceSentences(sources: readonly PromptSource[]): Candidate[] {
   const candidates: Candidate[] = [];
   sources.forEach((source, rank) => {
     const document = source.title ?? source.label;
-    for (const sentence of analysedSource(source.title ?? '', source.text)) {
+    const title = source.section?.split(' › ').pop() || source.title || '';
+    for (const sentence of analysedSource(title, source.text)) {
       candidates.push({
-        text: sentence.text,
-        terms: sentence.terms,
-        sequence: sentence.sequence,
+        ...sentence,
         label: source.label,
         rank,
         order: candidates.length,
-        tableRow: sentence.tableRow,
-        heading: sentence.heading,
         document,
       });
     }
@@ -63,7 +73,7 @@ export function sourceSentences(sources: readonly PromptSource[]): Candidate[] {
 }
 
 /** What a source's sentence is, whatever the request it is quoted in. */
-type AnalysedSentence = Pick<Candidate, 'text' | 'terms' | 'sequence' | 'tableRow' | 'heading'>;
+type AnalysedSentence = Omit<Candidate, 'label' | 'rank' | 'order' | 'document'>;
 
 // The sources of a turn are chunks that come back turn after turn, and splitting and stemming
 // them is most of the model's work: the sentences of sources seen at least twice are kept, by
@@ -84,15 +94,58 @@ function analysedSource(title: string, text: string): readonly AnalysedSentence[
 
 function analyseSource(title: string, text: string): AnalysedSentence[] {
   const sentences: AnalysedSentence[] = [];
-  let heading = termSet(title);
-  for (const sentence of splitSentences(withoutCodeBlocks(text))) {
-    const headingLine = /^\s*#{1,6}\s+(.+)$/m.exec(sentence.text);
-    if (headingLine) heading = termSet(headingLine[1]!);
-    const candidate = toCandidate(sentence.text, undefined, 0, 0, heading);
-    if (candidate) {
-      const { text: quoted, terms, sequence, tableRow } = candidate;
-      sentences.push({ text: quoted, terms, sequence, tableRow, heading: candidate.heading });
+  const titleTerms = termSet(title);
+  const headings = new Map<string, Set<string>>();
+  for (const unit of sourceUnits(text)) {
+    let heading = headings.get(unit.heading);
+    if (!heading) {
+      heading = unit.heading === '' ? titleTerms : termSet(unit.heading);
+      headings.set(unit.heading, heading);
     }
+    const structure = {
+      unit: unit.kind,
+      headingText: unit.heading === '' ? title : unit.heading,
+      firstUnderHeading: unit.firstUnderHeading,
+    };
+    if (unit.kind === 'code') {
+      const body = unit.text.trim();
+      if (body.length === 0 || body.length > MAX_CODE_LENGTH) continue;
+      const sequence = contentWords(body).map(stem);
+      if (sequence.length === 0) continue;
+      const fence = body.includes('```') ? '~~~' : '```';
+      sentences.push({
+        text: `${fence}\n${body}\n${fence}`,
+        terms: new Set(sequence),
+        sequence,
+        tableRow: false,
+        heading,
+        ...structure,
+      });
+      continue;
+    }
+    // A row is filed under its table's column names too ("Status Code — Error Type").
+    const filed =
+      unit.columns === undefined ? heading : new Set([...heading, ...termSet(unit.columns)]);
+    const candidate = toCandidate(unit.text, undefined, 0, 0, filed, unit.kind === 'row');
+    if (!candidate) continue;
+    const { text: quoted, terms, sequence, tableRow } = candidate;
+    const block =
+      unit.block === undefined
+        ? {}
+        : {
+            block: unit.block,
+            blockKind: unit.blockKind,
+            blockTerms: new Set(contentWords(unit.block).map(stem)),
+          };
+    sentences.push({
+      text: quoted,
+      terms,
+      sequence,
+      tableRow,
+      heading: candidate.heading,
+      ...structure,
+      ...block,
+    });
   }
   return sentences;
 }
@@ -101,37 +154,8 @@ function termSet(text: string): Set<string> {
   return new Set(contentWords(text).map(stem));
 }
 
-const FENCE = /^[ \t]*(?:```|~~~)/;
-
-/**
- * The text without its fenced code blocks: code is not a sentence to quote, and the sentence
- * splitter would cut it into fragments that no longer show they are code. A chunk may start
- * inside a block (its first fence closes it: that fence has no info string and the lines
- * before it look like code) or end inside one (the open block runs to the end).
- */
-function withoutCodeBlocks(text: string): string {
-  if (!text.includes('```') && !text.includes('~~~')) return text;
-  const lines = text.split('\n');
-  const fences = lines.flatMap((line, index) => (FENCE.test(line) ? [index] : []));
-  let inside = false;
-  const first = fences[0];
-  if (first !== undefined && fences.length % 2 === 1) {
-    // An odd count: the chunk was cut inside a block at one end.
-    const bare = /^[ \t]*(?:```|~~~)[ \t]*$/.test(lines[first]!);
-    const codeBefore = lines.slice(0, first).some((line) => /[;{}()=]\s*$/.test(line));
-    inside = bare && codeBefore;
-  }
-  const kept: string[] = [];
-  for (const line of lines) {
-    if (FENCE.test(line)) {
-      inside = !inside;
-      kept.push('');
-      continue;
-    }
-    kept.push(inside ? '' : line);
-  }
-  return kept.join('\n');
-}
+// A longer code block is an example too long to quote as an answer.
+const MAX_CODE_LENGTH = 1500;
 
 /** The statements among the sentences (questions make poor summary lines), if there are any. */
 export function withoutQuestions(candidates: Candidate[]): Candidate[] {
@@ -173,13 +197,15 @@ function toCandidate(
   order: number,
   rank = 0,
   heading: ReadonlySet<string> = new Set(),
+  row = false,
 ): Candidate | undefined {
   // Code and run-on blocks are not sentences to quote.
   if (raw.includes('```') || raw.includes('~~~')) return undefined;
   if (raw.length > MAX_QUOTE_LENGTH) return undefined;
   // A table row is quoted as its cells ("`retries` — 2 — retries after the first attempt").
-  const tableRow = /^\s*\|/.test(raw);
-  if (tableRow) {
+  const tableRow = row || /^\s*\|/.test(raw);
+  if (row) heading = new Set([...heading, ...termSet(raw.split(' — ')[0]!)]);
+  else if (tableRow) {
     const cells = raw
       .split(/(?<!\\)\|/)
       .map((cell) => cell.replace(/\\\|/g, '|').trim())

@@ -13,6 +13,7 @@ import {
 } from './answer.js';
 import { conversationSentences, sourceSentences, withoutQuestions } from './candidates.js';
 import { SUMMARY_REQUEST, instructionsOf, lastUserMessage, questionTerms } from './prompt.js';
+import { questionShape } from './quote.js';
 import { answerFromSources } from './select-sentences.js';
 import { summarize } from './summarize.js';
 
@@ -45,7 +46,14 @@ export function composeAnswer(
     // The terms the user wrote weigh more than those the rewrite carried over from earlier
     // turns: "How long does shipping take?" after a refund question is about shipping.
     const own = request.retrievalQuery ? new Set(questionTerms(question, wantsSummary)) : undefined;
-    return answerFromSources(sentences, terms, answerKindOf(question), settings, own);
+    return answerFromSources(
+      sentences,
+      terms,
+      answerKindOf(question),
+      settings,
+      own,
+      questionShape(question),
+    );
   }
   if (wantsSummary) {
     const sentences = withoutQuestions(conversationSentences(request.messages, question));

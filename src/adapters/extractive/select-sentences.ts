@@ -1,18 +1,24 @@
 /**
  * Answering a question from the sources: each quotable sentence is scored by how much of the
- * question's term weight it covers (raised for phrases, headings and subjects that match,
- * lowered for table rows and lower-ranked sources), then the lead sentence and the few that
- * complete it are chosen and quoted with their citations.
+ * question's term weight it covers (raised for phrases, headings and subjects that match and
+ * for what the question asks for; lowered for lower-ranked sources), then the lead sentence and
+ * the few that complete it are chosen and quoted with their citations.
  */
 import { type AnswerKind, statesKind } from './answer-kind.js';
-import {
-  type AnswerOptions,
-  type ExtractiveAnswer,
-  NO_ANSWER_TEXT,
-  cite,
-  round,
-} from './answer.js';
+import { type AnswerOptions, type ExtractiveAnswer, NO_ANSWER_TEXT, round } from './answer.js';
 import { type Candidate, isQuestion } from './candidates.js';
+import {
+  type QuestionShape,
+  answerTerms,
+  holdsIntent,
+  lacksSentence,
+  quotable,
+  quoteUnit,
+  quotesBlock,
+  shapeFactor,
+} from './quote.js';
+
+const NO_SHAPE: QuestionShape = { intents: [], literals: [], subject: undefined };
 
 /** How much more a term of the user's own follow-up weighs than one carried by the rewrite. */
 const OWN_TERM_WEIGHT = 3;
@@ -52,9 +58,6 @@ const PHRASE_BONUS = 1;
 // Terms at most this many content words apart count as standing together (1: next to each
 // other, stop words aside).
 const PHRASE_WINDOW = 1;
-// A table row's cells state less than a sentence: its score is weighted by this, unless its
-// first cell (the key the row describes) names a question term.
-const TABLE_ROW_WEIGHT = 0.6;
 // A sentence filed under a heading (or a table row under a key) naming all the question's
 // terms scores this much more: the section is about the question.
 const HEADING_BONUS = 1;
@@ -104,6 +107,7 @@ export function answerFromSources(
   kind: AnswerKind | undefined,
   options: AnswerOptions,
   ownTerms?: ReadonlySet<string>,
+  shape: QuestionShape = NO_SHAPE,
 ): ExtractiveAnswer {
   const weights = inverseFrequencies(candidates, terms);
   if (ownTerms !== undefined && ownTerms.size > 0) {
@@ -124,10 +128,12 @@ export function answerFromSources(
   let scored: Scored[] = [];
   for (const candidate of candidates) {
     // A question in a source (a FAQ entry, a quoted question) asks; it does not answer.
-    if (isQuestion(candidate.text)) continue;
-    const coverage = shareOf(candidate.terms);
+    if (isQuestion(candidate.text) || !quotable(candidate, shape)) continue;
+    const coverage = shareOf(answerTerms(candidate, shape));
     if (coverage > 0 && coverage >= options.minCoverage) {
-      const match = sentenceScore(candidate, coverage, terms, weights, totalWeight, shareOf);
+      const match =
+        sentenceScore(candidate, coverage, terms, weights, totalWeight, shareOf) *
+        shapeFactor(candidate, shape);
       scored.push({ candidate, coverage, match, score: match * RANK_DECAY ** candidate.rank });
     }
   }
@@ -147,15 +153,26 @@ export function answerFromSources(
   // Ties go to the earlier source (sources arrive best first), then the earlier sentence.
   scored.sort((a, b) => b.score - a.score || a.candidate.order - b.candidate.order);
 
-  const chosen = selectSentences(scored, terms, options.maxSentences);
+  // A lead quoted with its code block, list or table is the whole answer.
+  const lead = scored[0]?.candidate;
+  const whole = lead !== undefined && (lead.unit === 'code' || quotesBlock(lead, shape));
+  const chosen = selectSentences(scored, terms, whole ? 1 : options.maxSentences);
   if (chosen.length === 0) return { text: NO_ANSWER_TEXT, certainty: 0 };
-  const covered = new Set(terms.filter((term) => chosen.some((item) => item.terms.has(term))));
-  // Sentences on the topic that do not state the quantity asked for answer half of it.
+  const covered = new Set(
+    terms.filter((term) => chosen.some((item) => answerTerms(item, shape).has(term))),
+  );
+  // Sentences on the topic that do not state the quantity asked for answer half of it; so do
+  // sentences that hold nothing of what the question asks for (no code for a how-to, …).
+  const intentMet =
+    shape.intents.length === 0 || chosen.some((candidate) => holdsIntent(candidate, shape));
   const share = Math.min(1, shareOf(covered)) * (kindMatched ? 1 : 0.5);
-  return {
-    text: chosen.map((candidate) => cite(candidate.text, candidate.label)).join(' '),
-    certainty: round(share),
-  };
+  const quoted = chosen
+    .map((candidate) => quoteUnit(candidate, shape))
+    .join(' ')
+    .trim();
+  // What the quote lacks is said plainly, not left for the reader to notice.
+  const lacking = intentMet ? '' : ` ${lacksSentence(shape.intents[0]!)}`;
+  return { text: `${quoted}${lacking}`, certainty: round(share) };
 }
 
 /**
@@ -173,7 +190,6 @@ function sentenceScore(
   shareOf: (set: ReadonlySet<string>) => number,
 ): number {
   const heading = shareOf(candidate.heading);
-  const keyed = candidate.tableRow && heading > 0;
   const subject = candidate.sequence[0];
   const subjectShare =
     subject !== undefined && terms.includes(subject)
@@ -181,7 +197,6 @@ function sentenceScore(
       : 0;
   return (
     coverage *
-    (candidate.tableRow && !keyed ? TABLE_ROW_WEIGHT : 1) *
     (1 + PHRASE_BONUS * phraseShare(candidate, terms)) *
     (1 + HEADING_BONUS * heading) *
     (1 + SUBJECT_BONUS * subjectShare)

@@ -47,7 +47,17 @@ export function stripTags(text: string): string {
  */
 export function extractClaims(answer: string): Claim[] {
   const claims: { text: string; start: number; end: number; sourceIds: string[] }[] = [];
+  const code = fencedRanges(answer);
+  // Whether the claim before introduces a block (ends with ':'): its list items and table rows
+  // are quoted from the same sources.
+  let introduced: string[] | undefined;
   for (const sentence of splitSentences(answer)) {
+    const previousClaim = claims[claims.length - 1];
+    // A code block is no claim: it is what the sentence before it quotes.
+    if (code.some(([from, to]) => sentence.start >= from && sentence.start < to)) {
+      if (previousClaim) previousClaim.end = Math.max(previousClaim.end, sentence.end);
+      continue;
+    }
     let { start } = sentence;
     const leading = LEADING_TAGS.exec(sentence.text);
     const previous = claims[claims.length - 1];
@@ -66,9 +76,37 @@ export function extractClaims(answer: string): Claim[] {
       if (previous && raw.trim().length > 0) previous.end = sentence.end;
       continue;
     }
-    claims.push({ text, start, end: sentence.end, sourceIds: citedLabels(raw) });
+    let sourceIds = citedLabels(raw);
+    const blockLine = /^\s*(?:[-*+•]\s|\d{1,3}[.)]\s|\|)|\s\|\s/.test(raw);
+    if (sourceIds.length === 0 && blockLine && introduced) sourceIds = [...introduced];
+    if (!blockLine) introduced = /:\s*$/.test(text) && sourceIds.length > 0 ? sourceIds : undefined;
+    claims.push({ text, start, end: sentence.end, sourceIds });
   }
   return claims;
+}
+
+/** The `[start, end)` ranges of the fenced code blocks of a text (an open one runs to its end). */
+function fencedRanges(text: string): [number, number][] {
+  if (!text.includes('```') && !text.includes('~~~')) return [];
+  const ranges: [number, number][] = [];
+  let open: { start: number; marker: string } | undefined;
+  let position = 0;
+  while (position <= text.length) {
+    const newline = text.indexOf('\n', position);
+    const end = newline === -1 ? text.length : newline;
+    const marker = /^[ \t]*(`{3,}|~{3,})/.exec(text.slice(position, end))?.[1];
+    if (marker !== undefined) {
+      if (!open) open = { start: position, marker };
+      else if (marker[0] === open.marker[0] && marker.length >= open.marker.length) {
+        ranges.push([open.start, end]);
+        open = undefined;
+      }
+    }
+    if (newline === -1) break;
+    position = newline + 1;
+  }
+  if (open) ranges.push([open.start, text.length]);
+  return ranges;
 }
 
 /** The answer without the given claims; everything else stays exactly as it was. */

@@ -7,6 +7,7 @@ import type { Source } from '../../ports/chat-records.js';
 import type { PromptSource } from '../../ports/llm-provider.js';
 import type { EngineRuntime } from '../../runtime.js';
 import { inSpan, type TraceScope } from '../../util/tracing.js';
+import { checkAnswerShape } from '../answer-shape.js';
 import { judgeAnswer, type JudgePolicy, type JudgeResult } from '../judge.js';
 import type { TurnContext, TurnState } from './state.js';
 
@@ -42,6 +43,10 @@ export async function judgeGeneratedTurn(
       }
     : generated;
   if (!streaming) sink({ type: 'text-delta', text: turn.text });
+  const answerShape =
+    turn.guard || sources.length === 0
+      ? undefined
+      : checkAnswerShape(turnContext.request.message, turn.outcome?.answer ?? turn.text);
   if (judged) {
     if (judged.blocked) {
       events.emit('guard', {
@@ -61,7 +66,7 @@ export async function judgeGeneratedTurn(
       blocked: judged.blocked,
     });
   }
-  return turn;
+  return answerShape ? { ...turn, answerShape } : turn;
 }
 
 /** Runs the grounding judge on a generated answer and reports it. */

@@ -102,5 +102,6 @@ export function toPromptSources(
     label: sources[index]!.id,
     text: chunk.text,
     title: chunk.title ?? undefined,
+    ...(typeof chunk.metadata?.section === 'string' ? { section: chunk.metadata.section } : {}),
   }));
 }

@@ -12,6 +12,7 @@ import { isRefusalText } from '../../text/refusal.js';
 import type { ChatStreamPart, Refusal } from '../../types.js';
 import type { TraceScope } from '../../util/tracing.js';
 import type { chatRequestSchema } from '../../validate.js';
+import type { AnswerShape } from '../answer-shape.js';
 import type { generateAnswer } from '../generate.js';
 import type { Grounding } from '../judge.js';
 import type { RecalledMessage } from '../recall.js';
@@ -62,6 +63,8 @@ export interface TurnState {
   readonly outcome: Awaited<ReturnType<typeof generateAnswer>> | undefined;
   readonly degraded?: boolean;
   readonly grounding?: Grounding | null;
+  /** Whether the answer holds what the question asks for (generated answers with sources). */
+  readonly answerShape?: AnswerShape | undefined;
   /** Graph support of the sources in [0, 1], when graph rerank ran. */
   readonly graphSupport?: number | undefined;
   /** A small-talk reply (no learning step). */
@@ -120,6 +123,11 @@ export function confidenceOf(runtime: EngineRuntime, turn: TurnState) {
       llmCertainty: turn.outcome?.certainty ?? turn.grounding?.supportedRatio,
       // Mostly unsupported claims cap the level below high.
       supportedRatio: turn.grounding?.supportedRatio,
+      answerLacks: turn.answerShape?.restates
+        ? 'restates'
+        : turn.answerShape && !turn.answerShape.holds
+          ? 'asked-for'
+          : undefined,
     },
     runtime.config.confidence.weights,
   );

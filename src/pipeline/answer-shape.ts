@@ -1,0 +1,47 @@
+/**
+ * Whether an answer holds what its question asks for, whatever model wrote it: a how-to
+ * answered without a command, code or identifier, a default asked for and no value given, or
+ * an answer that only restates the question ("You can specify a default value for an
+ * option." to "How do I give an option a default value?"). The confidence score reads it: an
+ * answer that lacks what was asked is never `high`, one that restates the question is `low`.
+ * Pure; looks only at the two texts.
+ */
+import { answerHolds, definedSubject, intentsOf, type Intent } from '../text/question-intent.js';
+import { isRefusalText } from '../text/refusal.js';
+import { stem } from '../text/stem.js';
+import { contentWords } from '../text/words.js';
+
+/** What the check found. */
+export interface AnswerShape {
+  /** What the question asks for (empty when it names nothing particular). */
+  readonly intents: readonly Intent[];
+  /** Whether the answer holds what the question asks for (true when it asks nothing particular). */
+  readonly holds: boolean;
+  /** Whether the answer adds fewer than two content words to the question's. */
+  readonly restates: boolean;
+}
+
+// Fewer new content words than this, and no code block: the answer restates the question.
+const MIN_ADDED_TERMS = 2;
+// No leading `\s*`: on a run of white space it would make the replace quadratic.
+const TAG = /\[\s{0,8}source\s{0,8}:[^\]\n]{0,100}\]/gi;
+// Longest text read: the check is for an answer, not a document.
+const MAX_LENGTH = 20_000;
+
+/** The shape of an answer to a question; undefined for a refusal or an empty answer. */
+export function checkAnswerShape(question: string, answer: string): AnswerShape | undefined {
+  const text = answer.slice(0, MAX_LENGTH).replace(TAG, '');
+  if (text.trim() === '' || isRefusalText(answer)) return undefined;
+  const asked = question.slice(0, MAX_LENGTH);
+  const intents = intentsOf(asked);
+  const subject = definedSubject(asked);
+  const holds =
+    intents.length === 0 || intents.some((intent) => answerHolds(text, intent, subject));
+  const questionTerms = new Set(contentWords(asked).map(stem));
+  let added = 0;
+  for (const term of new Set(contentWords(text).map(stem))) {
+    if (!questionTerms.has(term) && ++added >= MIN_ADDED_TERMS) break;
+  }
+  const restates = added < MIN_ADDED_TERMS && !/^[ \t]*(?:```|~~~)/m.test(text);
+  return { intents, holds, restates };
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { composeAnswer } from '../../../src/adapters/extractive/provider.js';
+import { intentsOf, questionLiterals } from '../../../src/adapters/extractive/intent.js';
+import type { PromptSource } from '../../../src/ports/llm-provider.js';
+
+const ask = (question: string, sources: PromptSource[]) =>
+  composeAnswer({ messages: [{ role: 'user', content: question }], sources });
+
+const OPTIONS = [
+  '## Default option value',
+  '',
+  'You can specify a default value for an option.',
+  '',
+  '```js',
+  "program.option('-c, --cheese <type>', 'add the specified type of cheese', 'blue');",
+  '```',
+  '',
+  '## Required option',
+  '',
+  'You may specify a required option using .requiredOption(). It must have a value.',
+].join('\n');
+
+describe('extractive answers that state the fact', () => {
+  it('answers a how-to with the lead-in sentence and the code block under it', () => {
+    const answer = ask('How do I give an option a default value?', [
+      { label: 'S1', text: OPTIONS },
+    ]);
+    expect(answer.text).toContain('You can specify a default value for an option [source: S1]:');
+    expect(answer.text).toContain("program.option('-c, --cheese <type>'");
+    expect(answer.text).toMatch(/```js?\n/);
+  });
+
+  it('does not quote code for a question that does not ask how', () => {
+    const answer = ask('Is a required option checked?', [{ label: 'S1', text: OPTIONS }]);
+    expect(answer.text).not.toContain('```');
+  });
+
+  it('keeps a "Default:" clause with its sentence and a list item whole', () => {
+    const text = [
+      '## RetryOptions',
+      '',
+      '- **statusCodes** `number[]` (optional) - Array of HTTP status codes to retry. Default: `[429, 500, 502, 503, 504]`',
+      '- **maxRetries** `number` (optional) - Maximum number of retries. Default: `5`',
+    ].join('\n');
+    const answer = ask('Which status codes are retried by default?', [{ label: 'S1', text }]);
+    expect(answer.text).toContain('[429, 500, 502, 503, 504]');
+    const prose = ask('Which status codes are retried by default?', [
+      { label: 'S1', text: 'Status codes to retry. Default: 429 and 503.' },
+    ]);
+    expect(prose.text).toContain('Default: 429 and 503');
+  });
+
+  it('names the API a section is about when its first sentence does not', () => {
+    const text = [
+      '## `getSetCookies(headers)`',
+      '',
+      'Parses all `Set-Cookie` headers.',
+      '',
+      '## `deleteCookie(headers, name)`',
+      '',
+      'Sets the expiry time of the cookie to the unix epoch.',
+    ].join('\n');
+    const answer = ask('Which function parses Set-Cookie headers?', [{ label: 'S1', text }]);
+    expect(answer.text).toBe(
+      '`getSetCookies(headers)`: Parses all `Set-Cookie` headers [source: S1].',
+    );
+  });
+
+  it('prefers the unit containing the literal the question quotes', () => {
+    const text = [
+      'Caret ranges allow changes that do not modify the left-most non-zero element.',
+      '',
+      '- `^1.2.3` := `>=1.2.3 <2.0.0-0`',
+      '- `^0.2.3` := `>=0.2.3 <0.3.0-0`',
+      '- `^0.2.3-beta.2` := `>=0.2.3-beta.2 <0.3.0-0` which allows prereleases of 0.2.3',
+    ].join('\n');
+    const answer = ask('What range does ^0.2.3 allow?', [{ label: 'S1', text }]);
+    expect(answer.text.startsWith('`^0.2.3` := `>=0.2.3 <0.3.0-0` [source: S1].')).toBe(true);
+  });
+
+  it('quotes the rows of a table written without edge pipes for a "which" question', () => {
+    const text = [
+      'The retried statuses are listed below:',
+      '',
+      'Status | Retried | Why',
+      '429 | yes | rate limited',
+      '503 | yes | unavailable',
+    ].join('\n');
+    const answer = ask('Which statuses are retried?', [{ label: 'S1', text }]);
+    expect(answer.text).toContain('429 | yes | rate limited');
+    expect(answer.text).toContain('503 | yes | unavailable');
+  });
+
+  it('reads intents and literals from the question', () => {
+    expect(intentsOf('How do I parse cookies?')).toEqual(['how-to']);
+    expect(intentsOf('What is the default timeout?')).toEqual(['value']);
+    expect(intentsOf('Which method closes the pool?')).toEqual(['api']);
+    expect(intentsOf('What is a dispatcher?')).toEqual(['definition']);
+    expect(questionLiterals('Does `keepAliveTimeout` allow ^0.2.3 or Set-Cookie? e')).toEqual([
+      'keepalivetimeout',
+      '^0.2.3',
+      'set-cookie',
+    ]);
+  });
+
+  it('survives hostile sources and questions', () => {
+    const hostile = [
+      '`'.repeat(10_000),
+      '```\n'.repeat(5_000),
+      '- '.repeat(10_000),
+      '| '.repeat(10_000),
+      'a\u0000b \ud800 How do I x?',
+    ];
+    for (const text of hostile) {
+      const answer = ask(`How do I ${text.slice(0, 200)}?`, [{ label: 'S1', text }]);
+      expect(typeof answer.text).toBe('string');
+    }
+  });
+});

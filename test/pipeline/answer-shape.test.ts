@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { createChatEngine } from '../../src/index.js';
+import { checkAnswerShape } from '../../src/pipeline/answer-shape.js';
+import { scoreConfidence } from '../../src/pipeline/score.js';
+import { createMockLLM } from '../../src/testing/index.js';
+
+describe('checkAnswerShape', () => {
+  it('finds an answer that restates the question', () => {
+    expect(
+      checkAnswerShape(
+        'How do I give an option a default value?',
+        'You can specify a default value for an option [source: S1].',
+      ),
+    ).toEqual({ intents: ['value', 'how-to'], holds: false, restates: true });
+  });
+
+  it('finds a how-to answered without a command, code or instruction', () => {
+    const shape = checkAnswerShape(
+      'How do I enable colours?',
+      'Colours in the program are enabled by the theme [source: S1].',
+    );
+    expect(shape?.holds).toBe(false);
+    expect(shape?.restates).toBe(false);
+    for (const answer of [
+      'Pass `--color` on the command line [source: S1].',
+      'Scan the QR code on the handlebar to enable colours [source: S1].',
+      'Call chalk.level = 3 first [source: S1].',
+      'Run it like this [source: S1]:\n\n```sh\nFORCE_COLOR=1 node app.js\n```',
+    ]) {
+      expect(checkAnswerShape('How do I enable colours?', answer)?.holds).toBe(true);
+    }
+  });
+
+  it('finds a default asked for and no value given', () => {
+    const question = 'What is the default timeout of the client?';
+    expect(checkAnswerShape(question, 'The client has a timeout option [source: S1].')?.holds).toBe(
+      false,
+    );
+    expect(checkAnswerShape(question, 'Default: `4e3` milliseconds [source: S1].')?.holds).toBe(
+      true,
+    );
+  });
+
+  it('says nothing about a refusal, and survives hostile text', () => {
+    expect(checkAnswerShape('How do I x?', 'I don’t know.')).toBeUndefined();
+    expect(checkAnswerShape('How do I x?', '   ')).toBeUndefined();
+    for (const text of ['\u0000\ud800', '\n'.repeat(100_000), '['.repeat(100_000)]) {
+      expect(checkAnswerShape(`How do I ${text}?`, `Do ${text}`)).toBeDefined();
+    }
+  });
+});
+
+describe('scoreConfidence: an answer that lacks what was asked', () => {
+  const sources = [{ score: 1, documentId: 'a' }];
+  it('is never high, and low when it restates the question; the breakdown says why', () => {
+    const plain = scoreConfidence({ sources, llmCertainty: 1 });
+    expect(plain.level).toBe('high');
+    expect(plain.capped).toBeUndefined();
+    const lacks = scoreConfidence({ sources, llmCertainty: 1, answerLacks: 'asked-for' });
+    expect(lacks.level).toBe('medium');
+    expect(lacks.capped).toEqual(['answer-lacks-asked-for']);
+    const restates = scoreConfidence({ sources, llmCertainty: 1, answerLacks: 'restates' });
+    expect(restates.level).toBe('low');
+    expect(restates.capped).toEqual(['answer-restates-question']);
+    const both = scoreConfidence({ sources, llmCertainty: 1, supportedRatio: 0 });
+    expect(both.capped).toEqual(['unsupported-claims']);
+  });
+});
+
+describe('a turn whose answer restates the question', () => {
+  const docs = [
+    {
+      id: 'options',
+      title: 'Options',
+      text: '# Options\n\nYou can specify a default value for an option. Options are declared with flags.',
+    },
+  ];
+  it('is rated low, whatever model wrote it', async () => {
+    const restating = 'You can specify a default value for an option [source: S1].';
+    const engine = createChatEngine({ llm: createMockLLM({ responses: restating }) });
+    await engine.ingest(docs);
+    const reply = await engine.chat({
+      message: 'How do I give an option a default value?',
+      mode: 'query',
+    });
+    expect(reply.text).toBe(restating);
+    expect(reply.confidence.level).toBe('low');
+    expect(reply.confidence.capped).toEqual(['answer-restates-question']);
+
+    const answering =
+      "Pass it as the third argument: `.option('-c', 'cheese', 'blue')` [source: S1].";
+    const other = createChatEngine({ llm: createMockLLM({ responses: answering }) });
+    await other.ingest(docs);
+    const good = await other.chat({
+      message: 'How do I give an option a default value?',
+      mode: 'query',
+    });
+    expect(good.confidence.capped).toBeUndefined();
+  });
+});
