@@ -99,6 +99,7 @@ Commands:
   ask <path...> "<question>"   answer one question from the documents
   chat <path...>               chat with the documents (readline, history, Ctrl-C)
   sessions                     list stored chat sessions (resume with chat --session <id>)
+  mcp <path...>                serve the documents to an MCP client over stdio (docs/mcp.md)
 
 Options:
   -h, --help       show help (also: cortexis <command> --help)

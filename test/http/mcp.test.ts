@@ -73,6 +73,7 @@ async function engineWithHandbook(): Promise<ChatEngine> {
 type AskResult = {
   answer: string;
   refusal: boolean;
+  refused: { by: string; reason: string } | null;
   confidence: { level: string; overall: number };
   sources: { id: string; documentId: string; score: number }[];
   conversationId: string | null;
@@ -117,6 +118,7 @@ describe('MCP over Streamable HTTP, with the SDK client', () => {
       arguments: { question: 'Who won the 1998 football world cup?' },
     });
     expect((refused.structuredContent as AskResult).refusal).toBe(true);
+    expect((refused.structuredContent as AskResult).refused).toMatchObject({ by: 'guard' });
   });
 
   it('serves the documents as resources', async () => {

@@ -144,7 +144,7 @@ function toolList(maxMessageLength: number) {
       name: 'ask',
       title: 'Ask the documents',
       description:
-        'Answers a question from the indexed documents only, citing them as [source: Sn]. Returns the answer, its sources, a confidence level and whether it was a refusal (no sufficiently relevant source). Pass conversationId to continue a conversation, or "new" to start one.',
+        'Answers a question from the indexed documents only, citing them as [source: Sn]. Returns the answer, its sources, a confidence level and whether it was a refusal (refused: which stage declined and why). Pass conversationId to continue a conversation, or "new" to start one.',
       inputSchema: {
         type: 'object' as const,
         properties: {
@@ -292,12 +292,14 @@ export async function createMcpServer(
         documentId: source.documentId,
         title: source.title,
         uri: source.uri,
+        ...(source.section !== undefined ? { section: source.section } : {}),
         snippet: source.snippet,
         score: source.score,
       }));
       const structured = {
         answer: response.text,
-        refusal: response.guard,
+        refusal: response.refused !== null,
+        refused: response.refused,
         confidence: { level: response.confidence.level, overall: response.confidence.overall },
         sources,
         conversationId: response.sessionId,
@@ -307,7 +309,7 @@ export async function createMcpServer(
         .map((source) => `[${source.id}] ${source.title ?? source.documentId}`)
         .join('\n');
       return result(
-        `${response.text}\n\nConfidence: ${response.confidence.level}${response.guard ? ' (refusal: no sufficiently relevant source)' : ''}${cited ? `\nSources:\n${cited}` : ''}`,
+        `${response.text}\n\nConfidence: ${response.confidence.level}${response.refused ? ` (refused by the ${response.refused.by}: ${response.refused.reason})` : ''}${cited ? `\nSources:\n${cited}` : ''}`,
         structured,
       );
     } catch (error) {
