@@ -291,6 +291,12 @@ export const lazyEngineConfigSchema = lazySchema(() => {
     confidence: z.prefault(
       z.strictObject({
         /**
+         * `fitted` (default): the fitted model, or the weighted mean when `weights` are set.
+         * `seed-000`: seed 000's formula as written (`seedConfidence`), with `weights` or the
+         * seed's.
+         */
+        mode: z._default(z.enum(['fitted', 'seed-000']), 'fitted'),
+        /**
          * Seed 000's weighted mean with these factor weights (e.g. `DEFAULT_CONFIDENCE_WEIGHTS`).
          * Unset (the default): the model fitted on the trust benchmark (`DEFAULT_CONFIDENCE_MODEL`).
          */

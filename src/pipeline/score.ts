@@ -187,6 +187,7 @@ export function scoreConfidence(
   ) as Record<keyof ConfidenceFactors, number>;
   const levels = weights === undefined ? model.levels : DEFAULT_CONFIDENCE_LEVELS;
   let overall = 0;
+  let probability = 0;
   if (input.sources.length > 0) {
     if (weights !== undefined) {
       overall = clamp01(
@@ -197,14 +198,16 @@ export function scoreConfidence(
         (sum, name) => sum + model.weights[name] * (factors[name] ?? 0.5),
         model.bias + model.weights.topScore * (scores[0] ?? 0),
       );
-      overall = 1 / (1 + Math.exp(-z));
+      overall = probability = 1 / (1 + Math.exp(-z));
       if (model.calibration) overall = calibrate(overall, model.calibration);
     }
   }
   const round = (value: number): number => Math.round(value * 1000) / 1000;
   // Part of the judge's verdict: mostly unsupported claims cap the answer below `high`.
+  let cappedAt: number | null = null;
   if (input.supportedRatio !== undefined && input.supportedRatio < MIN_SUPPORTED_FOR_HIGH) {
-    overall = Math.min(overall, levels.high - 0.001);
+    cappedAt = levels.high - 0.001;
+    overall = Math.min(overall, cappedAt);
   }
   return {
     sourceQuality: round(factors.sourceQuality),
@@ -214,6 +217,25 @@ export function scoreConfidence(
     llmCertainty: factors.llmCertainty === null ? null : round(factors.llmCertainty),
     overall: round(overall),
     level: confidenceLevel(round(overall), levels),
-    weights: applied,
+    ...(weights === undefined
+      ? fittedBreakdown(model, scores[0] ?? 0, probability)
+      : { weights: applied, mode: 'weighted' as const }),
+    cappedAt,
+  };
+}
+
+/** The breakdown of the fitted mode: the model's own terms, so `overall` can be recomputed. */
+function fittedBreakdown(model: ConfidenceModel, topScore: number, probability: number) {
+  const { topScore: topScoreWeight, ...weights } = model.weights;
+  return {
+    weights,
+    mode: 'fitted' as const,
+    fitted: {
+      bias: model.bias,
+      topScoreWeight,
+      topScore,
+      probability,
+      calibration: model.calibration ?? null,
+    },
   };
 }

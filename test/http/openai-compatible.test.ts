@@ -491,7 +491,11 @@ describe('stateless history on the engine (`ChatRequest.history`)', () => {
   it('is refused outside query mode', async () => {
     const engine = await engineWith();
     await expect(
-      engine.chat({ message: 'How long?', history: [{ role: 'user', content: 'Shipping?' }] }),
+      engine.chat({
+        mode: 'chat',
+        message: 'How long?',
+        history: [{ role: 'user', content: 'Shipping?' }],
+      }),
     ).rejects.toMatchObject({ code: 'validation_error', issues: [{ path: 'history' }] });
   });
 
