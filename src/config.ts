@@ -270,6 +270,8 @@ export const lazyEngineConfigSchema = lazySchema(() => {
         maxTokens: z._default(intRange(1), 512),
         /** Sampling temperature. */
         temperature: z._default(range(0, 2), 0.2),
+        /** Nucleus sampling sent with every answer (seed 000 `topP`); unset: the model's default. */
+        topP: z.optional(z.number().check(z.gt(0), z.lte(1))),
       }),
       {},
     ),

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryVectorStore } from '../../src/adapters/memory/vector-store.js';
 import { createChatEngine } from '../../src/engine.js';
 import type { RecallEvent } from '../../src/events.js';
+import { ConfigError } from '../../src/errors/index.js';
 
 describe('seed 004: recalled messages are reported', () => {
   it('lists the recalled messages in the response and a recall event', async () => {
@@ -83,5 +84,30 @@ describe('seed 004: recalled messages are reported', () => {
     const engine = createChatEngine();
     const reply = await engine.chat({ message: 'Hello, what is new?', mode: 'query' });
     expect(reply.recalled).toEqual([]);
+  });
+});
+
+describe('seed 004: recall options range', () => {
+  it('accepts 100–4000 recall tokens and refuses outside it, naming recall.maxTokens', () => {
+    expect(createChatEngine().config.recall.maxTokens).toBe(1000);
+    for (const maxTokens of [100, 2000, 4000]) {
+      expect(createChatEngine({ recall: { maxTokens } }).config.recall.maxTokens).toBe(maxTokens);
+    }
+    for (const maxTokens of [50, 99, 4001, 5000, 1.5, -1, Number.NaN, 1e12]) {
+      let error: unknown;
+      try {
+        createChatEngine({ recall: { maxTokens } });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(ConfigError.isInstance(error), String(maxTokens)).toBe(true);
+      expect((error as ConfigError).issues[0]?.path).toBe('recall.maxTokens');
+    }
+  });
+
+  it('refuses maxMessages outside 1–10', () => {
+    for (const maxMessages of [0, 11]) {
+      expect(() => createChatEngine({ recall: { maxMessages } })).toThrow(ConfigError);
+    }
   });
 });

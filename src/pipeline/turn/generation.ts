@@ -74,6 +74,7 @@ export async function generateTurnAnswer(
           ...(rewrite.rewritten ? { retrievalQuery: rewrite.query } : {}),
           maxTokens,
           temperature,
+          ...(config.generation.topP === undefined ? {} : { topP: config.generation.topP }),
           signal,
         },
         sources.map((source) => source.id),
