@@ -111,3 +111,60 @@ describe('seed 004: recall options range', () => {
     }
   });
 });
+
+describe('seed 004: RAG log events', () => {
+  /** Every recall-family event of a turn, in order, with its payload. */
+  function record(engine: ReturnType<typeof createChatEngine>) {
+    const seen: [string, RecallEvent][] = [];
+    for (const name of ['recall', 'recall.built', 'recall.failed', 'recall.disabled'] as const) {
+      engine.on(name, (event) => seen.push([name, event]));
+    }
+    return seen;
+  }
+
+  it('recall.built after recall, with contextLength the characters of the recalled text', async () => {
+    const engine = createChatEngine({ recall: { scope: 'user' } });
+    const first = await engine.createSession({ userId: 'u' });
+    const said = 'My locker code is 5521 and my locker is number 12.';
+    await engine.chat({ sessionId: first.id, userId: 'u', message: said });
+    await engine.flush();
+    const seen = record(engine);
+    const second = await engine.createSession({ userId: 'u', settings: { rag: false } });
+    await engine.chat({ sessionId: second.id, userId: 'u', message: 'What is my locker code?' });
+    expect(seen.map(([name]) => name)).toEqual(['recall', 'recall.built']);
+    const [, event] = seen[0]!;
+    expect(seen[1]![1]).toEqual(event);
+    expect(event.messageIds.length).toBeGreaterThan(0);
+    const history = await engine.history({ sessionId: first.id, userId: 'u' });
+    const texts = new Map(history.messages.map((message) => [message.id, message.content]));
+    const expected = event.messageIds.reduce((sum, id) => sum + (texts.get(id)?.length ?? 0), 0);
+    expect(event.contextLength).toBe(expected);
+    expect(event.contextLength).toBeGreaterThanOrEqual(said.length);
+  });
+
+  it('recall.disabled when recall is off, recall.failed when the search fails', async () => {
+    const off = createChatEngine({ recall: { enabled: false } });
+    const seenOff = record(off);
+    const session = await off.createSession({ userId: 'u', settings: { rag: false } });
+    await off.chat({ sessionId: session.id, userId: 'u', message: 'Remember me?' });
+    expect(seenOff.map(([name]) => name)).toEqual(['recall', 'recall.disabled']);
+    expect(seenOff[1]![1]).toMatchObject({ enabled: false, found: 0, contextLength: 0 });
+
+    const store = createMemoryVectorStore();
+    const failing = createChatEngine({
+      vectorStore: {
+        ...store,
+        query: (namespace, vector, options) =>
+          options?.filter !== undefined && 'userId' in options.filter
+            ? Promise.reject(new Error('recall index unavailable'))
+            : store.query(namespace, vector, options),
+      },
+    });
+    failing.on('error', () => undefined);
+    const seenFailing = record(failing);
+    const other = await failing.createSession({ userId: 'u', settings: { rag: false } });
+    await failing.chat({ sessionId: other.id, userId: 'u', message: 'Remember me?' });
+    expect(seenFailing.map(([name]) => name)).toEqual(['recall', 'recall.failed']);
+    expect(seenFailing[1]![1]).toMatchObject({ failed: true, contextLength: 0 });
+  });
+});

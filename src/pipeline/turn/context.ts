@@ -141,7 +141,7 @@ export async function recallAndPack(
     return result;
   });
   if (session) {
-    events.emit('recall', {
+    const recallEvent = {
       turnId,
       sessionId: session.id,
       userId: session.userId,
@@ -152,8 +152,13 @@ export async function recallAndPack(
       found: recalled.length,
       messageIds: packed.recalled.map((message) => message.messageId),
       contextTokens: packed.recalled.reduce((sum, message) => sum + message.tokens, 0),
+      contextLength: packed.recalled.reduce((sum, message) => sum + message.text.length, 0),
       durationMs: recallMs,
-    });
+    };
+    events.emit('recall', recallEvent);
+    // seed 004's rag_context_built / rag_search_failed / rag_disabled
+    const outcome = !config.recall.enabled ? 'disabled' : recallFailed ? 'failed' : 'built';
+    events.emit(`recall.${outcome}`, recallEvent);
   }
   return { packed, template, maxTokens };
 }
