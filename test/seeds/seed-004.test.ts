@@ -42,8 +42,10 @@ describe('seed 004: recalled messages are reported', () => {
     expect(event.found).toBeGreaterThanOrEqual(1);
     expect(event.messageIds).toEqual(reply.recalled.map((message) => message.messageId));
     expect(event.contextTokens).toBeGreaterThan(0);
-    // The first turn (no documents: guard mode answered before recall) did not recall.
-    expect(events).toHaveLength(1);
+    // The first turn (no documents: guard mode answered) recalled too, before the guard,
+    // and found nothing.
+    expect(events).toHaveLength(2);
+    expect(events[0]).toMatchObject({ found: 0, messageIds: [] });
   });
 
   it('reports a failed recall in the event, and the turn still answers', async () => {
@@ -166,5 +168,87 @@ describe('seed 004: RAG log events', () => {
     await failing.chat({ sessionId: other.id, userId: 'u', message: 'Remember me?' });
     expect(seenFailing.map(([name]) => name)).toEqual(['recall', 'recall.failed']);
     expect(seenFailing[1]![1]).toMatchObject({ failed: true, contextLength: 0 });
+  });
+});
+
+describe('seed 004: recall does not depend on the document guard', () => {
+  it('answers from the user’s own earlier statement, citing it, when no document matches', async () => {
+    const engine = createChatEngine({ recall: { scope: 'user' } });
+    await engine.ingest([
+      { id: 'refunds', title: 'Refund policy', text: 'Refunds are issued within 14 days.' },
+    ]);
+    const first = await engine.createSession({ userId: 'u' });
+    const told = await engine.chat({
+      sessionId: first.id,
+      userId: 'u',
+      message: 'My bicycle serial number is QX-7781 and it is dark green',
+    });
+    await engine.flush();
+    const guards: unknown[] = [];
+    engine.on('guard', (event) => guards.push(event));
+    const second = await engine.createSession({ userId: 'u' });
+    const reply = await engine.chat({
+      sessionId: second.id,
+      userId: 'u',
+      message: 'What was my bicycle serial number and colour?',
+    });
+    expect(reply.guard).toBe(false);
+    expect(guards).toEqual([]);
+    expect(reply.text).toContain('QX-7781');
+    expect(reply.text).toContain('[source: S1]');
+    expect(reply.sources).toHaveLength(1);
+    expect(reply.sources[0]).toMatchObject({
+      chunkId: told.userMessageId,
+      documentId: `message:${told.userMessageId}`,
+      metadata: { recalled: true, sessionId: first.id, role: 'user' },
+    });
+    expect(reply.recalled.map((message) => message.messageId)).toContain(told.userMessageId);
+    expect(reply.confidence.overall).toBeGreaterThan(0);
+  });
+
+  it('still refuses when neither documents nor the user’s statements answer', async () => {
+    const engine = createChatEngine({ recall: { scope: 'user' } });
+    await engine.ingest([
+      { id: 'refunds', title: 'Refund policy', text: 'Refunds are issued within 14 days.' },
+    ]);
+    const first = await engine.createSession({ userId: 'u' });
+    await engine.chat({
+      sessionId: first.id,
+      userId: 'u',
+      message: 'My bicycle serial number is QX-7781 and it is dark green',
+    });
+    await engine.flush();
+    const events: RecallEvent[] = [];
+    engine.on('recall', (event) => events.push(event));
+    const second = await engine.createSession({ userId: 'u' });
+    const reply = await engine.chat({
+      sessionId: second.id,
+      userId: 'u',
+      message: 'How do I bake sourdough bread at home?',
+    });
+    expect(reply.guard).toBe(true);
+    expect(reply.sources).toEqual([]);
+    // Recall ran before the guard and reported, with nothing reaching a prompt.
+    expect(events).toHaveLength(1);
+    expect(events[0]!.messageIds).toEqual([]);
+  });
+
+  it('never answers from another user’s statement', async () => {
+    const engine = createChatEngine({ recall: { scope: 'user' } });
+    const mine = await engine.createSession({ userId: 'alice' });
+    await engine.chat({
+      sessionId: mine.id,
+      userId: 'alice',
+      message: 'My bicycle serial number is QX-7781 and it is dark green',
+    });
+    await engine.flush();
+    const theirs = await engine.createSession({ userId: 'mallory' });
+    const reply = await engine.chat({
+      sessionId: theirs.id,
+      userId: 'mallory',
+      message: 'What was my bicycle serial number and colour?',
+    });
+    expect(reply.guard).toBe(true);
+    expect(reply.text).not.toContain('QX-7781');
   });
 });

@@ -1,0 +1,81 @@
+/**
+ * The user's own earlier statements as evidence (seed 004, issue 30): when the documents are
+ * not evidence enough, the guard judges the user's recalled messages the same way, and a
+ * question the user's history answers is answered from it, those messages being its sources.
+ */
+import { decideGuard, type GuardDecision } from '../guard.js';
+import type { RecalledMessage } from '../recall.js';
+import type { RetrievedChunk } from '../retrieve.js';
+
+/**
+ * Records the guard's index-size feature assumes for a user's messages: a history of about a
+ * hundred messages (the feature discounts chance term matches in large indexes).
+ */
+export const MEMORY_INDEX_SIZE = 100;
+
+/**
+ * A recalled message as a source: the chunk id is the message id, the document
+ * `message:<id>`, titled by its date; `vectorScore` maps the calibrated score back through
+ * `cosineRange`, so the guard reads the same similarity recall measured.
+ */
+export function memoryChunk(
+  message: RecalledMessage,
+  cosineRange: readonly [number, number],
+): RetrievedChunk {
+  const [floor, ceiling] = cosineRange;
+  return {
+    chunkId: message.messageId,
+    documentId: `message:${message.messageId}`,
+    text: message.text,
+    title: `Your message of ${message.createdAt.slice(0, 10)}`,
+    uri: null,
+    metadata: {
+      recalled: true,
+      sessionId: message.sessionId,
+      role: message.role,
+      createdAt: message.createdAt,
+    },
+    score: message.score,
+    vectorScore: floor + message.score * (ceiling - floor),
+    keywordScore: null,
+    fusedScore: message.score,
+    type: 'vector',
+    graphBoost: 1,
+    learnedBoost: 1,
+    rerankScore: null,
+    graphContext: null,
+  };
+}
+
+/** What the guard says about the user's own earlier messages. */
+export interface MemoryEvidence {
+  /** The guard's decision on them. */
+  readonly decision: GuardDecision;
+  /** The messages as sources, best first (the ones the guard judged). */
+  readonly chunks: RetrievedChunk[];
+}
+
+/**
+ * The guard's decision on the user's recalled messages (the user's own statements only: an
+ * earlier answer is not evidence of itself), judged as documents are: the adaptive model, or
+ * `minSimilarity` when set. Null when none was recalled.
+ */
+export function judgeMemory(
+  query: string,
+  recalled: readonly RecalledMessage[],
+  cosineRange: readonly [number, number],
+  minSimilarity: number | undefined,
+): MemoryEvidence | null {
+  const statements = recalled.filter((message) => message.role === 'user');
+  if (statements.length === 0) return null;
+  const chunks = statements.map((message) => memoryChunk(message, cosineRange));
+  const decision = decideGuard({
+    query,
+    chunks,
+    topScore: Math.max(...chunks.map((chunk) => chunk.score)),
+    indexSize: MEMORY_INDEX_SIZE,
+    cosineRange,
+    minSimilarity,
+  });
+  return { decision, chunks };
+}
