@@ -98,7 +98,7 @@ describe('seed 000 §2.2: synthesis aggregates by relevance through its strategy
     const lookup = await engine.chat({ message: 'What is the refund policy?' });
     expect(routes.map((event) => event.route)).toEqual(['synthesis', 'retrieval']);
     const [synthesis, retrieval] = routes.map((event) => event.strategy!);
-    expect(synthesis.k).toBeGreaterThan(retrieval!.k);
+    expect(synthesis!.k).toBeGreaterThan(retrieval!.k);
     expect(synthesis).toMatchObject({ graphRerank: true, rerank: true });
     // The weighting is the ranking: fused ranks (vector and keyword, weighted), graph rerank
     // and the reranker order the sources, and the answer draws on several documents.
