@@ -167,7 +167,7 @@ export async function runTurn(
 
     // guard: too little evidence (documents, then the user's own statements) is answered
     // with the guard text, not by the model
-    const { decision, minSimilarity, memory } = await decideTurnGuard(
+    const { decision, minSimilarity, memory, memoryOnly } = await decideTurnGuard(
       turnContext,
       found,
       recall.recalled,
@@ -185,13 +185,16 @@ export async function runTurn(
       });
     }
 
-    // pack everything under one budget; a question the user's own statements answer has
-    // them as its sources instead of the documents
+    // pack everything under one budget; the user's statements that answer the question are
+    // its sources: alone when the documents are not evidence enough, else before them
     const evidence =
       memory && retrieval
-        ? { ...retrieval, chunks: memory, topScore: memory[0]!.score }
+        ? memoryOnly
+          ? { ...retrieval, chunks: memory, topScore: memory[0]!.score }
+          : { ...retrieval, chunks: [...memory, ...retrieval.chunks] }
         : retrieval;
-    const packing = packTurn(turnContext, remembered, found.rewrite, evidence, recall, !!memory);
+    const asSources = new Set(memory?.map((chunk) => chunk.chunkId));
+    const packing = packTurn(turnContext, remembered, found.rewrite, evidence, recall, asSources);
     const { packed } = packing;
     const sources = toSources(packed.chunks);
     emitRetrieval(turnContext, found, packed.droppedChunks);

@@ -7,6 +7,8 @@ import { createMemoryVectorStore } from '../../src/adapters/memory/vector-store.
 import { createChatEngine } from '../../src/engine.js';
 import type { RecallEvent } from '../../src/events.js';
 import { ConfigError } from '../../src/errors/index.js';
+import { isQuestion } from '../../src/pipeline/turn/memory-evidence.js';
+import { handbook } from '../fixtures/handbook.js';
 
 describe('seed 004: recalled messages are reported', () => {
   it('lists the recalled messages in the response and a recall event', async () => {
@@ -250,5 +252,85 @@ describe('seed 004: recall does not depend on the document guard', () => {
     });
     expect(reply.guard).toBe(true);
     expect(reply.text).not.toContain('QX-7781');
+  });
+});
+
+describe('seed 004: the guard judges documents and the user’s statements together', () => {
+  it('an earlier question never answers a later one', async () => {
+    const engine = createChatEngine({ recall: { scope: 'user' } });
+    const first = await engine.createSession({ userId: 'u' });
+    const asked = await engine.chat({
+      sessionId: first.id,
+      userId: 'u',
+      message: 'What was my bicycle serial number and colour?',
+    });
+    await engine.flush();
+    const events: RecallEvent[] = [];
+    engine.on('recall', (event) => events.push(event));
+    const second = await engine.createSession({ userId: 'u' });
+    const reply = await engine.chat({
+      sessionId: second.id,
+      userId: 'u',
+      message: 'What was my bicycle serial number and colour?',
+    });
+    // Recalled (it is similar), but a question states nothing: the guard still refuses.
+    expect(events.at(-1)?.found).toBeGreaterThanOrEqual(1);
+    expect(reply.recalled).toEqual([]);
+    expect(reply.guard).toBe(true);
+    expect(reply.sources).toEqual([]);
+    expect(asked.guard).toBe(true);
+  });
+
+  it('a statement stronger than the documents comes first, the documents after it', async () => {
+    const engine = createChatEngine({ recall: { scope: 'user' } });
+    await engine.ingest(handbook);
+    const first = await engine.createSession({ userId: 'u' });
+    const told = await engine.chat({
+      sessionId: first.id,
+      userId: 'u',
+      message: 'My refund reference number is RF-5567 for the broken kettle',
+    });
+    await engine.flush();
+    const second = await engine.createSession({ userId: 'u' });
+    const reply = await engine.chat({
+      sessionId: second.id,
+      userId: 'u',
+      message: 'What is my refund reference number for the kettle?',
+    });
+    expect(reply.guard).toBe(false);
+    expect(reply.sources[0]).toMatchObject({ chunkId: told.userMessageId });
+    expect(reply.sources.slice(1).some((source) => source.documentId === 'refunds')).toBe(true);
+    expect(reply.text).toContain('RF-5567');
+  });
+
+  it('a document question keeps the documents as its only sources', async () => {
+    const engine = createChatEngine({ recall: { scope: 'user' } });
+    await engine.ingest(handbook);
+    const first = await engine.createSession({ userId: 'u' });
+    await engine.chat({ sessionId: first.id, userId: 'u', message: 'I bought a kettle last week' });
+    await engine.flush();
+    const second = await engine.createSession({ userId: 'u' });
+    const reply = await engine.chat({
+      sessionId: second.id,
+      userId: 'u',
+      message: 'What is the refund policy?',
+    });
+    expect(reply.sources.length).toBeGreaterThan(0);
+    expect(reply.sources.every((source) => source.metadata['recalled'] !== true)).toBe(true);
+  });
+
+  it('tells questions from statements', () => {
+    for (const text of [
+      'What is my code?',
+      'where is it',
+      'Is it green',
+      'Wann ist das？',
+      ' How? ',
+    ]) {
+      expect(isQuestion(text), text).toBe(true);
+    }
+    for (const text of ['My code is 5521', 'It is green.', 'Whatever happens, I pay 5 euros']) {
+      expect(isQuestion(text), text).toBe(false);
+    }
   });
 });

@@ -160,8 +160,8 @@ export function emitRecall(
 
 /**
  * The packed prompt context: history, the retrieved chunks and the recalled messages under one
- * budget; then the `recall` event of a session's turn. A turn answered from the user's own
- * messages (`memoryAnswer`) has them as its sources, so no recalled block repeats them.
+ * budget; then the `recall` event of a session's turn. Recalled messages that are sources of
+ * the turn (`asSources`, their message ids) are not repeated in the recalled block.
  */
 export function packTurn(
   turnContext: TurnContext,
@@ -169,7 +169,7 @@ export function packTurn(
   rewrite: RewriteResult,
   retrieval: RetrievalResult | null,
   recall: TurnRecall,
-  memoryAnswer = false,
+  asSources: ReadonlySet<string> = new Set(),
 ) {
   const { runtime, request, settings, scope } = turnContext;
   const { config } = runtime;
@@ -187,7 +187,7 @@ export function packTurn(
         history,
         historyTokens: Math.min(profile.reservedTokens, config.history.maxTokens),
         chunks: retrieval?.chunks ?? [],
-        recalled: memoryAnswer ? [] : recall.recalled,
+        recalled: recall.recalled.filter((message) => !asSources.has(message.messageId)),
         caps: { summary: profile.summaryTokens, recalled: config.recall.maxTokens },
       },
       runtime.tokenizer,
@@ -200,12 +200,17 @@ export function packTurn(
     });
     return result;
   });
-  // The recalled messages that reached the prompt: the block's, or those that are sources.
-  const recalled = memoryAnswer
-    ? recall.recalled
-        .filter((message) => packed.chunks.some((chunk) => chunk.chunkId === message.messageId))
-        .map((message) => ({ ...message, tokens: runtime.tokenizer.count(message.text) }))
-    : packed.recalled;
+  // The recalled messages that reached the prompt: as sources, then in the recalled block.
+  const recalled = [
+    ...recall.recalled
+      .filter(
+        (message) =>
+          asSources.has(message.messageId) &&
+          packed.chunks.some((chunk) => chunk.chunkId === message.messageId),
+      )
+      .map((message) => ({ ...message, tokens: runtime.tokenizer.count(message.text) })),
+    ...packed.recalled,
+  ];
   emitRecall(turnContext, rewrite, recall, recalled);
   return { packed, recalled, template, maxTokens };
 }

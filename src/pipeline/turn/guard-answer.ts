@@ -18,8 +18,10 @@ import { answerWithoutModel, type TurnContext } from './state.js';
 
 /**
  * The guard's decision on a turn's retrieval (null without one) and the similarity it used.
- * When the documents are not evidence enough, the user's recalled statements are judged the
- * same way (seed 004): `memory` holds them as sources when they are.
+ * The user's recalled statements are judged the same way (seed 004), together with the
+ * documents: when they are evidence enough, `memory` holds them as sources, and `memoryOnly`
+ * says whether they replace the documents (which were not evidence enough) or come before them
+ * (they are stronger evidence than the documents).
  */
 export async function decideTurnGuard(
   turnContext: TurnContext,
@@ -63,15 +65,25 @@ export async function decideTurnGuard(
           return decided;
         });
   const minSimilarity = decision?.threshold ?? fixedMinSimilarity ?? DEFAULT_GUARD_MODEL.cut;
-  if (decision?.guard) {
+  if (decision) {
     const cosineRange =
       config.retrieval.cosineRange ?? runtime.embedder.similarityRange ?? DEFAULT_COSINE_RANGE;
     const memory = judgeMemory(rewrite.query, recalled, cosineRange, fixedMinSimilarity);
     if (memory && !memory.decision.guard) {
-      return { decision: memory.decision, minSimilarity, memory: memory.chunks };
+      if (decision.guard) {
+        return {
+          decision: memory.decision,
+          minSimilarity,
+          memory: memory.chunks,
+          memoryOnly: true,
+        };
+      }
+      if (memory.decision.evidence > decision.evidence) {
+        return { decision, minSimilarity, memory: memory.chunks, memoryOnly: false };
+      }
     }
   }
-  return { decision, minSimilarity, memory: undefined };
+  return { decision, minSimilarity, memory: undefined, memoryOnly: false };
 }
 
 /** A turn the guard answers: what was retrieved, and why it is not evidence enough. */

@@ -47,18 +47,28 @@ export function memoryChunk(
   };
 }
 
+// A question asks, it states nothing: an earlier question never answers a later one.
+const QUESTION_START =
+  /^(what|when|where|who|whom|whose|which|why|how|is|are|was|were|do|does|did|can|could|should|would|will|shall|may|might|have|has|had)\b/i;
+
+/** Whether a message is a question rather than a statement (`?`, or an interrogative opening). */
+export function isQuestion(text: string): boolean {
+  const trimmed = text.trim();
+  return /[?？¿]\s*$/.test(trimmed) || QUESTION_START.test(trimmed);
+}
+
 /** What the guard says about the user's own earlier messages. */
 export interface MemoryEvidence {
   /** The guard's decision on them. */
   readonly decision: GuardDecision;
-  /** The messages as sources, best first (the ones the guard judged). */
+  /** The statements that are evidence on their own, as sources, best recalled first. */
   readonly chunks: RetrievedChunk[];
 }
 
 /**
  * The guard's decision on the user's recalled messages (the user's own statements only: an
- * earlier answer is not evidence of itself), judged as documents are: the adaptive model, or
- * `minSimilarity` when set. Null when none was recalled.
+ * earlier answer is not evidence of itself, and a question states nothing), judged as
+ * documents are: the adaptive model, or `minSimilarity` when set. Null when none was recalled.
  */
 export function judgeMemory(
   query: string,
@@ -66,16 +76,24 @@ export function judgeMemory(
   cosineRange: readonly [number, number],
   minSimilarity: number | undefined,
 ): MemoryEvidence | null {
-  const statements = recalled.filter((message) => message.role === 'user');
+  const statements = recalled.filter(
+    (message) => message.role === 'user' && !isQuestion(message.text),
+  );
   if (statements.length === 0) return null;
-  const chunks = statements.map((message) => memoryChunk(message, cosineRange));
-  const decision = decideGuard({
-    query,
-    chunks,
-    topScore: Math.max(...chunks.map((chunk) => chunk.score)),
-    indexSize: MEMORY_INDEX_SIZE,
-    cosineRange,
-    minSimilarity,
+  // Each statement is judged alone: only those that are evidence themselves become sources.
+  const judged = statements.map((message) => {
+    const chunk = memoryChunk(message, cosineRange);
+    const decision = decideGuard({
+      query,
+      chunks: [chunk],
+      topScore: chunk.score,
+      indexSize: MEMORY_INDEX_SIZE,
+      cosineRange,
+      minSimilarity,
+    });
+    return { chunk, decision };
   });
-  return { decision, chunks };
+  const best = judged.reduce((a, b) => (b.decision.evidence > a.decision.evidence ? b : a));
+  const chunks = judged.filter((item) => !item.decision.guard).map((item) => item.chunk);
+  return { decision: best.decision, chunks };
 }
