@@ -8,7 +8,9 @@
  * Each statement is made in a conversation of its own; the questions are asked in a new
  * conversation of the same user, then the off-topic questions of the trust benchmark
  * (`DOCS_OFF_TOPIC`), then the handbook questions (`BIKE_QUESTIONS`: answered from the
- * documents as before, or taken over by a statement). Counts, no timings.
+ * documents as before, or taken over by a statement). Then the same in one conversation of
+ * another user: each question right after its statement, then the off-topic questions.
+ * Counts, no timings.
  *
  *   node --import tsx bench/recall-evidence.ts
  */
@@ -95,5 +97,22 @@ console.log(
 );
 console.log(
   `handbook questions: ${handbookFromDocuments} answered from documents only, ${handbookFromMemory} with a statement among the sources, ${BIKE_QUESTIONS.length - handbookFromDocuments - handbookFromMemory} refused (of ${BIKE_QUESTIONS.length})`,
+);
+
+// The same, in one conversation: each question right after its statement (the statement is
+// in the recent history, which recall leaves to the history), then the off-topic questions.
+const together = await engine.createSession({ userId: 'v' });
+const say = (message: string) => engine.chat({ sessionId: together.id, userId: 'v', message });
+let sameAnswered = 0;
+for (const [statement, question, fact] of FACTS) {
+  await say(statement);
+  await engine.flush();
+  const reply = await say(question);
+  if (!reply.guard && fromMemory(reply.sources) && reply.text.includes(fact)) sameAnswered++;
+}
+let sameOffTopic = 0;
+for (const question of DOCS_OFF_TOPIC) if (!(await say(question)).guard) sameOffTopic++;
+console.log(
+  `in one conversation: ${sameAnswered}/${FACTS.length} answered with the fact from the statement, ${sameOffTopic}/${DOCS_OFF_TOPIC.length} off-topic answered`,
 );
 await engine.flush();

@@ -11,6 +11,7 @@ import { ulid } from '../util/ids.js';
 import { inSpan, traceScope } from '../util/tracing.js';
 import { toTurnError } from './generate.js';
 import { emitRecall, packTurn, recallTurn, rememberTurn } from './turn/context.js';
+import { historyStatements } from './turn/memory-evidence.js';
 import {
   finalResponse,
   finishTurn,
@@ -171,6 +172,13 @@ export async function runTurn(
       turnContext,
       found,
       recall.recalled,
+      session
+        ? historyStatements(
+            found.rewrite.query,
+            remembered.context.messages,
+            userMessage?.id ?? null,
+          )
+        : [],
     );
     if (decision?.guard && retrieval) {
       emitRecall(turnContext, found.rewrite, recall, []);

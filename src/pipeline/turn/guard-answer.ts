@@ -27,6 +27,7 @@ export async function decideTurnGuard(
   turnContext: TurnContext,
   found: TurnRetrieval,
   recalled: readonly RecalledMessage[] = [],
+  inHistory: readonly RecalledMessage[] = [],
 ) {
   const { runtime, settings, signal, scope } = turnContext;
   const { config } = runtime;
@@ -68,7 +69,7 @@ export async function decideTurnGuard(
   if (decision) {
     const cosineRange =
       config.retrieval.cosineRange ?? runtime.embedder.similarityRange ?? DEFAULT_COSINE_RANGE;
-    const memory = judgeMemory(rewrite.query, recalled, cosineRange, fixedMinSimilarity);
+    const memory = judgeMemory(rewrite.query, recalled, cosineRange, fixedMinSimilarity, inHistory);
     if (memory && !memory.decision.guard) {
       if (decision.guard) {
         return {

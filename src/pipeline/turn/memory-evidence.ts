@@ -3,7 +3,8 @@
  * not evidence enough, the guard judges the user's recalled messages the same way, and a
  * question the user's history answers is answered from it, those messages being its sources.
  */
-import { decideGuard, type GuardDecision } from '../guard.js';
+import type { MessageRecord } from '../../ports/chat-records.js';
+import { decideGuard, guardFeatures, indexTerms, type GuardDecision } from '../guard.js';
 import type { RecalledMessage } from '../recall.js';
 import type { RetrievedChunk } from '../retrieve.js';
 
@@ -21,6 +22,7 @@ export const MEMORY_INDEX_SIZE = 100;
 export function memoryChunk(
   message: RecalledMessage,
   cosineRange: readonly [number, number],
+  lexical = false,
 ): RetrievedChunk {
   const [floor, ceiling] = cosineRange;
   return {
@@ -36,7 +38,7 @@ export function memoryChunk(
       createdAt: message.createdAt,
     },
     score: message.score,
-    vectorScore: floor + message.score * (ceiling - floor),
+    vectorScore: lexical ? null : floor + message.score * (ceiling - floor),
     keywordScore: null,
     fusedScore: message.score,
     type: 'vector',
@@ -57,6 +59,32 @@ export function isQuestion(text: string): boolean {
   return /[?？¿]\s*$/.test(trimmed) || QUESTION_START.test(trimmed);
 }
 
+/**
+ * The user's statements in the conversation's recent window (which recall leaves out: the
+ * model reads them as history) as recall candidates, scored by the share of the query's terms
+ * they contain: they were never searched by vector, so the guard judges them on their words
+ * alone (no vector feature), which only asks more of them.
+ */
+export function historyStatements(
+  query: string,
+  messages: readonly MessageRecord[],
+  currentId: string | null,
+): RecalledMessage[] {
+  const terms = indexTerms(query);
+  return messages
+    .filter((message) => message.role === 'user' && message.id !== currentId)
+    .map((message) => ({
+      messageId: message.id,
+      sessionId: message.sessionId,
+      role: 'user' as const,
+      text: message.content,
+      createdAt: message.createdAt,
+      score: guardFeatures({ text: message.content, vectorScore: null }, terms, 0).matchedShare,
+      tokens: 0,
+    }))
+    .filter((message) => message.score > 0);
+}
+
 /** What the guard says about the user's own earlier messages. */
 export interface MemoryEvidence {
   /** The guard's decision on them. */
@@ -66,23 +94,28 @@ export interface MemoryEvidence {
 }
 
 /**
- * The guard's decision on the user's recalled messages (the user's own statements only: an
- * earlier answer is not evidence of itself, and a question states nothing), judged as
- * documents are: the adaptive model, or `minSimilarity` when set. Null when none was recalled.
+ * The guard's decision on the user's recalled messages and their statements in the recent
+ * window (`inHistory`; the user's own statements only: an earlier answer is not evidence of
+ * itself, and a question states nothing), judged as documents are: the adaptive model, or
+ * `minSimilarity` when set. Null when there is no statement to judge.
  */
 export function judgeMemory(
   query: string,
   recalled: readonly RecalledMessage[],
   cosineRange: readonly [number, number],
   minSimilarity: number | undefined,
+  inHistory: readonly RecalledMessage[] = [],
 ): MemoryEvidence | null {
-  const statements = recalled.filter(
-    (message) => message.role === 'user' && !isQuestion(message.text),
-  );
+  const isStatement = (message: RecalledMessage) =>
+    message.role === 'user' && !isQuestion(message.text);
+  const statements = [
+    ...recalled.filter(isStatement).map((message) => ({ message, lexical: false })),
+    ...inHistory.filter(isStatement).map((message) => ({ message, lexical: true })),
+  ];
   if (statements.length === 0) return null;
   // Each statement is judged alone: only those that are evidence themselves become sources.
-  const judged = statements.map((message) => {
-    const chunk = memoryChunk(message, cosineRange);
+  const judged = statements.map(({ message, lexical }) => {
+    const chunk = memoryChunk(message, cosineRange, lexical);
     const decision = decideGuard({
       query,
       chunks: [chunk],
