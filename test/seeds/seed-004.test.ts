@@ -334,3 +334,37 @@ describe('seed 004: the guard judges documents and the user’s statements toget
     }
   });
 });
+
+describe('seed 004: a statement still in the conversation’s recent history is evidence too', () => {
+  it('answers a question about a statement made earlier in the same conversation', async () => {
+    const engine = createChatEngine();
+    await engine.ingest(handbook);
+    const session = await engine.createSession({ userId: 'u' });
+    const told = await engine.chat({
+      sessionId: session.id,
+      userId: 'u',
+      message: 'My bicycle serial number is QX-7781 and it is dark green',
+    });
+    expect(told.guard).toBe(true);
+    const reply = await engine.chat({
+      sessionId: session.id,
+      userId: 'u',
+      message: 'What was my bicycle serial number and colour?',
+    });
+    expect(reply.guard).toBe(false);
+    expect(reply.text).toContain('QX-7781');
+    expect(reply.sources[0]).toMatchObject({
+      chunkId: told.userMessageId,
+      metadata: { recalled: true },
+      // judged on its words alone: never searched by vector
+      vectorScore: null,
+    });
+    // An unrelated question in the same conversation is still refused.
+    const other = await engine.chat({
+      sessionId: session.id,
+      userId: 'u',
+      message: 'How do I bake sourdough bread at home?',
+    });
+    expect(other.guard).toBe(true);
+  });
+});
