@@ -270,6 +270,8 @@ export const lazyEngineConfigSchema = lazySchema(() => {
         maxTokens: z._default(intRange(1), 512),
         /** Sampling temperature. */
         temperature: z._default(range(0, 2), 0.2),
+        /** Nucleus sampling sent with every answer (seed 000 `topP`); unset: the model's default. */
+        topP: z.optional(z.number().check(z.gt(0), z.lte(1))),
       }),
       {},
     ),
@@ -290,6 +292,12 @@ export const lazyEngineConfigSchema = lazySchema(() => {
     /** How `overall` is computed from the confidence factors. */
     confidence: z.prefault(
       z.strictObject({
+        /**
+         * `fitted` (default): the fitted model, or the weighted mean when `weights` are set.
+         * `seed-000`: seed 000's formula as written (`seedConfidence`), with `weights` or the
+         * seed's.
+         */
+        mode: z._default(z.enum(['fitted', 'seed-000']), 'fitted'),
         /**
          * Seed 000's weighted mean with these factor weights (e.g. `DEFAULT_CONFIDENCE_WEIGHTS`).
          * Unset (the default): the model fitted on the trust benchmark (`DEFAULT_CONFIDENCE_MODEL`).

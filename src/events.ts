@@ -140,9 +140,19 @@ export interface RecallEvent {
   readonly messageIds: readonly string[];
   /** Tokens of the recalled text in the prompt. */
   readonly contextTokens: number;
+  /** Characters of the recalled text in the prompt (seed 004 `contextLength`). */
+  readonly contextLength: number;
   /** Duration of the search, ms. */
   readonly durationMs: number;
 }
+
+/**
+ * Seed 004's RAG log events, in the engine's naming: after each `recall` event, exactly one of
+ * `recall.built` (`rag_context_built`: the search ran, whatever it found), `recall.failed`
+ * (`rag_search_failed`: the search failed; the turn went on without recalled messages) or
+ * `recall.disabled` (`rag_disabled`: `recall.enabled` is false), with the same fields.
+ */
+export type RecallOutcomeEvent = RecallEvent;
 
 /** Confidence of an answer. */
 export interface ConfidenceEvent {
@@ -296,6 +306,9 @@ export interface EngineEvents {
   confidence: ConfidenceEvent;
   judge: JudgeEvent;
   recall: RecallEvent;
+  'recall.built': RecallOutcomeEvent;
+  'recall.failed': RecallOutcomeEvent;
+  'recall.disabled': RecallOutcomeEvent;
   summary: SummaryEvent;
   feedback: FeedbackEvent;
   learning: LearningEvent;

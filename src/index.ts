@@ -102,6 +102,15 @@ export {
   type ConfidenceInput,
   type ConfidenceWeights,
 } from './pipeline/score.js';
+export { seedConfidence, type ConfidenceMode } from './pipeline/score/seed-000.js';
+export {
+  CHAT_PROFILES,
+  DEFAULT_CHAT_PROFILE,
+  listChatProfiles,
+  resolveChatProfile,
+  type ChatProfile,
+  type ChatProfileEntry,
+} from './pipeline/compact/profiles.js';
 export { assessSessionQuality, turnReward, type QualityMessage } from './pipeline/learn.js';
 export { calculateFeedbackReward, type FeedbackInput } from './learning/feedback.js';
 export {

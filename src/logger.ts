@@ -112,6 +112,10 @@ const RECORDS: { readonly [E in EngineEventName]: (event: EngineEvents[E]) => Lo
       durationMs: event.durationMs,
     },
   ],
+  // Seed 004's outcome events repeat the `recall` event's fields, which is logged already.
+  'recall.built': () => null,
+  'recall.failed': () => null,
+  'recall.disabled': () => null,
   recall: (event) => [
     'debug',
     'earlier messages recalled',

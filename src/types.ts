@@ -44,7 +44,7 @@ export interface IngestResult {
 
 /** A chat turn request. */
 export interface ChatRequest {
-  /** Session to continue; a new one is created when absent (chat mode). */
+  /** Session to continue; with `mode: 'chat'` and none, a new one is created. */
   readonly sessionId?: string | undefined;
   /** The caller; must own the session when given. */
   readonly userId?: string | undefined;
@@ -55,7 +55,11 @@ export interface ChatRequest {
    * returns the first answer instead of starting a second turn.
    */
   readonly messageId?: string | undefined;
-  /** `chat` (default) persists the turn in a session; `query` is stateless. */
+  /**
+   * `chat` persists the turn in a session (a new one without `sessionId`); `query` is
+   * stateless. Absent: `chat` when `sessionId` is given, otherwise a stateless `query`
+   * (seed 001's default), so a call naming neither stores nothing.
+   */
   readonly mode?: 'chat' | 'query' | undefined;
   /** Overrides the temperature for this turn. */
   readonly temperature?: number | undefined;

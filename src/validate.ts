@@ -200,14 +200,17 @@ export function chatRequestSchema(maxMessageLength: number) {
 function buildChatRequestSchema(maxMessageLength: number) {
   const { text, id, nonBlank, filter, signal, topK, searchDepth, temperature } = pieces();
   return z.strictObject({
-    /** Session to continue; a new one is created when absent (chat mode). */
+    /** Session to continue; with `mode: 'chat'` and none, a new one is created. */
     sessionId: z.optional(id),
     /** The caller; must own the session when given. */
     userId: z.optional(id),
     /** The user message. */
     message: nonBlank(maxMessageLength),
-    /** `chat` (default) persists the turn; `query` is stateless. */
-    mode: z._default(z.enum(['chat', 'query']), 'chat'),
+    /**
+     * `chat` persists the turn; `query` is stateless. Absent: `chat` with a `sessionId`, a
+     * stateless `query` without one (seed 001's default; the turn resolves it).
+     */
+    mode: z.optional(z.enum(['chat', 'query'])),
     /** Overrides the session's temperature for this turn. */
     temperature: z.optional(temperature),
     /** Overrides the number of sources for this turn. */

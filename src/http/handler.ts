@@ -4,6 +4,7 @@ import { CortexisError, ValidationError } from '../errors/index.js';
 import type { RateLimitEvent } from '../events.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { FeedbackParams } from '../types.js';
+import { createSessionSchema, parseInput } from '../validate.js';
 import {
   booleanParam,
   createRequestLimit,
@@ -224,11 +225,26 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
     if (segments[0] === 'conversations') {
       if (segments.length === 1 && method === 'POST') {
         const body = await readJson(request, maxBodyBytes);
+        // Nothing a client sends is dropped without a word: unknown fields are a 400, and
+        // `title` and `settings` are validated by `engine.createSession` (400 naming the field).
+        const unknown = Object.keys(body).filter((key) => key !== 'title' && key !== 'settings');
+        if (unknown.length > 0) {
+          throw new ValidationError(
+            `Invalid body: unknown fields ${unknown.join(', ')}`,
+            unknown.map((key) => ({ path: key, message: 'unknown field' })),
+          );
+        }
+        const params = parseInput(
+          createSessionSchema(),
+          {
+            userId,
+            ...(body.title === undefined ? {} : { title: body.title }),
+            ...(body.settings === undefined ? {} : { settings: body.settings }),
+          },
+          'conversation',
+        );
         await limit(request, user, 'create');
-        const session = await engine.createSession({
-          userId,
-          ...(typeof body.title === 'string' ? { title: body.title } : {}),
-        });
+        const session = await engine.createSession(params);
         return json(201, { id: session.id, session });
       }
       if (segments.length === 1 && method === 'GET') {

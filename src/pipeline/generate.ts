@@ -24,8 +24,13 @@ export interface GenerateOutcome {
 export interface CitationNotes {
   /** Append "(Removed invalid citation)" when a tag was removed. */
   readonly removalNote?: boolean | undefined;
-  /** Append a standard line listing the cited sources: "Sources: S1, S2". */
+  /**
+   * Append a standard line listing the cited sources, each with its name when `names` has one:
+   * "Sources: S1 (Refund policy), S2 (shipping.md)".
+   */
   readonly includeCitations?: boolean | undefined;
+  /** Each label's display name for the citation line (see `sourceName`). */
+  readonly names?: ReadonlyMap<string, string> | undefined;
   /** Other names of the labels (a source's chunk id → its label), rewritten to the label. */
   readonly aliases?: ReadonlyMap<string, string> | undefined;
 }
@@ -35,9 +40,51 @@ export function citationNotes(report: CitationReport, notes: CitationNotes): str
   let suffix = '';
   if (notes.removalNote && report.removed.length > 0) suffix += ' (Removed invalid citation)';
   if (notes.includeCitations && report.validIds.length > 0) {
-    suffix += `\n\nSources: ${report.validIds.join(', ')}`;
+    const named = report.validIds.map((id) => {
+      const name = notes.names?.get(id);
+      return name === undefined ? id : `${id} (${name})`;
+    });
+    suffix += `\n\nSources: ${named.join(', ')}`;
   }
   return suffix;
+}
+
+/** Seed 003's name of a source without a file name. */
+export const UNKNOWN_SOURCE_NAME = 'Unknown';
+
+/**
+ * The name a citation line gives a source (seeds 002/003): its title, else the file name of its
+ * URI, else "Unknown" (seed 003). Whitespace is flattened, brackets and parentheses dropped, and
+ * the name cut to 80 characters, so a document's title cannot shape the line.
+ */
+export function sourceName(source: {
+  readonly title?: string | null | undefined;
+  readonly uri?: string | null | undefined;
+}): string {
+  const clean = (text: string): string =>
+    Array.from(
+      text
+        .replace(/[()[\]\p{Cc}]/gu, ' ')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    )
+      .slice(0, 80)
+      .join('')
+      .trim();
+  const title = clean(source.title ?? '');
+  if (title !== '') return title;
+  const path = (source.uri ?? '').split(/[?#]/, 1)[0]!.replace(/[/\\]+$/, '');
+  const file = clean(safeDecode(path.slice(path.search(/[^/\\]*$/))));
+  return file === '' ? UNKNOWN_SOURCE_NAME : file;
+}
+
+/** `decodeURIComponent`, or the text itself when it is not valid percent-encoding. */
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /** Any thrown value as a cortexis error: aborts as `AbortError`, the rest as `ProviderError`. */

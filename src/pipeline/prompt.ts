@@ -13,9 +13,17 @@ Do not copy links, contact details or a "Sources:" list out of a source as if th
 
 Answer clearly and concisely.`;
 
-/** Added to the system prompt when the conversation has earlier turns. */
-export const DEFAULT_CHAT_INSTRUCTIONS =
-  'This is an ongoing conversation: the earlier messages come before the latest one. Answer the latest user message; use the conversation to understand what it refers to, but take facts only from the sources.';
+/**
+ * Added to the system prompt when the conversation has earlier turns: seed 001's five chat-mode
+ * instructions, then the engine's rule that facts come from the sources.
+ */
+export const DEFAULT_CHAT_INSTRUCTIONS = `This is an ongoing conversation. Chat mode instructions:
+- You are in a multi-turn conversation with the user.
+- Previous conversation history is provided for context: the earlier messages come before the latest one.
+- Reference previous exchanges when relevant.
+- Maintain consistency with previous answers.
+- If the user refers to "earlier" topics, use the conversation history.
+Answer the latest user message; use the conversation to understand what it refers to, but take facts only from the sources.`;
 
 /** The chat workflow spec's guard-mode answer. */
 export const DEFAULT_GUARD_ANSWER =

@@ -42,7 +42,12 @@ export interface RecallSettings {
   readonly scope: RecallScope;
   /** Most messages recalled per turn. Default 5 (seed 004: 1..10). */
   readonly maxMessages: number;
-  /** Most tokens of recalled text per turn. Default 1000. */
+  /**
+   * Most tokens of recalled text per turn, 100–4000 (seed 004's range). Default 1000, not the
+   * seed's 2000: recalled messages are sent beside the recent history (`history.maxTokens`,
+   * 2000) and the sources, and half the history budget keeps all three within a small
+   * (4k–8k token) context window.
+   */
   readonly maxTokens: number;
   /**
    * Least similarity of a recalled message, as cosine mapped through the embedder's
@@ -70,8 +75,8 @@ export const recallConfigSchema = lazySchema(() =>
       scope: z._default(z.enum(['session', 'user']), DEFAULT_RECALL_SETTINGS.scope),
       /** Most messages recalled per turn. */
       maxMessages: z._default(intRange(1, 10), DEFAULT_RECALL_SETTINGS.maxMessages),
-      /** Most tokens of recalled text per turn. */
-      maxTokens: z._default(intRange(1, 100_000), DEFAULT_RECALL_SETTINGS.maxTokens),
+      /** Most tokens of recalled text per turn (seed 004's range, 100–4000). */
+      maxTokens: z._default(intRange(100, 4000), DEFAULT_RECALL_SETTINGS.maxTokens),
       /** Least calibrated similarity in [0, 1]. */
       minSimilarity: z._default(range(0, 1), DEFAULT_RECALL_SETTINGS.minSimilarity),
     }),

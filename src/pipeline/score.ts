@@ -198,6 +198,7 @@ export function scoreConfidence(
   ) as Record<keyof ConfidenceFactors, number>;
   const levels = weights === undefined ? model.levels : DEFAULT_CONFIDENCE_LEVELS;
   let overall = 0;
+  let probability = 0;
   if (input.sources.length > 0) {
     if (weights !== undefined) {
       overall = clamp01(
@@ -208,24 +209,16 @@ export function scoreConfidence(
         (sum, name) => sum + model.weights[name] * (factors[name] ?? 0.5),
         model.bias + model.weights.topScore * (scores[0] ?? 0),
       );
-      overall = 1 / (1 + Math.exp(-z));
+      overall = probability = 1 / (1 + Math.exp(-z));
       if (model.calibration) overall = calibrate(overall, model.calibration);
     }
   }
   const round = (value: number): number => Math.round(value * 1000) / 1000;
-  // Part of the judge's verdict: mostly unsupported claims cap the answer below `high`.
-  const capped: ConfidenceCap[] = [];
-  if (input.supportedRatio !== undefined && input.supportedRatio < MIN_SUPPORTED_FOR_HIGH) {
-    if (overall >= levels.high) capped.push('unsupported-claims');
-    overall = Math.min(overall, levels.high - 0.001);
-  }
-  // An answer that lacks what was asked is never `high`; one that restates the question is `low`.
-  const lacks = input.answerLacks;
-  const ceiling = lacks === 'restates' ? levels.medium : lacks === 'asked-for' ? levels.high : 1;
-  if (lacks !== undefined && overall >= ceiling) {
-    capped.push(lacks === 'restates' ? 'answer-restates-question' : 'answer-lacks-asked-for');
-    overall = ceiling - 0.001;
-  }
+  const { capped, cappedAt } = capConfidence(input, levels, (limit) => {
+    const lowered = overall > limit;
+    overall = Math.min(overall, limit);
+    return lowered;
+  });
   return {
     sourceQuality: round(factors.sourceQuality),
     sourceDiversity: round(factors.sourceDiversity),
@@ -234,7 +227,54 @@ export function scoreConfidence(
     llmCertainty: factors.llmCertainty === null ? null : round(factors.llmCertainty),
     overall: round(overall),
     level: confidenceLevel(round(overall), levels),
-    weights: applied,
-    ...(capped.length > 0 ? { capped } : {}),
+    ...(weights === undefined
+      ? fittedBreakdown(model, scores[0] ?? 0, probability)
+      : { weights: applied, mode: 'weighted' as const }),
+    ...(capped ? { capped } : {}),
+    cappedAt,
+  };
+}
+
+/**
+ * The caps every confidence mode applies, lowest last: mostly unsupported claims (the judge's
+ * verdict) and an answer lacking what was asked are never `high`; one that only restates the
+ * question is `low`. `lower(limit)` lowers `overall` to `limit` and says whether it was above.
+ * `cappedAt` is the lowest cap that applies (`overall` = min(uncapped, cappedAt)); `capped`
+ * names the caps that lowered it.
+ */
+export function capConfidence(
+  input: Pick<ConfidenceInput, 'supportedRatio' | 'answerLacks'>,
+  levels: ConfidenceLevels,
+  lower: (limit: number) => boolean,
+): { capped?: ConfidenceCap[]; cappedAt: number | null } {
+  const capped: ConfidenceCap[] = [];
+  let cappedAt: number | null = null;
+  const cap = (limit: number, reason: ConfidenceCap): void => {
+    if (lower(limit)) capped.push(reason);
+    cappedAt = Math.min(cappedAt ?? 1, limit);
+  };
+  if (input.supportedRatio !== undefined && input.supportedRatio < MIN_SUPPORTED_FOR_HIGH) {
+    cap(levels.high - 0.001, 'unsupported-claims');
+  }
+  if (input.answerLacks === 'restates') cap(levels.medium - 0.001, 'answer-restates-question');
+  else if (input.answerLacks === 'asked-for') {
+    cap(levels.high - 0.001, 'answer-lacks-asked-for');
+  }
+  return { ...(capped.length > 0 ? { capped } : {}), cappedAt };
+}
+
+/** The breakdown of the fitted mode: the model's own terms, so `overall` can be recomputed. */
+function fittedBreakdown(model: ConfidenceModel, topScore: number, probability: number) {
+  const { topScore: topScoreWeight, ...weights } = model.weights;
+  return {
+    weights,
+    mode: 'fitted' as const,
+    fitted: {
+      bias: model.bias,
+      topScoreWeight,
+      topScore,
+      probability,
+      calibration: model.calibration ?? null,
+    },
   };
 }

@@ -10,7 +10,8 @@ import type { EngineRuntime } from '../runtime.js';
 import { ulid } from '../util/ids.js';
 import { inSpan, traceScope } from '../util/tracing.js';
 import { toTurnError } from './generate.js';
-import { recallAndPack, rememberTurn } from './turn/context.js';
+import { emitRecall, packTurn, recallTurn, rememberTurn } from './turn/context.js';
+import { historyStatements } from './turn/memory-evidence.js';
 import {
   finalResponse,
   finishTurn,
@@ -162,9 +163,25 @@ export async function runTurn(
     const found = await retrieveForTurn(turnContext, plan, remembered.history);
     const { retrieval } = found;
 
-    // guard: too little evidence is answered with the guard text, not by the model
-    const { decision, minSimilarity } = await decideTurnGuard(turnContext, found);
+    // recall the same user's earlier messages before the guard: they are evidence too
+    const recall = await recallTurn(turnContext, userMessage, remembered, found.rewrite);
+
+    // guard: too little evidence (documents, then the user's own statements) is answered
+    // with the guard text, not by the model
+    const { decision, minSimilarity, memory, memoryOnly } = await decideTurnGuard(
+      turnContext,
+      found,
+      recall.recalled,
+      session
+        ? historyStatements(
+            found.rewrite.query,
+            remembered.context.messages,
+            userMessage?.id ?? null,
+          )
+        : [],
+    );
     if (decision?.guard && retrieval) {
+      emitRecall(turnContext, found.rewrite, recall, []);
       return await answerWithGuard(turnContext, {
         userMessage,
         position,
@@ -176,14 +193,16 @@ export async function runTurn(
       });
     }
 
-    // recall the same user's earlier messages, then pack everything under one budget
-    const packing = await recallAndPack(
-      turnContext,
-      userMessage,
-      remembered,
-      found.rewrite,
-      retrieval,
-    );
+    // pack everything under one budget; the user's statements that answer the question are
+    // its sources: alone when the documents are not evidence enough, else before them
+    const evidence =
+      memory && retrieval
+        ? memoryOnly
+          ? { ...retrieval, chunks: memory, topScore: memory[0]!.score }
+          : { ...retrieval, chunks: [...memory, ...retrieval.chunks] }
+        : retrieval;
+    const asSources = new Set(memory?.map((chunk) => chunk.chunkId));
+    const packing = packTurn(turnContext, remembered, found.rewrite, evidence, recall, asSources);
     const { packed } = packing;
     const sources = toSources(packed.chunks);
     emitRetrieval(turnContext, found, packed.droppedChunks);
@@ -199,7 +218,7 @@ export async function runTurn(
     );
     const generated: TurnState = {
       route: plan?.route ?? 'chat',
-      recalled: packed.recalled,
+      recalled: packing.recalled,
       turnId,
       sessionId,
       userMessageId: userMessage?.id ?? null,
@@ -232,7 +251,7 @@ export async function runTurn(
 
     // judge: check each cited sentence against its sources
     const turn = await judgeGeneratedTurn(turnContext, generated, sources, promptSources, {
-      topScore: retrieval?.topScore ?? 0,
+      topScore: evidence?.topScore ?? 0,
       minSimilarity,
     });
 

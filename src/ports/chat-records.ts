@@ -68,14 +68,44 @@ export interface ConfidenceFactors {
 
 /** A confidence score with its breakdown. */
 export interface Confidence extends ConfidenceFactors {
-  /** Weighted mean of the factors that had a signal, in [0, 1]. */
+  /** The score in [0, 1], computed as `mode` says (recomputable from the other fields). */
   readonly overall: number;
   /** Band of `overall`. */
   readonly level: ConfidenceLevel;
-  /** The weights actually applied (factors without signal get 0, the rest are rescaled). */
+  /**
+   * The weights applied: in `weighted` mode factors without signal get 0 and the rest are
+   * rescaled (`overall` = Σ weight·factor); in `seed-000` mode the weights as given; in
+   * `fitted` mode the model's own factor weights (see `fitted`).
+   */
   readonly weights: Readonly<Record<keyof ConfidenceFactors, number>>;
   /** Why `overall` was lowered below what the factors give, when it was (absent otherwise). */
   readonly capped?: readonly ConfidenceCap[] | undefined;
+  /** How `overall` was computed (absent on answers stored before the field existed). */
+  readonly mode?: 'fitted' | 'weighted' | 'seed-000' | undefined;
+  /**
+   * `fitted` mode: what `overall` is computed from, so it can be recomputed:
+   * `probability` = σ(bias + Σ weights[f]·(factor f, or 0.5 when null) + topScoreWeight·topScore),
+   * then `overall` = the `value` of the first `calibration` pair whose `upTo` ≥ `probability`
+   * (the last value above it; `probability` itself without calibration), then `cappedAt`,
+   * rounded to three places. Without sources `overall` and `probability` are 0.
+   */
+  readonly fitted?: ConfidenceFitted | undefined;
+  /** The cap applied to `overall` (an answer mostly unsupported by its sources), or null. */
+  readonly cappedAt?: number | null | undefined;
+}
+
+/** The fitted model's terms of one confidence score (`Confidence.fitted`). */
+export interface ConfidenceFitted {
+  /** Intercept. */
+  readonly bias: number;
+  /** Weight of the best source's score. */
+  readonly topScoreWeight: number;
+  /** The best source's score in [0, 1] (0 without sources). */
+  readonly topScore: number;
+  /** The logistic probability before calibration. */
+  readonly probability: number;
+  /** The isotonic calibration applied, `[upTo, value]` pairs, or null. */
+  readonly calibration: readonly (readonly [number, number])[] | null;
 }
 
 /**

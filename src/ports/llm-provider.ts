@@ -44,6 +44,11 @@ export interface LLMRequest extends CallOptions {
   readonly maxTokens?: number | undefined;
   /** Sampling temperature. */
   readonly temperature?: number | undefined;
+  /**
+   * Nucleus sampling in (0, 1] (seed 000 `topP`): sent as `top_p` by the OpenAI, Anthropic and
+   * Ollama adapters; the extractive model does not sample and ignores it.
+   */
+  readonly topP?: number | undefined;
 }
 
 /** Token counts of one call. */
@@ -98,6 +103,17 @@ export interface LLMMetadata {
   readonly provider: string;
   /** Model id. */
   readonly model: string;
+  /**
+   * Seed 000's provider kind: `openai` (OpenAI's own API), `anthropic`, `local` (a model on
+   * this machine or network: Ollama, the offline extractive model) or `custom` (anything else,
+   * e.g. another OpenAI-compatible server). Optional for third-party adapters.
+   */
+  readonly type?: 'openai' | 'anthropic' | 'local' | 'custom' | undefined;
+  /**
+   * Seed 000's `supportedModels`: the model ids (or id prefixes, for dated snapshots) this
+   * adapter knows the limits of. Other ids work too, with conservative limits.
+   */
+  readonly supportedModels?: readonly string[] | undefined;
   /** Tokens the model reads and writes in one call. */
   readonly contextWindow: number;
   /** Most tokens the model writes in one call, when limited below the window. */

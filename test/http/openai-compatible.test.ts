@@ -495,7 +495,12 @@ describe('stateless history on the engine (`ChatRequest.history`)', () => {
       { role: 'user' as const, content: 'Do you ship internationally?' },
       { role: 'assistant' as const, content: 'Yes, we ship internationally [source: S1].' },
     ];
-    const reply = await engine.chat({ userId: 'u1', message: 'How long does that take?', history });
+    const reply = await engine.chat({
+      mode: 'chat',
+      userId: 'u1',
+      message: 'How long does that take?',
+      history,
+    });
     expect(llm.calls.at(-1)!.request.messages.map((message) => message.role)).toEqual([
       'user',
       'assistant',

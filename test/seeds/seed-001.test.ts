@@ -6,12 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { createChatEngine } from '../../src/engine.js';
 import { ConfigError, ValidationError } from '../../src/errors/index.js';
 import { createMockLLM } from '../../src/testing/mock-llm.js';
+import { CHAT_PROFILES, listChatProfiles, resolveChatProfile } from '../../src/index.js';
 
 describe('seed 001: chatProfile per request', () => {
   it('a conversation a request starts keeps the request’s profile', async () => {
     const engine = createChatEngine();
     const reply = await engine.chat({
       userId: 'u',
+      mode: 'chat',
       message: 'Hello there',
       chatProfile: 'compact',
     });
@@ -169,5 +171,103 @@ describe('seed 001: turn number, history compaction and the summary settings', (
     }
     expect(ConfigError.isInstance(error)).toBe(true);
     expect((error as ConfigError).issues[0]?.path).toBe('compaction.profiles.x.summarizationModel');
+  });
+});
+
+describe('seed 001: a call naming neither mode nor session is a stateless query', () => {
+  it('stores nothing and returns no session', async () => {
+    const llm = createMockLLM({ responses: 'Hello.' });
+    const engine = createChatEngine({ llm });
+    const reply = await engine.chat({ userId: 'u', message: 'What is the refund policy?' });
+    expect(reply.sessionId).toBeNull();
+    expect(reply.userMessageId).toBeNull();
+    expect((await engine.listSessions({ userId: 'u' })).sessions).toEqual([]);
+    // History is accepted there, as for an explicit query.
+    await expect(
+      engine.chat({ message: 'And then?', history: [{ role: 'user', content: 'Hi' }] }),
+    ).resolves.toMatchObject({ sessionId: null });
+  });
+
+  it('naming a session continues it; mode chat without one starts one', async () => {
+    const engine = createChatEngine({ llm: createMockLLM({ responses: 'Hello.' }) });
+    const session = await engine.createSession({ userId: 'u' });
+    const reply = await engine.chat({ sessionId: session.id, userId: 'u', message: 'Hi' });
+    expect(reply.sessionId).toBe(session.id);
+    const started = await engine.chat({ userId: 'u', mode: 'chat', message: 'Hi' });
+    expect(started.sessionId).not.toBeNull();
+    expect((await engine.listSessions({ userId: 'u' })).sessions).toHaveLength(2);
+  });
+
+  it('an explicit chat mode with history is still refused', async () => {
+    const engine = createChatEngine();
+    const error = await engine
+      .chat({ mode: 'chat', message: 'Hi', history: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught);
+    expect(ValidationError.isInstance(error)).toBe(true);
+  });
+});
+
+describe('seed 001: chat profiles are listable', () => {
+  it('lists the built-in table and custom profiles, marking the default', () => {
+    const engine = createChatEngine({
+      compaction: {
+        profile: 'tiny',
+        profiles: {
+          tiny: { thresholdTokens: 500, maxTurns: 3, summaryTokens: 50, reservedTokens: 100 },
+          compact: { thresholdTokens: 900, maxTurns: 4, summaryTokens: 60, reservedTokens: 100 },
+        },
+      },
+    });
+    const listed = listChatProfiles(engine.config.compaction);
+    expect(listed.map((entry) => [entry.name, entry.origin, entry.isDefault])).toEqual([
+      ['default', 'built-in', false],
+      ['long_context', 'built-in', false],
+      ['compact', 'custom', false],
+      ['tiny', 'custom', true],
+    ]);
+    expect(listed[2]!.profile.thresholdTokens).toBe(900);
+    expect(resolveChatProfile(engine.config.compaction, 'tiny').maxTurns).toBe(3);
+    // The seed's table, exported.
+    expect(CHAT_PROFILES.long_context).toMatchObject({ thresholdTokens: 4000, maxTurns: 20 });
+    expect(listChatProfiles().map((entry) => entry.name)).toEqual([
+      'default',
+      'long_context',
+      'compact',
+    ]);
+  });
+
+  it('getting an unknown or hostile name is a ConfigError naming it', () => {
+    for (const name of ['nope', '__proto__', 'a\u0000b', '\uD800', 'x'.repeat(10_000)]) {
+      expect(() => resolveChatProfile(undefined, name)).toThrow(ConfigError);
+    }
+  });
+});
+
+describe('seed 001: chat-mode instructions', () => {
+  it('the second turn’s system prompt carries the seed’s five instructions', async () => {
+    const llm = createMockLLM({ responses: 'Answer.' });
+    const engine = createChatEngine({ llm, rewrite: { llm: 'never' } });
+    await engine.ingest([
+      { id: 'refunds', text: 'Refunds are issued within 14 days of a return.' },
+    ]);
+    const session = await engine.createSession({ userId: 'u' });
+    await engine.chat({ sessionId: session.id, userId: 'u', message: 'How long do refunds take?' });
+    await engine.chat({
+      sessionId: session.id,
+      userId: 'u',
+      message: 'Are refunds issued after a return?',
+    });
+    const first = llm.calls[0]!.request.system ?? '';
+    const second = llm.calls[1]!.request.system ?? '';
+    for (const instruction of [
+      'You are in a multi-turn conversation with the user',
+      'Previous conversation history is provided for context',
+      'Reference previous exchanges when relevant',
+      'Maintain consistency with previous answers',
+      'If the user refers to "earlier" topics, use the conversation history',
+    ]) {
+      expect(second).toContain(instruction);
+      expect(first).not.toContain(instruction);
+    }
   });
 });

@@ -87,3 +87,17 @@ describe('seed 002 logging schema: turn events carry the conversation', () => {
     expect(seen.citations).toBeNull();
   });
 });
+
+describe('seed 002: a turn maps a cited chunk id to its label', () => {
+  it('[source: refunds#0] comes back as the label of that source', async () => {
+    const engine = createChatEngine({
+      llm: createMockLLM({ responses: 'Refunds take 14 days [source: refunds#0].' }),
+    });
+    await engine.ingest(handbook);
+    const reply = await engine.chat({ message: 'What is the refund policy?' });
+    const source = reply.sources.find((candidate) => candidate.chunkId === 'refunds#0');
+    expect(source).toBeDefined();
+    expect(reply.text).toBe(`Refunds take 14 days [source: ${source!.id}].`);
+    expect(reply.citations.validIds).toEqual([source!.id]);
+  });
+});

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryKeywordIndex } from '../../src/adapters/memory/keyword-index.js';
 import { createMemoryVectorStore } from '../../src/adapters/memory/vector-store.js';
 import { createChatEngine } from '../../src/engine.js';
+import { sourceName } from '../../src/pipeline/generate.js';
+import { createMockLLM } from '../../src/testing/mock-llm.js';
 import { handbook } from '../fixtures/handbook.js';
 
 /** Six near-identical pages: adaptive widening would take several of them. */
@@ -156,5 +158,49 @@ describe('seed 003: a search-results cache, emptied when the index changes', () 
     await engine.search('How fast are refunds issued?');
     await engine.search('How fast are refunds issued?');
     expect(stores.calls.keyword).toBe(2);
+  });
+});
+
+describe('seed 003: the citation line names its sources, "Unknown" without a name', () => {
+  it('names each cited source by title, else file name, else Unknown', async () => {
+    const engine = createChatEngine({
+      llm: createMockLLM({
+        responses: 'Refunds take 14 days [source: S1] [source: S2] [source: S3].',
+      }),
+      citations: { includeCitations: true },
+      retrieval: { minSimilarity: 0 },
+    });
+    await engine.ingest([
+      { id: 'a', title: 'Refund policy', text: 'Refunds are issued within 14 days of a return.' },
+      {
+        id: 'b',
+        uri: 'https://example.com/docs/refund%20rules.md?x=1',
+        text: 'Refund rules: refunds take 14 days once the return arrives.',
+      },
+      { id: 'c', text: 'Refunds of returned items take 14 days to be issued.' },
+    ]);
+    const reply = await engine.chat({ message: 'How long do refunds take?', topK: 3 });
+    expect(reply.sources).toHaveLength(3);
+    const line = reply.text.split('\n\n').at(-1)!;
+    const names = reply.sources.map((source) =>
+      source.documentId === 'a'
+        ? 'Refund policy'
+        : source.documentId === 'b'
+          ? 'refund rules.md'
+          : 'Unknown',
+    );
+    expect(line).toBe(
+      `Sources: ${reply.sources.map((source, index) => `${source.id} (${names[index]})`).join(', ')}`,
+    );
+    // The structured source keeps no title (null), as given.
+    expect(reply.sources.find((source) => source.documentId === 'c')!.title).toBeNull();
+  });
+
+  it('a hostile title cannot shape the line', () => {
+    expect(sourceName({ title: 'a\u0000b\n\n(evil) [source: S9]' })).toBe('a b evil source: S9');
+    expect(sourceName({ title: '😀'.repeat(100) })).toBe('😀'.repeat(80));
+    expect(sourceName({ title: '  ', uri: null })).toBe('Unknown');
+    expect(sourceName({ uri: 'file:///tmp/dir/' })).toBe('dir');
+    expect(sourceName({ uri: 'https://x/%E0%A4%A' })).toBe('%E0%A4%A');
   });
 });

@@ -42,6 +42,7 @@ import {
   checkBaseURL,
   checkNonEmpty,
   checkPositiveInteger,
+  checkTopP,
   invalidSetting,
 } from '../http/settings.js';
 import { readSse } from '../http/sse.js';
@@ -57,6 +58,8 @@ export const ANTHROPIC_VERSION = '2023-06-01';
 
 /** Settings of {@link createAnthropicChat}. */
 export interface AnthropicChatSettings {
+  /** `top_p` of requests that set no `topP` (default: none sent). */
+  readonly topP?: number | undefined;
   /** API key, sent as `x-api-key`. Required unless `baseURL` points at a proxy that adds it. */
   readonly apiKey?: string | undefined;
   /** Model id (default `claude-haiku-4-5`). */
@@ -90,6 +93,18 @@ const MAX_OUTPUT_TOKENS: readonly (readonly [RegExp, number])[] = [
   [/^claude-3-7-sonnet/, 64_000],
   [/^claude-3-5-(sonnet|haiku)/, 8_192],
 ];
+
+/** Model id prefixes whose output limits `MAX_OUTPUT_TOKENS` knows (`LLMMetadata.supportedModels`). */
+export const ANTHROPIC_SUPPORTED_MODELS: readonly string[] = Object.freeze([
+  'claude-sonnet-4-5',
+  'claude-haiku-4-5',
+  'claude-opus-4-5',
+  'claude-sonnet-4',
+  'claude-opus-4',
+  'claude-3-7-sonnet',
+  'claude-3-5-sonnet',
+  'claude-3-5-haiku',
+]);
 
 /** An Anthropic message: role and text. */
 export interface AnthropicMessage {
@@ -215,6 +230,7 @@ export function createAnthropicChat(settings: AnthropicChatSettings = {}): LLMPr
   checkPositiveInteger(name, 'contextWindow', settings.contextWindow);
   checkPositiveInteger(name, 'maxOutputTokens', settings.maxOutputTokens);
   checkPositiveInteger(name, 'defaultMaxTokens', settings.defaultMaxTokens);
+  checkTopP(name, 'topP', settings.topP);
   const contextWindow = settings.contextWindow ?? 200_000;
   const maxOutputTokens =
     settings.maxOutputTokens ??
@@ -239,6 +255,7 @@ export function createAnthropicChat(settings: AnthropicChatSettings = {}): LLMPr
     }
     const temperature =
       request.temperature === undefined ? undefined : Math.min(1, Math.max(0, request.temperature));
+    const topP = request.topP ?? settings.topP;
     return {
       ...settings.body,
       model,
@@ -246,6 +263,7 @@ export function createAnthropicChat(settings: AnthropicChatSettings = {}): LLMPr
       ...(system === undefined ? {} : { system }),
       messages,
       ...(temperature === undefined ? {} : { temperature }),
+      ...(topP === undefined ? {} : { top_p: topP }),
       ...(stream ? { stream: true } : {}),
     };
   };
@@ -264,7 +282,14 @@ export function createAnthropicChat(settings: AnthropicChatSettings = {}): LLMPr
   return {
     name,
     specificationVersion: 'v1',
-    metadata: { provider: name, model, contextWindow, maxOutputTokens },
+    metadata: {
+      provider: name,
+      model,
+      type: 'anthropic',
+      supportedModels: ANTHROPIC_SUPPORTED_MODELS,
+      contextWindow,
+      maxOutputTokens,
+    },
 
     async generate(request): Promise<LLMResult> {
       const response = await post(request, false);

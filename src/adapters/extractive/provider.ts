@@ -92,6 +92,8 @@ export function createExtractiveProvider(settings: ExtractiveProviderSettings = 
     metadata: {
       provider: EXTRACTIVE_PROVIDER,
       model: EXTRACTIVE_MODEL,
+      type: 'local',
+      supportedModels: [EXTRACTIVE_MODEL],
       contextWindow,
       // It only quotes its sources: it cannot rewrite a question or write a free-form summary.
       followsInstructions: false,

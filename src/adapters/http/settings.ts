@@ -18,6 +18,13 @@ export function checkPositiveInteger(provider: string, path: string, value: unkn
   }
 }
 
+/** Throws unless `value` is undefined or a nucleus-sampling `topP` in (0, 1]. */
+export function checkTopP(provider: string, path: string, value: unknown): void {
+  if (value !== undefined && !(typeof value === 'number' && value > 0 && value <= 1)) {
+    throw invalidSetting(provider, path, 'must be a number in (0, 1]');
+  }
+}
+
 /** Throws unless `value` is a non-empty string. */
 export function checkNonEmpty(provider: string, path: string, value: unknown): void {
   if (typeof value !== 'string' || value.trim() === '') {

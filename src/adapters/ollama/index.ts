@@ -42,6 +42,7 @@ import {
   checkBaseURL,
   checkNonEmpty,
   checkPositiveInteger,
+  checkTopP,
   invalidSetting,
 } from '../http/settings.js';
 
@@ -72,6 +73,8 @@ export interface OllamaConnectionSettings {
 
 /** Settings of {@link createOllamaChat}. */
 export interface OllamaChatSettings extends OllamaConnectionSettings {
+  /** `options.top_p` of requests that set no `topP` (default: none sent). */
+  readonly topP?: number | undefined;
   /** Model name (default `llama3.2`). */
   readonly model?: string | undefined;
   /**
@@ -186,7 +189,7 @@ function toUsage(chunk: z.output<typeof chatChunkSchema>): LLMUsage | undefined 
 
 /**
  * Creates an `LLMProvider` over `POST {host}/api/chat`: system prompt as the first `system`
- * message, history as real role messages, `options: { temperature, num_predict, num_ctx }`.
+ * message, history as real role messages, `options: { temperature, top_p, num_predict, num_ctx }`.
  */
 export function createOllamaChat(settings: OllamaChatSettings = {}): LLMProvider {
   const connection = resolveConnection(settings);
@@ -195,6 +198,7 @@ export function createOllamaChat(settings: OllamaChatSettings = {}): LLMProvider
   checkNonEmpty(name, 'model', model);
   checkPositiveInteger(name, 'contextWindow', settings.contextWindow);
   checkPositiveInteger(name, 'maxOutputTokens', settings.maxOutputTokens);
+  checkTopP(name, 'topP', settings.topP);
   const contextWindow = settings.contextWindow ?? 8_192;
   const { maxOutputTokens } = settings;
   const url = `${connection.host}/api/chat`;
@@ -206,6 +210,7 @@ export function createOllamaChat(settings: OllamaChatSettings = {}): LLMProvider
       ]);
     }
     const limit = request.maxTokens ?? maxOutputTokens;
+    const topP = request.topP ?? settings.topP;
     const numPredict =
       limit === undefined
         ? undefined
@@ -221,6 +226,7 @@ export function createOllamaChat(settings: OllamaChatSettings = {}): LLMProvider
         ...settings.options,
         num_ctx: contextWindow,
         ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+        ...(topP === undefined ? {} : { top_p: topP }),
         ...(numPredict === undefined ? {} : { num_predict: numPredict }),
       },
       ...(connection.keepAlive === undefined ? {} : { keep_alive: connection.keepAlive }),
@@ -244,6 +250,9 @@ export function createOllamaChat(settings: OllamaChatSettings = {}): LLMProvider
     metadata: {
       provider: name,
       model,
+      // Ollama serves whatever was pulled: the one model it was given is the one it knows.
+      type: 'local',
+      supportedModels: [model],
       contextWindow,
       ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
     },

@@ -11,7 +11,7 @@ import type {
   LLMStreamPart,
 } from '../../ports/llm-provider.js';
 import { parseResponse, postJson, readJson, streamCutError } from '../http/post-json.js';
-import { checkPositiveInteger } from '../http/settings.js';
+import { checkPositiveInteger, checkTopP } from '../http/settings.js';
 import { readChatStream } from './chat-stream.js';
 import { resolveConnection, resolveModel, type OpenAIConnectionSettings } from './connection.js';
 import {
@@ -42,7 +42,9 @@ export interface OpenAIChatSettings extends OpenAIConnectionSettings {
   readonly maxTokensField?: 'max_completion_tokens' | 'max_tokens' | undefined;
   /** Sends `stream_options: { include_usage: true }` when streaming (default true). */
   readonly streamUsage?: boolean | undefined;
-  /** Extra body fields merged into every request (e.g. `{ top_p: 0.9, seed: 7 }`). */
+  /** `top_p` of requests that set no `topP` (default: none sent). */
+  readonly topP?: number | undefined;
+  /** Extra body fields merged into every request (e.g. `{ seed: 7 }`). */
   readonly body?: Readonly<Record<string, unknown>> | undefined;
 }
 
@@ -62,13 +64,27 @@ const CHAT_MODEL_LIMITS: readonly (readonly [RegExp, ModelLimits])[] = [
   [/^gpt-3\.5-turbo/, { contextWindow: 16_385, maxOutputTokens: 4_096 }],
 ];
 
+/** Model families whose limits `CHAT_MODEL_LIMITS` knows (`LLMMetadata.supportedModels`). */
+export const OPENAI_SUPPORTED_MODELS: readonly string[] = Object.freeze([
+  'gpt-5',
+  'gpt-4.1',
+  'gpt-4.1-mini',
+  'gpt-4o',
+  'gpt-4o-mini',
+  'o1',
+  'o3',
+  'o4-mini',
+  'gpt-4-turbo',
+  'gpt-3.5-turbo',
+]);
+
 /** Context window assumed for an unknown model: small, so prompts are never over-packed. */
 const UNKNOWN_CONTEXT_WINDOW = 8_192;
 
 /**
  * Creates an `LLMProvider` over `POST {baseURL}/chat/completions`: the system prompt as a
  * `system` message first, then the history as real role messages; `maxTokens` as
- * `max_completion_tokens` (or `max_tokens`, see `maxTokensField`), `temperature`; streaming
+ * `max_completion_tokens` (or `max_tokens`, see `maxTokensField`), `temperature`, `top_p`; streaming
  * with `stream_options.include_usage`.
  */
 export function createOpenAIChat(settings: OpenAIChatSettings = {}): LLMProvider {
@@ -77,6 +93,7 @@ export function createOpenAIChat(settings: OpenAIChatSettings = {}): LLMProvider
   const model = resolveModel(connection, settings.model, DEFAULT_OPENAI_CHAT_MODEL);
   checkPositiveInteger(name, 'contextWindow', settings.contextWindow);
   checkPositiveInteger(name, 'maxOutputTokens', settings.maxOutputTokens);
+  checkTopP(name, 'topP', settings.topP);
   const known = CHAT_MODEL_LIMITS.find(([pattern]) => pattern.test(model))?.[1];
   const contextWindow = settings.contextWindow ?? known?.contextWindow ?? UNKNOWN_CONTEXT_WINDOW;
   const maxOutputTokens = settings.maxOutputTokens ?? known?.maxOutputTokens;
@@ -88,6 +105,7 @@ export function createOpenAIChat(settings: OpenAIChatSettings = {}): LLMProvider
 
   const requestBody = (request: LLMRequest, stream: boolean): Record<string, unknown> => {
     validateMessages(name, request);
+    const topP = request.topP ?? settings.topP;
     const messages = [
       ...(request.system ? [{ role: 'system', content: request.system }] : []),
       ...request.messages.map((message) => ({ role: message.role, content: message.content })),
@@ -102,6 +120,7 @@ export function createOpenAIChat(settings: OpenAIChatSettings = {}): LLMProvider
       messages,
       ...(maxTokens === undefined ? {} : { [maxTokensField]: maxTokens }),
       ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+      ...(topP === undefined ? {} : { top_p: topP }),
       ...(logprobs ? { logprobs: true } : {}),
       ...(stream
         ? { stream: true, ...(streamUsage ? { stream_options: { include_usage: true } } : {}) }
@@ -126,6 +145,8 @@ export function createOpenAIChat(settings: OpenAIChatSettings = {}): LLMProvider
     metadata: {
       provider: name,
       model,
+      type: connection.isOpenAI ? 'openai' : 'custom',
+      supportedModels: connection.isOpenAI ? OPENAI_SUPPORTED_MODELS : [model],
       contextWindow,
       ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
     },

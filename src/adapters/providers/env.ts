@@ -89,6 +89,11 @@ const PRECEDENCE: readonly (readonly [ProviderType, ProviderVariables])[] = [
  * 3. `OLLAMA_HOST` → Ollama; also reads `OLLAMA_MODEL`, `OLLAMA_EMBEDDING_MODEL`,
  *    `OLLAMA_API_KEY`.
  *
+ * Seed 000's `LLM_PROVIDER` (`openai`, `anthropic`, `ollama`, or `local` for Ollama; any
+ * case) skips this order and builds the provider it names, whichever keys are set (another
+ * value is a `ConfigError` naming `LLM_PROVIDER`); with it, `LLM_MODEL` is the model when the
+ * provider's own `*_MODEL` is unset. The `type` and `model` options win over both.
+ *
  * The first match is built or fails: a variable that chooses a provider it cannot build (e.g.
  * `OPENAI_BASE_URL` of a local server without `OPENAI_MODEL`) throws `ConfigError` naming the
  * missing variable instead of falling through to the next provider. The result's
@@ -110,17 +115,27 @@ export function providerFromEnv(
   options: ProviderFromEnvOptions = {},
 ): EnvironmentProvider | null {
   const get = (key: string): string | undefined => env[key]?.trim() || undefined;
+  // Seed 000's `LLM_PROVIDER` (and `LLM_MODEL`) choose like the `type` (and `model`) options,
+  // which win over them.
+  const named = options.type === undefined ? providerNamedByEnv(get('LLM_PROVIDER')) : undefined;
+  const wanted = options.type ?? named;
+  const chosen =
+    named === undefined || options.model?.trim() || !get('LLM_MODEL')
+      ? options
+      : { ...options, modelFallback: get('LLM_MODEL') };
   for (const [type, variables] of PRECEDENCE) {
-    if (options.type !== undefined && options.type !== type) continue;
+    if (wanted !== undefined && wanted !== type) continue;
     const set = variables.triggers.filter((name) => get(name) !== undefined);
-    if (options.type === undefined && set.length === 0) continue;
+    if (wanted === undefined && set.length === 0) continue;
     const reason =
       options.type !== undefined
         ? `type '${type}' was requested`
-        : type === 'openai' && get(variables.apiKey) === undefined
-          ? `${variables.baseURL} is set (an OpenAI-compatible server, no ${variables.apiKey})`
-          : `${set.join(' and ')} ${set.length > 1 ? 'are' : 'is'} set`;
-    return { ...build(type, variables, get, options), reason };
+        : named !== undefined
+          ? `LLM_PROVIDER is '${get('LLM_PROVIDER')!.toLowerCase()}'`
+          : type === 'openai' && get(variables.apiKey) === undefined
+            ? `${variables.baseURL} is set (an OpenAI-compatible server, no ${variables.apiKey})`
+            : `${set.join(' and ')} ${set.length > 1 ? 'are' : 'is'} set`;
+    return { ...build(type, variables, get, chosen), reason };
   }
   if (options.type !== undefined) {
     throw new ConfigError(`Unknown provider type '${String(options.type)}'`, [
@@ -130,12 +145,38 @@ export function providerFromEnv(
   return null;
 }
 
+/** Values of seed 000's `LLM_PROVIDER` and the provider each names (`local` is Ollama). */
+const LLM_PROVIDER_VALUES: Readonly<Record<string, ProviderType>> = {
+  openai: 'openai',
+  anthropic: 'anthropic',
+  ollama: 'ollama',
+  local: 'ollama',
+};
+
+/** The provider `LLM_PROVIDER` names (undefined when unset); a `ConfigError` for another value. */
+function providerNamedByEnv(value: string | undefined): ProviderType | undefined {
+  if (value === undefined) return undefined;
+  const type = Object.hasOwn(LLM_PROVIDER_VALUES, value.toLowerCase())
+    ? LLM_PROVIDER_VALUES[value.toLowerCase()]
+    : undefined;
+  if (type === undefined) {
+    // The value is not echoed: a misplaced secret must not reach a log.
+    throw new ConfigError('LLM_PROVIDER names no provider', [
+      {
+        path: 'LLM_PROVIDER',
+        message: `must be one of ${Object.keys(LLM_PROVIDER_VALUES).join(', ')}`,
+      },
+    ]);
+  }
+  return type;
+}
+
 /** Builds one provider from its variables; a `ConfigError` names the variable to set. */
 function build(
   type: ProviderType,
   variables: ProviderVariables,
   get: (key: string) => string | undefined,
-  options: ProviderFromEnvOptions,
+  options: ProviderFromEnvOptions & { readonly modelFallback?: string | undefined },
 ): ProviderBundle {
   const model = options.model?.trim() || undefined;
   try {
@@ -143,7 +184,7 @@ function build(
       type,
       apiKey: get(variables.apiKey),
       baseURL: get(variables.baseURL),
-      model: model ?? get(variables.model),
+      model: model ?? get(variables.model) ?? options.modelFallback,
       embeddingModel: variables.embeddingModel ? get(variables.embeddingModel) : undefined,
       fetch: options.fetch,
     });

@@ -46,6 +46,11 @@ export interface ProviderConfig {
   readonly baseURL?: string | undefined;
   /** Embedding model for the optional `embedder` (OpenAI and Ollama only). */
   readonly embeddingModel?: string | undefined;
+  /**
+   * Nucleus sampling in (0, 1] for every call (seed 000 `topP`), sent as `top_p` by all three;
+   * a request's own `topP` wins. Default: none sent (the API's default).
+   */
+  readonly topP?: number | undefined;
   /** The `fetch` the adapters use (default: the global `fetch`). */
   readonly fetch?: FetchFunction | undefined;
 }
@@ -103,7 +108,7 @@ export function createProvider(config: ProviderConfig): ProviderBundle {
       const common = { apiKey, baseURL: url, fetch };
       return {
         type: 'openai',
-        llm: createOpenAIChat({ ...common, model: chatModel }),
+        llm: createOpenAIChat({ ...common, model: chatModel, topP: config.topP }),
         embedder: optionalEmbedder(() =>
           createOpenAIEmbeddings({ ...common, model: config.embeddingModel }),
         ),
@@ -118,7 +123,13 @@ export function createProvider(config: ProviderConfig): ProviderBundle {
       const chatModel = model ?? DEFAULT_ANTHROPIC_MODEL;
       return {
         type: 'anthropic',
-        llm: createAnthropicChat({ apiKey, baseURL: url, model: chatModel, fetch }),
+        llm: createAnthropicChat({
+          apiKey,
+          baseURL: url,
+          model: chatModel,
+          fetch,
+          topP: config.topP,
+        }),
         description: `anthropic ${chatModel} (${displayURL(url)})`,
       };
     }
@@ -128,7 +139,7 @@ export function createProvider(config: ProviderConfig): ProviderBundle {
       const common = { host, apiKey, fetch };
       return {
         type: 'ollama',
-        llm: createOllamaChat({ ...common, model: chatModel }),
+        llm: createOllamaChat({ ...common, model: chatModel, topP: config.topP }),
         embedder: optionalEmbedder(() =>
           createOllamaEmbeddings({ ...common, model: config.embeddingModel }),
         ),

@@ -147,3 +147,39 @@ export function resolveChatProfile(
     { path: 'compaction.profile', message: `names no profile: '${wanted}'` },
   ]);
 }
+
+/** One chat profile as listed by {@link listChatProfiles}. */
+export interface ChatProfileEntry {
+  /** The name a session or request uses (`chatProfile`). */
+  readonly name: string;
+  /** Its settings. */
+  readonly profile: ChatProfile;
+  /** `built-in` (one of `CHAT_PROFILES`) or `custom` (from `compaction.profiles`, which may override a built-in name). */
+  readonly origin: 'built-in' | 'custom';
+  /** Whether sessions naming no profile use it (`compaction.profile`). */
+  readonly isDefault: boolean;
+}
+
+/**
+ * Every chat profile an engine knows (seed 001's config loader), built-in ones first, then
+ * custom ones, by name; a custom profile overriding a built-in name is listed once, as custom.
+ * Pass `engine.config.compaction`; without it, the built-in profiles.
+ *
+ * @example
+ * ```ts
+ * for (const { name, profile } of listChatProfiles(engine.config.compaction)) console.log(name, profile.maxTurns);
+ * ```
+ */
+export function listChatProfiles(
+  config?: Pick<CompactionConfig, 'profile' | 'profiles'> | undefined,
+): ChatProfileEntry[] {
+  const defaultName = config?.profile ?? DEFAULT_CHAT_PROFILE;
+  const custom = config?.profiles ?? {};
+  const names = [...Object.keys(CHAT_PROFILES), ...Object.keys(custom)];
+  return [...new Set(names)].map((name) => ({
+    name,
+    profile: resolveChatProfile(config, name),
+    origin: Object.hasOwn(custom, name) ? 'custom' : 'built-in',
+    isDefault: name === defaultName,
+  }));
+}

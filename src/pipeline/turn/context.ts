@@ -10,6 +10,7 @@ import { resolveChatProfile, selectContext } from '../compact.js';
 import { packContext } from '../pack.js';
 import { buildSystemPrompt } from '../prompt.js';
 import { toModelHistory } from '../remember.js';
+import type { RecalledMessage } from '../recall.js';
 import type { RetrievalResult } from '../retrieve.js';
 import type { RewriteResult } from '../rewrite.js';
 import type { TurnContext } from './state.js';
@@ -83,19 +84,26 @@ export async function rememberTurn(turnContext: TurnContext, userMessage: Messag
 /** What `rememberTurn` found. */
 export type Remembered = Awaited<ReturnType<typeof rememberTurn>>;
 
-/** The recalled messages and the packed prompt context; the `recall` event of a session's turn. */
-export async function recallAndPack(
+/** What a turn recalled, before the guard (seed 004: recalled messages are evidence too). */
+export interface TurnRecall {
+  /** The recalled messages, best first (none without a session). */
+  readonly recalled: readonly RecalledMessage[];
+  /** Whether the search failed (the turn goes on without recalled messages). */
+  readonly failed: boolean;
+  /** Duration of the search, ms. */
+  readonly durationMs: number;
+}
+
+/** Recalls the same user's earlier messages for a session's turn (none without a session). */
+export async function recallTurn(
   turnContext: TurnContext,
   userMessage: MessageRecord | null,
   remembered: Remembered,
   rewrite: RewriteResult,
-  retrieval: RetrievalResult | null,
-) {
-  const { runtime, request, session, settings, signal, scope, turnId } = turnContext;
-  const { config, events } = runtime;
-  const { profile, context, history } = remembered;
-  const recallStarted = performance.now();
-  let recallFailed = false;
+): Promise<TurnRecall> {
+  const { runtime, session, signal, scope } = turnContext;
+  const started = performance.now();
+  let failed = false;
   const recalled = session
     ? await inSpan(scope, 'cortexis.recall', async (span) => {
         const earlier = await runtime.recall.recall({
@@ -104,16 +112,68 @@ export async function recallAndPack(
           query: rewrite.query,
           excludeIds: [
             ...(userMessage ? [userMessage.id] : []),
-            ...context.messages.map((message) => message.id),
+            ...remembered.context.messages.map((message) => message.id),
           ],
           signal,
-          onFailure: () => (recallFailed = true),
+          onFailure: () => (failed = true),
         });
         span?.setAttributes({ 'cortexis.recall.count': earlier.length });
         return earlier;
       })
     : [];
-  const recallMs = performance.now() - recallStarted;
+  return { recalled, failed, durationMs: performance.now() - started };
+}
+
+/**
+ * The `recall` event of a session's turn, then seed 004's `recall.built` / `recall.failed` /
+ * `recall.disabled`. `used` are the recalled messages that reached the prompt (as the
+ * recalled block or as sources), with their tokens.
+ */
+export function emitRecall(
+  turnContext: TurnContext,
+  rewrite: RewriteResult,
+  recall: TurnRecall,
+  used: readonly { readonly messageId: string; readonly text: string; readonly tokens: number }[],
+): void {
+  const { runtime, session, turnId } = turnContext;
+  const { config, events } = runtime;
+  if (!session) return;
+  const recallEvent = {
+    turnId,
+    sessionId: session.id,
+    userId: session.userId,
+    enabled: config.recall.enabled,
+    failed: recall.failed,
+    scope: config.recall.scope,
+    messageLength: rewrite.query.length,
+    found: recall.recalled.length,
+    messageIds: used.map((message) => message.messageId),
+    contextTokens: used.reduce((sum, message) => sum + message.tokens, 0),
+    contextLength: used.reduce((sum, message) => sum + message.text.length, 0),
+    durationMs: recall.durationMs,
+  };
+  events.emit('recall', recallEvent);
+  // seed 004's rag_context_built / rag_search_failed / rag_disabled
+  const outcome = !config.recall.enabled ? 'disabled' : recall.failed ? 'failed' : 'built';
+  events.emit(`recall.${outcome}`, recallEvent);
+}
+
+/**
+ * The packed prompt context: history, the retrieved chunks and the recalled messages under one
+ * budget; then the `recall` event of a session's turn. Recalled messages that are sources of
+ * the turn (`asSources`, their message ids) are not repeated in the recalled block.
+ */
+export function packTurn(
+  turnContext: TurnContext,
+  remembered: Remembered,
+  rewrite: RewriteResult,
+  retrieval: RetrievalResult | null,
+  recall: TurnRecall,
+  asSources: ReadonlySet<string> = new Set(),
+) {
+  const { runtime, request, settings, scope } = turnContext;
+  const { config } = runtime;
+  const { profile, context, history } = remembered;
   const template = settings.systemPrompt ?? config.prompt.system;
   const maxTokens = request.maxTokens ?? settings.maxTokens ?? config.generation.maxTokens;
   const packed = inSpanSync(scope, 'cortexis.pack', (span) => {
@@ -127,7 +187,7 @@ export async function recallAndPack(
         history,
         historyTokens: Math.min(profile.reservedTokens, config.history.maxTokens),
         chunks: retrieval?.chunks ?? [],
-        recalled,
+        recalled: recall.recalled.filter((message) => !asSources.has(message.messageId)),
         caps: { summary: profile.summaryTokens, recalled: config.recall.maxTokens },
       },
       runtime.tokenizer,
@@ -140,23 +200,20 @@ export async function recallAndPack(
     });
     return result;
   });
-  if (session) {
-    events.emit('recall', {
-      turnId,
-      sessionId: session.id,
-      userId: session.userId,
-      enabled: config.recall.enabled,
-      failed: recallFailed,
-      scope: config.recall.scope,
-      messageLength: rewrite.query.length,
-      found: recalled.length,
-      messageIds: packed.recalled.map((message) => message.messageId),
-      contextTokens: packed.recalled.reduce((sum, message) => sum + message.tokens, 0),
-      durationMs: recallMs,
-    });
-  }
-  return { packed, template, maxTokens };
+  // The recalled messages that reached the prompt: as sources, then in the recalled block.
+  const recalled = [
+    ...recall.recalled
+      .filter(
+        (message) =>
+          asSources.has(message.messageId) &&
+          packed.chunks.some((chunk) => chunk.chunkId === message.messageId),
+      )
+      .map((message) => ({ ...message, tokens: runtime.tokenizer.count(message.text) })),
+    ...packed.recalled,
+  ];
+  emitRecall(turnContext, rewrite, recall, recalled);
+  return { packed, recalled, template, maxTokens };
 }
 
-/** What `recallAndPack` packed. */
-export type Packing = Awaited<ReturnType<typeof recallAndPack>>;
+/** What `packTurn` packed. */
+export type Packing = ReturnType<typeof packTurn>;

@@ -9,7 +9,7 @@ import { CircuitOpenError } from '../../resilience/errors.js';
 import { fallbackAnswer } from '../../resilience/fallback.js';
 import { inSpan, type StageOptions } from '../../util/tracing.js';
 import { validateCitations } from '../cite.js';
-import { generateAnswer } from '../generate.js';
+import { generateAnswer, sourceName } from '../generate.js';
 import { buildSystemPrompt } from '../prompt.js';
 import type { RewriteResult } from '../rewrite.js';
 import type { Packing, Remembered } from './context.js';
@@ -74,6 +74,7 @@ export async function generateTurnAnswer(
           ...(rewrite.rewritten ? { retrievalQuery: rewrite.query } : {}),
           maxTokens,
           temperature,
+          ...(config.generation.topP === undefined ? {} : { topP: config.generation.topP }),
           signal,
         },
         sources.map((source) => source.id),
@@ -83,6 +84,8 @@ export async function generateTurnAnswer(
           includeCitations: settings.includeCitations ?? config.citations.includeCitations,
           // A model that cites a chunk id (`[source: refunds#0]`) cites its label.
           aliases: new Map(sources.map((source) => [source.chunkId, source.id])),
+          // The citation line names each source: title, file name, or "Unknown" (seed 003).
+          names: new Map(sources.map((source) => [source.id, sourceName(source)])),
         },
       );
       if (span) {

@@ -7,14 +7,28 @@ import type { MessageRecord } from '../../ports/chat-records.js';
 import type { ChatResponse } from '../../types.js';
 import { inSpan } from '../../util/tracing.js';
 import { decideGuard, DEFAULT_GUARD_MODEL, type GuardDecision } from '../guard.js';
+import type { RecalledMessage } from '../recall.js';
+import { DEFAULT_COSINE_RANGE } from '../retrieve/relevance.js';
 import type { RetrievalResult } from '../retrieve.js';
 import { finishTurn } from './finish.js';
+import { judgeMemory } from './memory-evidence.js';
 import type { TurnPosition } from './position.js';
 import { emitRetrieval, type TurnRetrieval } from './retrieval.js';
 import { answerWithoutModel, type TurnContext } from './state.js';
 
-/** The guard's decision on a turn's retrieval (null without one) and the similarity it used. */
-export async function decideTurnGuard(turnContext: TurnContext, found: TurnRetrieval) {
+/**
+ * The guard's decision on a turn's retrieval (null without one) and the similarity it used.
+ * The user's recalled statements are judged the same way (seed 004), together with the
+ * documents: when they are evidence enough, `memory` holds them as sources, and `memoryOnly`
+ * says whether they replace the documents (which were not evidence enough) or come before them
+ * (they are stronger evidence than the documents).
+ */
+export async function decideTurnGuard(
+  turnContext: TurnContext,
+  found: TurnRetrieval,
+  recalled: readonly RecalledMessage[] = [],
+  inHistory: readonly RecalledMessage[] = [],
+) {
   const { runtime, settings, signal, scope } = turnContext;
   const { config } = runtime;
   const { rewrite, retrieval } = found;
@@ -52,7 +66,25 @@ export async function decideTurnGuard(turnContext: TurnContext, found: TurnRetri
           return decided;
         });
   const minSimilarity = decision?.threshold ?? fixedMinSimilarity ?? DEFAULT_GUARD_MODEL.cut;
-  return { decision, minSimilarity };
+  if (decision) {
+    const cosineRange =
+      config.retrieval.cosineRange ?? runtime.embedder.similarityRange ?? DEFAULT_COSINE_RANGE;
+    const memory = judgeMemory(rewrite.query, recalled, cosineRange, fixedMinSimilarity, inHistory);
+    if (memory && !memory.decision.guard) {
+      if (decision.guard) {
+        return {
+          decision: memory.decision,
+          minSimilarity,
+          memory: memory.chunks,
+          memoryOnly: true,
+        };
+      }
+      if (memory.decision.evidence > decision.evidence) {
+        return { decision, minSimilarity, memory: memory.chunks, memoryOnly: false };
+      }
+    }
+  }
+  return { decision, minSimilarity, memory: undefined, memoryOnly: false };
 }
 
 /** A turn the guard answers: what was retrieved, and why it is not evidence enough. */

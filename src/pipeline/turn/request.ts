@@ -13,14 +13,19 @@ import { checkChatProfile } from './session.js';
 import type { TurnRequest } from './state.js';
 
 /**
- * The request of a turn, parsed and redacted: a `ValidationError` (or `AbortError`) before
- * anything is stored.
+ * The request of a turn, parsed and redacted, its mode resolved (absent: `chat` with a
+ * `sessionId`, `query` without): a `ValidationError` (or `AbortError`) before anything is
+ * stored.
  */
 export function parseTurnRequest(config: ResolvedConfig, rawRequest: unknown): TurnRequest {
-  const request = redactRequest(
+  const parsed = redactRequest(
     parseInput(chatRequestSchema(config.limits.maxMessageLength), rawRequest, 'chat request'),
     config.redact,
   );
+  // No mode and no session is a stateless query (seed 001's default), never a silent new
+  // session per call; naming a session continues it.
+  const mode = parsed.mode ?? (parsed.sessionId === undefined ? 'query' : 'chat');
+  const request: TurnRequest = { ...parsed, mode };
   const signal = request.signal;
   if (signal?.aborted) throw new AbortError('The turn was aborted before it started');
   if (request.chatProfile !== undefined) checkChatProfile(config, request.chatProfile);

@@ -17,13 +17,15 @@ import type { generateAnswer } from '../generate.js';
 import type { Grounding } from '../judge.js';
 import type { RecalledMessage } from '../recall.js';
 import type { RetrievedChunk } from '../retrieve.js';
-import { scoreConfidence } from '../score.js';
+import { confidenceInMode } from '../score/seed-000.js';
 
 /** Receives stream parts as the turn produces them. */
 export type PartSink = (part: ChatStreamPart) => void;
 
-/** A chat request once parsed and redacted. */
-export type TurnRequest = z.output<ReturnType<typeof chatRequestSchema>>;
+/** A chat request once parsed and redacted, its mode resolved. */
+export type TurnRequest = Omit<z.output<ReturnType<typeof chatRequestSchema>>, 'mode'> & {
+  readonly mode: 'chat' | 'query';
+};
 
 /** What every phase of a turn reads, fixed once its session is known. */
 export interface TurnContext {
@@ -115,22 +117,19 @@ export function answerWithoutModel(
 
 /** The confidence of a turn's answer, from its sources, graph support and grounding. */
 export function confidenceOf(runtime: EngineRuntime, turn: TurnState) {
-  return scoreConfidence(
-    {
-      sources: turn.guard ? [] : turn.sources,
-      graphSupport: turn.graphSupport,
-      // Without a certainty from the model, the share of claims the sources support.
-      llmCertainty: turn.outcome?.certainty ?? turn.grounding?.supportedRatio,
-      // Mostly unsupported claims cap the level below high.
-      supportedRatio: turn.grounding?.supportedRatio,
-      answerLacks: turn.answerShape?.restates
-        ? 'restates'
-        : turn.answerShape && !turn.answerShape.holds
-          ? 'asked-for'
-          : undefined,
-    },
-    runtime.config.confidence.weights,
-  );
+  return confidenceInMode(runtime.config.confidence, {
+    sources: turn.guard ? [] : turn.sources,
+    graphSupport: turn.graphSupport,
+    // Without a certainty from the model, the share of claims the sources support.
+    llmCertainty: turn.outcome?.certainty ?? turn.grounding?.supportedRatio,
+    // Mostly unsupported claims cap the level below high.
+    supportedRatio: turn.grounding?.supportedRatio,
+    answerLacks: turn.answerShape?.restates
+      ? 'restates'
+      : turn.answerShape && !turn.answerShape.holds
+        ? 'asked-for'
+        : undefined,
+  });
 }
 
 /**

@@ -118,6 +118,8 @@ describe('createAnthropicChat against a loopback server', () => {
     expect(create().metadata).toEqual({
       provider: 'anthropic',
       model: 'claude-haiku-4-5',
+      type: 'anthropic',
+      supportedModels: expect.arrayContaining(['claude-haiku-4-5', 'claude-sonnet-4-5']),
       contextWindow: 200_000,
       maxOutputTokens: 64_000,
     });

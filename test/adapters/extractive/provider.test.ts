@@ -59,6 +59,8 @@ describe('createExtractiveProvider', () => {
     expect(llm.metadata).toEqual({
       provider: 'extractive',
       model: 'extractive-v1',
+      type: 'local',
+      supportedModels: ['extractive-v1'],
       contextWindow: 8192,
       followsInstructions: false,
     });

@@ -132,6 +132,8 @@ describe('createOllamaChat against a loopback server', () => {
     expect(llm.metadata).toEqual({
       provider: 'ollama',
       model: 'qwen3:8b',
+      type: 'local',
+      supportedModels: ['qwen3:8b'],
       contextWindow: 8192,
       maxOutputTokens: 100,
     });

@@ -151,6 +151,8 @@ describe('createOpenAIChat against a loopback server', () => {
     expect(onOpenAI.metadata).toEqual({
       provider: 'openai',
       model: 'gpt-4.1-mini',
+      type: 'openai',
+      supportedModels: expect.arrayContaining(['gpt-4.1-mini', 'gpt-4o']),
       contextWindow: 1_047_576,
       maxOutputTokens: 32_768,
     });
@@ -220,6 +222,8 @@ describe('createOpenAIChat against a loopback server', () => {
     expect(llm.metadata).toEqual({
       provider: 'vllm',
       model: 'qwen2.5-7b-instruct',
+      type: 'custom',
+      supportedModels: ['qwen2.5-7b-instruct'],
       contextWindow: 8192,
     });
     await llm.generate(REQUEST);

@@ -207,3 +207,69 @@ describe('providerFromEnv against loopback servers', () => {
     expect(server.requests[0]?.path).toBe('/api/chat');
   });
 });
+
+describe('providerFromEnv: seed 000 LLM_PROVIDER', () => {
+  it('LLM_PROVIDER=anthropic with both keys set picks Anthropic, saying why', () => {
+    const provider = providerFromEnv({
+      OPENAI_API_KEY: 'sk-o',
+      ANTHROPIC_API_KEY: 'sk-ant',
+      LLM_PROVIDER: 'anthropic',
+    })!;
+    expect(provider.type).toBe('anthropic');
+    expect(provider.reason).toBe("LLM_PROVIDER is 'anthropic'");
+    expect(provider.reason).not.toContain('sk-');
+    // Without it, the precedence order still picks OpenAI.
+    expect(providerFromEnv({ OPENAI_API_KEY: 'sk-o', ANTHROPIC_API_KEY: 'sk-ant' })!.type).toBe(
+      'openai',
+    );
+  });
+
+  it('`local` is Ollama, any case; LLM_MODEL is the model unless the provider’s own is set', () => {
+    const local = providerFromEnv({ LLM_PROVIDER: 'Local', LLM_MODEL: 'qwen3:8b' })!;
+    expect(local.type).toBe('ollama');
+    expect(local.llm.metadata.model).toBe('qwen3:8b');
+    const own = providerFromEnv({
+      LLM_PROVIDER: 'anthropic',
+      ANTHROPIC_API_KEY: 'k',
+      ANTHROPIC_MODEL: 'claude-own',
+      LLM_MODEL: 'claude-seed',
+    })!;
+    expect(own.llm.metadata.model).toBe('claude-own');
+    const seeded = providerFromEnv({
+      LLM_PROVIDER: 'anthropic',
+      ANTHROPIC_API_KEY: 'k',
+      LLM_MODEL: 'claude-seed',
+    })!;
+    expect(seeded.llm.metadata.model).toBe('claude-seed');
+  });
+
+  it('the type option wins over LLM_PROVIDER', () => {
+    const provider = providerFromEnv(
+      { LLM_PROVIDER: 'anthropic', ANTHROPIC_API_KEY: 'k', OPENAI_API_KEY: 'sk-o' },
+      { type: 'openai' },
+    )!;
+    expect(provider.type).toBe('openai');
+  });
+
+  it('names a missing key of the provider LLM_PROVIDER asks for, not another one', () => {
+    const error = configError(() =>
+      providerFromEnv({ LLM_PROVIDER: 'anthropic', OPENAI_API_KEY: 'sk-o' }),
+    );
+    expect(error.message).toContain('ANTHROPIC_API_KEY');
+  });
+
+  it('refuses an unknown or hostile value, naming LLM_PROVIDER without echoing the value', () => {
+    for (const value of [
+      'gemini',
+      'sk-secret-123',
+      'a\u0000b',
+      '\uD800',
+      'x'.repeat(100_000),
+      '__proto__',
+    ]) {
+      const error = configError(() => providerFromEnv({ LLM_PROVIDER: value }));
+      expect(error.issues[0]?.path).toBe('LLM_PROVIDER');
+      expect(error.message).not.toContain(value);
+    }
+  });
+});
