@@ -198,12 +198,17 @@ describe('seed 001: a call naming neither mode nor session is a stateless query'
     expect((await engine.listSessions({ userId: 'u' })).sessions).toHaveLength(2);
   });
 
-  it('an explicit chat mode with history is still refused', async () => {
+  it('an explicit chat mode with history starts a session seeded with that history', async () => {
     const engine = createChatEngine();
-    const error = await engine
-      .chat({ mode: 'chat', message: 'Hi', history: [{ role: 'user', content: 'x' }] })
-      .catch((caught: unknown) => caught);
-    expect(ValidationError.isInstance(error)).toBe(true);
+    const reply = await engine.chat({
+      mode: 'chat',
+      userId: 'u',
+      message: 'Hi',
+      history: [{ role: 'user', content: 'x' }],
+    });
+    expect(reply.sessionId).not.toBeNull();
+    const stored = await engine.history({ sessionId: reply.sessionId!, userId: 'u' });
+    expect(stored.messages[0]).toMatchObject({ content: 'x', metadata: { clientHistory: true } });
   });
 });
 
