@@ -308,6 +308,7 @@ export const ingestOptionsSchema = lazySchema(() => {
       }),
     ),
     signal: z.optional(signal),
+    partial: z.optional(z.boolean()),
   });
 });
 

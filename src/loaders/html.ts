@@ -103,9 +103,53 @@ function mainContent(nodes: readonly ChildNode[]): readonly ChildNode[] {
   return body ? body.children : nodes;
 }
 
+/**
+ * The renderer's output: parts joined once at the end, so that each step costs the size of what
+ * it adds, not of everything written so far (a page of 20,000 paragraphs is linear).
+ */
+class TextBuffer {
+  private readonly parts: string[] = [];
+
+  get empty(): boolean {
+    return this.parts.length === 0;
+  }
+
+  append(text: string): void {
+    if (text !== '') this.parts.push(text);
+  }
+
+  /** Removes trailing spaces (not other whitespace). */
+  trimSpaces(): void {
+    while (this.parts.length > 0) {
+      const last = this.parts[this.parts.length - 1]!;
+      let end = last.length;
+      while (end > 0 && last.charCodeAt(end - 1) === 32) end--;
+      if (end === last.length) return;
+      if (end > 0) {
+        this.parts[this.parts.length - 1] = last.slice(0, end);
+        return;
+      }
+      this.parts.pop();
+    }
+  }
+
+  /** The last `count` characters (fewer when there are fewer). */
+  tail(count: number): string {
+    let tail = '';
+    for (let index = this.parts.length - 1; index >= 0 && tail.length < count; index--) {
+      tail = this.parts[index]! + tail;
+    }
+    return tail.slice(-count);
+  }
+
+  toString(): string {
+    return this.parts.join('');
+  }
+}
+
 /** Renders elements as markdown-like text; the state tracks lists and article nesting. */
 class Renderer {
-  private out = '';
+  private readonly out = new TextBuffer();
 
   render(nodes: readonly ChildNode[], insideArticle: boolean, listDepth: number): void {
     for (const node of nodes) {
@@ -132,17 +176,18 @@ class Renderer {
       return;
     }
     if (name === 'pre') {
-      const code = plainText(element.children).replace(/^\n/, '').replace(/\s+$/, '');
+      const code = plainText(element.children).replace(/^\n/, '').trimEnd();
       if (code) this.block(`\`\`\`\n${code}\n\`\`\``);
       return;
     }
     if (name === 'br') {
-      this.out = this.out.replace(/ +$/, '') + '\n';
+      this.out.trimSpaces();
+      this.out.append('\n');
       return;
     }
     if (name === 'li') {
       this.lineBreak();
-      this.out += `${'  '.repeat(Math.max(0, listDepth - 1))}- `;
+      this.out.append(`${'  '.repeat(Math.max(0, listDepth - 1))}- `);
       this.render(element.children, insideArticle, listDepth);
       this.lineBreak();
       return;
@@ -154,7 +199,10 @@ class Renderer {
       return;
     }
     if (name === 'td' || name === 'th') {
-      if (!/(^|\n)$/.test(this.out)) this.out = this.out.replace(/ +$/, '') + ' | ';
+      if (!this.out.empty && !this.out.tail(1).endsWith('\n')) {
+        this.out.trimSpaces();
+        this.out.append(' | ');
+      }
       this.render(element.children, insideArticle, listDepth);
       return;
     }
@@ -177,31 +225,32 @@ class Renderer {
 
   private inline(text: string): void {
     const collapsed = text.replace(/\s+/g, ' ');
-    if (/(^|\n| )$/.test(this.out) && collapsed.startsWith(' ')) {
-      this.out += collapsed.slice(1);
+    const last = this.out.tail(1);
+    if ((last === '' || last === '\n' || last === ' ') && collapsed.startsWith(' ')) {
+      this.out.append(collapsed.slice(1));
     } else {
-      this.out += collapsed;
+      this.out.append(collapsed);
     }
   }
 
   private lineBreak(): void {
-    this.out = this.out.replace(/ +$/, '');
-    if (this.out !== '' && !this.out.endsWith('\n')) this.out += '\n';
+    this.out.trimSpaces();
+    if (!this.out.empty && this.out.tail(1) !== '\n') this.out.append('\n');
   }
 
   private paragraphBreak(blank: boolean): void {
     this.lineBreak();
-    if (blank && this.out !== '' && !this.out.endsWith('\n\n')) this.out += '\n';
+    if (blank && !this.out.empty && this.out.tail(2) !== '\n\n') this.out.append('\n');
   }
 
   private block(text: string): void {
     this.paragraphBreak(true);
-    this.out += text;
+    this.out.append(text);
     this.paragraphBreak(true);
   }
 
   text(): string {
-    return tidyText(this.out);
+    return tidyText(this.out.toString());
   }
 }
 

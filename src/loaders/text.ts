@@ -47,18 +47,46 @@ export function fileTitle(path: string): string {
 /** The first markdown heading's title (the highest level first), if any. */
 export function firstHeading(text: string): string | undefined {
   let best: { level: number; title: string } | undefined;
-  for (const match of text.matchAll(/^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$/gm)) {
+  // The closing `#`s are removed apart: /(.+?)[ \t]*#*[ \t]*$/ backtracks over long lines.
+  for (const match of text.matchAll(/^ {0,3}(#{1,6})[ \t]+([^\n]*)/gm)) {
     const level = match[1]!.length;
-    if (!best || level < best.level) best = { level, title: match[2]!.trim() };
+    const title = stripClosingHashes(match[2]!);
+    if (title === '') continue;
+    if (!best || level < best.level) best = { level, title };
     if (level === 1) break;
   }
   return best?.title || undefined;
 }
 
+/** A heading's text without its closing `#` sequence (one preceded by a space or tab). */
+function stripClosingHashes(line: string): string {
+  const trimmed = line.trim();
+  let end = trimmed.length;
+  while (end > 0 && trimmed[end - 1] === '#') end--;
+  if (end === 0) return '';
+  if (end < trimmed.length && (trimmed[end - 1] === ' ' || trimmed[end - 1] === '\t')) {
+    return trimmed.slice(0, end).trim();
+  }
+  return trimmed;
+}
+
 /** Text with runs of blank lines collapsed to one and trailing spaces removed. */
 export function tidyText(text: string): string {
+  // Line by line rather than /[ \t]+$/gm, which backtracks over long runs of spaces.
   return text
-    .replace(/[ \t]+$/gm, '')
+    .split('\n')
+    .map(trimLineEnd)
+    .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
+}
+
+function trimLineEnd(line: string): string {
+  let end = line.length;
+  while (end > 0) {
+    const code = line.charCodeAt(end - 1);
+    if (code !== 32 && code !== 9) break;
+    end--;
+  }
+  return end === line.length ? line : line.slice(0, end);
 }
