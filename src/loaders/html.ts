@@ -1,8 +1,9 @@
-import { parseDocument } from 'htmlparser2';
+import { DomHandler, Parser } from 'htmlparser2';
 import type { ChildNode, Element } from 'domhandler';
 import type { MetadataValue } from '../ports/common.js';
 import { BLOCK_ELEMENTS } from '../ingest/html.js';
 import { tidyText } from './text.js';
+import { DEFAULT_LOAD_LIMITS, LoadLimitError, type LoadLimits } from './limits.js';
 
 /** A parsed HTML page. */
 export interface HtmlContent {
@@ -260,21 +261,73 @@ function renderText(nodes: readonly ChildNode[]): string {
   return renderer.text();
 }
 
-/** An HTML page's main content as text, with its title and metadata. */
-export function parseHtml(html: string): HtmlContent {
-  const document = parseDocument(html, { decodeEntities: true });
-  const content = mainContent(document.children);
+/**
+ * A DOM builder that stops the parser at the limits, while it parses: an element nested deeper
+ * than `maxNesting` (the parser's own cost per tag grows with the depth), or more block elements
+ * than `maxParagraphs`, throws `LoadLimitError`. The DOM it builds is never deeper than the
+ * limit, so walking it recursively is safe.
+ */
+class BoundedHandler extends DomHandler {
+  private depth = 0;
+  private blocks = 0;
+
+  constructor(private readonly limits: Pick<LoadLimits, 'maxNesting' | 'maxParagraphs'>) {
+    super(undefined, {});
+  }
+
+  override onopentag(name: string, attribs: Record<string, string>): void {
+    if (++this.depth > this.limits.maxNesting) {
+      throw new LoadLimitError(
+        'maxNesting',
+        `elements nested more than maxNesting (${this.limits.maxNesting}) deep`,
+      );
+    }
+    if (BLOCK_ELEMENTS.has(name) && ++this.blocks > this.limits.maxParagraphs) {
+      throw new LoadLimitError(
+        'maxParagraphs',
+        `more than maxParagraphs (${this.limits.maxParagraphs}) block elements`,
+      );
+    }
+    super.onopentag(name, attribs);
+  }
+
+  override onclosetag(): void {
+    this.depth--;
+    super.onclosetag();
+  }
+}
+
+/** Parses HTML into a DOM within the limits (see `BoundedHandler`). */
+function parseBounded(
+  html: string,
+  limits: Pick<LoadLimits, 'maxNesting' | 'maxParagraphs'>,
+): ChildNode[] {
+  const handler = new BoundedHandler(limits);
+  new Parser(handler, { decodeEntities: true }).end(html);
+  return handler.root.children;
+}
+
+/**
+ * An HTML page's main content as text, with its title and metadata. A page past `limits`
+ * (nesting, block elements) throws `LoadLimitError`.
+ */
+export function parseHtml(
+  html: string,
+  limits: Pick<LoadLimits, 'maxNesting' | 'maxParagraphs'> = DEFAULT_LOAD_LIMITS,
+): HtmlContent {
+  const nodes = parseBounded(html, limits);
+  const content = mainContent(nodes);
   const text = renderText(content);
   const h1 = find(content, (e) => e.name === 'h1');
-  const titleElement = find(document.children, (e) => e.name === 'title');
+  const titleElement = find(nodes, (e) => e.name === 'title');
   const title =
     (h1 && collapse(plainText(h1.children))) ||
     (titleElement && collapse(plainText(titleElement.children))) ||
     undefined;
   const metadata: Record<string, MetadataValue> = {};
-  const lang = find(document.children, (e) => e.name === 'html')?.attribs.lang?.trim();
+  const lang = find(nodes, (e) => e.name === 'html')?.attribs.lang?.trim();
   if (lang) metadata.lang = lang;
-  for (const meta of findAll(document.children, (e) => e.name === 'meta')) {
+  for (const meta of findAll(nodes, (e) => e.name === 'meta')) {
     const name = meta.attribs.name?.toLowerCase();
     const value = meta.attribs.content?.trim();
     if (value && (name === 'description' || name === 'author' || name === 'keywords')) {
@@ -286,5 +339,5 @@ export function parseHtml(html: string): HtmlContent {
 
 /** Text of an HTML fragment (raw HTML inside markdown): tags removed, entities decoded. */
 export function htmlFragmentText(html: string): string {
-  return renderText(parseDocument(html, { decodeEntities: true }).children);
+  return renderText(parseBounded(html, DEFAULT_LOAD_LIMITS));
 }

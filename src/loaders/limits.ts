@@ -8,7 +8,7 @@ export interface LoadLimits {
   readonly maxParagraphs: number;
   /** Most front matter keys of a markdown file. Default 1,000. */
   readonly maxFrontMatterKeys: number;
-  /** Deepest nesting of HTML elements, DOCX XML, JSON values or YAML. Default 500. */
+  /** Deepest nesting of HTML elements (DOCX files become HTML). Default 500. */
   readonly maxNesting: number;
 }
 

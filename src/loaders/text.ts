@@ -27,16 +27,33 @@ export class BinaryContentError extends Error {
  * Throws `BinaryContentError` for NUL bytes or invalid UTF-8.
  */
 export function decodeText(bytes: Uint8Array): string {
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes);
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes);
-  if (bytes.subarray(0, BINARY_PROBE_BYTES).includes(0)) {
-    throw new BinaryContentError('binary content (NUL bytes)');
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return utf16(bytes, 'utf-16le');
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return utf16(bytes, 'utf-16be');
+  // Anywhere in the file, not only its first bytes: no store can hold a NUL.
+  const nul = bytes.indexOf(0);
+  if (nul !== -1) {
+    const where = nul < BINARY_PROBE_BYTES ? '' : ` at byte ${nul}`;
+    throw new BinaryContentError(`binary content (NUL bytes${where})`);
   }
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
     throw new BinaryContentError('not valid UTF-8 text');
   }
+}
+
+function utf16(bytes: Uint8Array, encoding: 'utf-16le' | 'utf-16be'): string {
+  let text: string;
+  try {
+    text = new TextDecoder(encoding, { fatal: true }).decode(bytes);
+  } catch {
+    throw new BinaryContentError(`not valid ${encoding.toUpperCase()} text`);
+  }
+  const nul = text.indexOf('\u0000');
+  if (nul !== -1) {
+    throw new BinaryContentError(`binary content (NUL characters at character ${nul})`);
+  }
+  return text;
 }
 
 /** The file name without its ending. */
