@@ -119,8 +119,10 @@ export interface OpenedIndex {
   readonly changes: IndexChanges;
   readonly dir: string;
   readonly documents: number;
-  /** Files (or records) not loaded, with the reason. */
+  /** Files (or records) not loaded, with the reason (documents `ingest` refused among them). */
   readonly skipped: readonly SkippedFile[];
+  /** Why the index could not be saved to the cache folder, when it could not. */
+  readonly saveError: string | undefined;
   /** Sessions are kept in the SQLite file. */
   readonly persisted: boolean;
 }
@@ -162,7 +164,7 @@ export async function openIndex(io: CliIO, options: OpenOptions): Promise<Opened
     .digest('hex');
   const root = cacheRoot(env);
   const dir = indexDir(root, options.paths);
-  const hashes = hashDocuments(docs);
+  let hashes = hashDocuments(docs);
 
   let stores = freshStores();
   let previous: Readonly<Record<string, string>> | undefined;
@@ -198,9 +200,23 @@ export async function openIndex(io: CliIO, options: OpenOptions): Promise<Opened
   if (changes.removed.length > 0) await engine.deleteDocuments(changes.removed);
   if (toIngest.length > 0) {
     const progress = progressWriter(io, options.progress, 'Indexing', 'documents');
+    // The good documents are indexed; one `ingest` refuses is listed with the skipped files.
     const result = await engine.ingest(toIngest, {
+      partial: true,
       onProgress: ({ documentsDone, documentsTotal }) => progress(documentsDone, documentsTotal),
     });
+    const refused = new Set<string>();
+    for (const rejected of result.rejected) {
+      const doc = toIngest[rejected.index]!;
+      const file = { path: doc.uri ?? doc.id, code: 'invalid' as const, reason: rejected.reason };
+      io.stderr.write(`Skipped ${file.path}: ${file.reason}\n`);
+      skipped.push(file);
+      refused.add(doc.id);
+    }
+    // The manifest lists only what the index holds.
+    if (refused.size > 0) {
+      hashes = Object.fromEntries(Object.entries(hashes).filter(([id]) => !refused.has(id)));
+    }
     io.stderr.write(
       `Indexed ${result.documents} documents (${result.chunks} chunks) in ${Math.round(result.durationMs)} ms\n`,
     );
@@ -208,12 +224,13 @@ export async function openIndex(io: CliIO, options: OpenOptions): Promise<Opened
     io.stderr.write(`Loaded the index of ${changes.unchanged} unchanged documents from ${dir}\n`);
   }
   if (!options.indexOnly) io.stderr.write(`${describeChanges(changes)}\n\n`);
+  let saveError: string | undefined;
   if (previous === undefined || toIngest.length > 0 || changes.removed.length > 0) {
     await saveSnapshot(dir, { vectors, keywords, graph }, settings, hashes).catch(
       (error: unknown) => {
-        io.stderr.write(
-          `(could not save the index: ${error instanceof Error ? error.message : String(error)})\n`,
-        );
+        // Reported, and the exit code says so (1); an answer is still printed.
+        saveError = error instanceof Error ? error.message : String(error);
+        io.stderr.write(`Error: could not save the index: ${saveError}\n`);
       },
     );
   }
@@ -223,6 +240,7 @@ export async function openIndex(io: CliIO, options: OpenOptions): Promise<Opened
     dir,
     documents: docs.length,
     skipped,
+    saveError,
     persisted: sessions !== undefined,
   };
 }

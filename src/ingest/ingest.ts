@@ -122,7 +122,7 @@ export function partitionDocuments(
 }
 
 function joinPath(index: number, path: string): string {
-  return path === '' ? String(index) : `${index}.${path}`;
+  return path === '' || path === '(root)' ? String(index) : `${index}.${path}`;
 }
 
 /**
