@@ -106,7 +106,7 @@ const MESSAGE_FIELDS = new Set([
  * the authenticated user: another user's conversation is 404, never its data.
  */
 export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSettings): ChatHandler {
-  const basePath = (settings.basePath ?? '').replace(/\/+$/, '');
+  const basePath = (settings.basePath ?? '').replace(/(?<!\/)\/+$/, '');
   const limiter =
     settings.rateLimiter === false
       ? undefined
@@ -143,7 +143,7 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
     // The base path ends at a segment boundary: `/api` serves `/api/…`, never `/apiconversations`.
     if (basePath !== '' && url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`))
       return json(404, { code: 'not_found', message: 'No such route' });
-    const path = url.pathname.slice(basePath.length).replace(/\/+$/, '') || '/';
+    const path = url.pathname.slice(basePath.length).replace(/(?<!\/)\/+$/, '') || '/';
     const segments = decodeSegments(path);
     if (segments === null) return json(404, { code: 'not_found', message: 'No such route' });
     const method = request.method.toUpperCase();

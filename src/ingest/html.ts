@@ -165,10 +165,9 @@ export function htmlToText(html: string): string {
 
 /** Text of a `pre` block as a fenced code block (its whitespace kept). */
 function preText(body: string): string {
-  const code = decodeEntities(body.replace(/<br\s*\/?>/gi, '\n').replace(TAG, '')).replace(
-    /^\n|\s+$/g,
-    '',
-  );
+  const code = decodeEntities(body.replace(/<br\s*\/?>/gi, '\n').replace(TAG, ''))
+    .replace(/^\n/, '')
+    .trimEnd();
   const fence = code.includes('```') ? '~~~' : '```';
   return `${fence}\n${code}\n${fence}`;
 }

@@ -39,7 +39,7 @@ const ANSWER_KINDS: readonly {
   },
   {
     kind: 'money',
-    question: /\bhow\s+much\b|\bwhat\s+(?:does|do|is|are)\b.*\b(?:cost|price|fee)s?\b/i,
+    question: /\bhow\s+much\b|\bwhat\s+(?:does|do|is|are)\b.{0,200}?\b(?:cost|price|fee)s?\b/i,
     answer:
       /[$€£]\s?\d|\b\d+(?:[.,]\d+)?\s*(?:euros?|dollars?|cents?|pounds?|usd|eur|gbp)\b|\bfree\b/i,
   },

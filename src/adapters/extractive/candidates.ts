@@ -86,7 +86,7 @@ function analyseSource(title: string, text: string): AnalysedSentence[] {
   const sentences: AnalysedSentence[] = [];
   let heading = termSet(title);
   for (const sentence of splitSentences(withoutCodeBlocks(text))) {
-    const headingLine = /^\s*#{1,6}\s+(.+)$/m.exec(sentence.text);
+    const headingLine = /^[ \t]*#{1,6}[ \t]+(.+)$/m.exec(sentence.text);
     if (headingLine) heading = termSet(headingLine[1]!);
     const candidate = toCandidate(sentence.text, undefined, 0, 0, heading);
     if (candidate) {

@@ -45,7 +45,7 @@ export function lastUserMessage(messages: readonly LLMMessage[]): LLMMessage | u
 }
 
 /** A citation tag (`[source: S1]`) in a question or a sentence. */
-export const CITATION = /\s*\[\s*source\s*:[^\]]*\]/gi;
+export const CITATION = /(?<!\s)\s*\[\s*source\s*:[^\][]*\]/gi;
 
 /** Stemmed content terms of the question, without instruction words. */
 export function questionTerms(question: string, wantsSummary: boolean): string[] {

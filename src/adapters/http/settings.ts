@@ -36,5 +36,5 @@ export function checkBaseURL(provider: string, path: string, value: string): str
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw invalidSetting(provider, path, `must be an http(s) URL, got '${value}'`);
   }
-  return value.replace(/\/+$/, '');
+  return value.replace(/(?<!\/)\/+$/, '');
 }

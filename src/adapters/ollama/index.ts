@@ -120,7 +120,7 @@ export function normalizeOllamaHost(host: string): string {
     if (url.port === '' && !/:\d+(\/|$)/.test(value.replace(/^[a-z]+:\/\//i, ''))) {
       if (url.protocol === 'http:') url.port = '11434';
     }
-    return url.toString().replace(/\/+$/, '');
+    return url.toString().replace(/(?<!\/)\/+$/, '');
   } catch {
     return value;
   }
@@ -307,7 +307,7 @@ export function createOllamaEmbeddings(settings: OllamaEmbeddingsSettings = {}):
   checkNonEmpty(name, 'model', model);
   checkPositiveInteger(name, 'dimensions', settings.dimensions);
   checkPositiveInteger(name, 'maxBatchSize', settings.maxBatchSize);
-  const dimensions = settings.dimensions ?? EMBEDDING_DIMENSIONS[model.replace(/:.*$/, '')];
+  const dimensions = settings.dimensions ?? EMBEDDING_DIMENSIONS[model.split(':')[0]!];
   if (dimensions === undefined) {
     throw invalidSetting(
       name,

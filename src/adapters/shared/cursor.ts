@@ -11,7 +11,10 @@ export function encodeCursor(session: Pick<SessionRecord, 'createdAt' | 'id'>): 
   const bytes = new TextEncoder().encode(JSON.stringify([session.createdAt, session.id]));
   let binary = '';
   for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(binary)
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/(?<!=)=+$/, '');
 }
 
 /** The position a cursor names; `ValidationError` for anything `encodeCursor` did not make. */
