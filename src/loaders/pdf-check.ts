@@ -1,6 +1,32 @@
 import { constants, inflateSync } from 'node:zlib';
 import { LoadLimitError, type LoadLimits } from './limits.js';
 
+/**
+ * Page objects (`/Type /Page`) written in the file's own bytes: a PDF of more than `maxPages`
+ * is refused before pdf.js parses it (pdf.js took seconds to open 20,000 pages). Pages inside
+ * compressed object streams are not seen here; pdf.js's page count catches those.
+ */
+export function checkPdfPages(bytes: Uint8Array, limits: Pick<LoadLimits, 'maxPages'>): void {
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let pages = 0;
+  for (let at = view.indexOf('/Type'); at !== -1; at = view.indexOf('/Type', at + 5)) {
+    let next = at + 5;
+    while (
+      next < view.length &&
+      (view[next] === 0x20 || view[next] === 0x0a || view[next] === 0x0d)
+    ) {
+      next++;
+    }
+    // `/Page` not followed by a name character (`/Pages`)
+    if (view.toString('latin1', next, next + 5) !== '/Page') continue;
+    const after = view[next + 5];
+    if (after !== undefined && /[A-Za-z0-9]/.test(String.fromCharCode(after))) continue;
+    if (++pages > limits.maxPages) {
+      throw new LoadLimitError('maxPages', `more than maxPages (${limits.maxPages}) pages`);
+    }
+  }
+}
+
 /** How far back from `stream` its dictionary is looked for. */
 const DICTIONARY_WINDOW = 2048;
 

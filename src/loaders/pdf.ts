@@ -1,7 +1,7 @@
 import type { MetadataValue } from '../ports/common.js';
 import { importOptional, type LibrarySource } from '../util/optional-import.js';
 import { DEFAULT_LOAD_LIMITS, LoadLimitError, type LoadLimits } from './limits.js';
-import { checkPdfStreams } from './pdf-check.js';
+import { checkPdfPages, checkPdfStreams } from './pdf-check.js';
 
 /** The page separator in a PDF's text: a form feed on its own line (as `pdftotext` writes). */
 export const PAGE_BREAK = '\n\n\f\n\n';
@@ -61,6 +61,7 @@ export async function parsePdf(
     purpose: 'for PDF files',
     setting: 'unpdf',
   });
+  checkPdfPages(bytes, limits);
   checkPdfStreams(bytes, limits);
   // pdf.js takes ownership of (detaches) the buffer it is given: pass a copy.
   const pdf = await unpdf.getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });

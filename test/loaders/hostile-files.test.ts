@@ -163,7 +163,7 @@ describe('files that expand', () => {
     writeFileSync(join(dir, 'pages.pdf'), pdfPages(30));
     const limited = await loadDocuments([dir], { limits: { maxPages: 20 } });
     expect(limited.skipped).toMatchObject([
-      { code: 'too-large', reason: '30 pages, more than maxPages (20)' },
+      { code: 'too-large', reason: 'more than maxPages (20) pages' },
     ]);
     const result = await loadDocuments([dir]);
     expect(result.documents[0]!.metadata?.pages).toBe(30);
