@@ -29,6 +29,16 @@ const MODULES = [
   'resilience/fallback.ts',
 ].filter((path) => path.endsWith('.ts'));
 
+/**
+ * Exported functions that take no text: fed a string, they measure something else. Each says
+ * what bounds its real input.
+ */
+const NOT_TEXT: Readonly<Record<string, string>> = {
+  // A parsed YAML mapping, of at most maxFrontMatterKeys keys (fed a string, it makes an object
+  // of 100k integer keys: V8's cost, not a pattern's).
+  frontMatterMetadata: 'a mapping of at most limits.maxFrontMatterKeys keys',
+};
+
 const CHARACTERS = [
   ...Array.from({ length: 0x7f - 0x21 }, (_, index) => String.fromCharCode(0x21 + index)).filter(
     (char) => !/[A-Za-z0-9]/.test(char),
@@ -71,10 +81,10 @@ function superLinear(name: string, run: (text: string) => unknown): string[] {
   for (const char of CHARACTERS) {
     const small = best(run, char, 10_000, 3);
     let large = best(run, char, 100_000, 1);
-    // 100k at most 25× 10k (linear is 10×, quadratic 100×), with 50 ms of slack for timer,
+    // 100k at most 40× 10k (linear is 10×, quadratic 100×), with 50 ms of slack for timer,
     // JIT and GC noise on a loaded machine.
-    if (large > 25 * small + 50) large = best(run, char, 100_000, 2);
-    if (large > 25 * small + 50) {
+    if (large > 40 * small + 50) large = best(run, char, 100_000, 2);
+    if (large > 40 * small + 50) {
       slow.push(
         `${name}(${JSON.stringify(char)}): 10k ${small.toFixed(1)} ms, 100k ${large.toFixed(1)} ms`,
       );
@@ -89,7 +99,7 @@ describe('no text function takes super-linear time on runs of punctuation', () =
       const exports = (await import(join(SRC, module))) as Record<string, unknown>;
       const functions = Object.entries(exports).filter(
         (entry): entry is [string, (text: string) => unknown] =>
-          typeof entry[1] === 'function' && !/^[A-Z]/.test(entry[0]),
+          typeof entry[1] === 'function' && !/^[A-Z]/.test(entry[0]) && !(entry[0] in NOT_TEXT),
       );
       const slow = functions.flatMap(([name, run]) => superLinear(name, run));
       expect(slow).toEqual([]);
