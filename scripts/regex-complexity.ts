@@ -83,7 +83,8 @@ export async function checkRegexes(
   for (const regex of regexes) {
     // The `g`/`y` flags do not change what one match attempt costs; recheck refuses some.
     const flags = regex.flags.replace(/[gyd]/g, '');
-    const result = await check(regex.source, flags, { timeout });
+    // A fixed seed: recheck's fuzzer is random, and a check in CI must give the same verdicts.
+    const result = await check(regex.source, flags, { timeout, randomSeed: 28 });
     if (result.status === 'vulnerable') {
       verdicts.push({
         ...regex,

@@ -44,6 +44,7 @@ import {
   checkPositiveInteger,
   invalidSetting,
 } from '../http/settings.js';
+import { trimTrailing } from '../../util/trim-trailing.js';
 
 export type { FetchFunction, HeaderValues } from '../http/post-json.js';
 
@@ -120,7 +121,7 @@ export function normalizeOllamaHost(host: string): string {
     if (url.port === '' && !/:\d+(\/|$)/.test(value.replace(/^[a-z]+:\/\//i, ''))) {
       if (url.protocol === 'http:') url.port = '11434';
     }
-    return url.toString().replace(/(?<!\/)\/+$/, '');
+    return trimTrailing(url.toString(), '/');
   } catch {
     return value;
   }
