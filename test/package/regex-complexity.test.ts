@@ -9,6 +9,12 @@ import { checkRegexes, findRegexes } from '../../scripts/regex-complexity.js';
 // vulnerable fails the build.
 const REVIEWED: readonly { file: string; source: string; reason: string }[] = [
   {
+    file: 'src/adapters/extractive/answer-kind.ts',
+    source: String.raw`\bhow\s+much\b|^(?=[\s\S]*\bwhat\s+(?:does|do|is|are)\b)(?=[\s\S]*\b(?:cost|price|fee)s?\b)`,
+    reason:
+      "fuzz verdict: the look-aheads run once, from the start; recheck's attack of 20k/40k/80k units: 0.9/1.4/3.0 ms",
+  },
+  {
     file: 'src/text/sentences.ts',
     source: String.raw`((?<![.!?…])[.!?…]+["'”’)\]]*(?:\s*\[source:\s*[A-Za-z0-9_-]+\])*)(\s+)|(\n\s*\n+|\n(?=[ \t]*(?:(?:[-*+]|\d+[.)]|#{1,6})\s|\|))|\n(?<=^[ \t]*(?:#{1,6}\s|\|)[^\n]*\n))|((?<![。！？])[。！？]+[」』）”’]*(?:\s*\[source:\s*[A-Za-z0-9_-]+\])*)(\s*)`,
     reason:
