@@ -4,16 +4,113 @@
  * (`node --import tsx bench/loaders.ts [--files N]`). Writes a temporary folder of N files per
  * type (markdown with front matter, HTML with page chrome, text, JSONL of 10 records) plus
  * copies of the PDF and DOCX fixtures, and prints a markdown table.
+ *
+ * Then the hostile files of issue 28, generated (`test/fixtures/hostile-files.ts`): each is
+ * loaded in a child process of its own, which reports the time and its peak memory (maxRSS)
+ * above what it held before loading (`--hostile-only` skips the first tables).
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createGptTokenizer } from '../src/adapters/tokenizer/gpt-tokenizer.js';
 import { fixedSizeChunker, markdownSectionChunker, tokenChunker } from '../src/index.js';
 import { loadDocuments } from '../src/loaders/index.js';
+import {
+  docxBomb,
+  docxParagraphs,
+  frontMatterKeys,
+  htmlNested,
+  htmlParagraphs,
+  pdfInflating,
+  pdfPages,
+} from '../test/fixtures/hostile-files.js';
 
-const { values } = parseArgs({ options: { files: { type: 'string', default: '200' } } });
+const { values } = parseArgs({
+  options: {
+    files: { type: 'string', default: '200' },
+    'hostile-only': { type: 'boolean', default: false },
+    // Internal: load one file and print what it cost (run in a child process).
+    'load-one': { type: 'string' },
+  },
+});
+
+if (values['load-one']) {
+  // Warm up the parser on a small file of the same kind first, so the figure is the file's.
+  const file = values['load-one'];
+  const warm = join(mkdtempSync(join(tmpdir(), 'cortexis-bench-warm-')), `warm${extname(file)}`);
+  const small: Record<string, () => string | Buffer> = {
+    '.docx': () => docxParagraphs(3),
+    '.pdf': () => pdfPages(1),
+    '.md': () => frontMatterKeys(3),
+    '.html': () => htmlParagraphs(3),
+  };
+  writeFileSync(warm, small[extname(file)]!());
+  await loadDocuments([warm]);
+  const before = process.resourceUsage().maxRSS;
+  const started = performance.now();
+  const result = await loadDocuments([file]);
+  const ms = performance.now() - started;
+  const peakKiB = process.resourceUsage().maxRSS - before;
+  const outcome =
+    result.documents.length > 0
+      ? `loaded (${result.documents[0]!.text.length} characters)`
+      : `skipped: ${result.skipped[0]?.reason ?? 'nothing'}`;
+  console.log(JSON.stringify({ ms, peakKiB, outcome }));
+  process.exit(0);
+}
+
+async function hostileTable(): Promise<void> {
+  const folder = mkdtempSync(join(tmpdir(), 'cortexis-bench-hostile-'));
+  try {
+    const cases: [string, string, () => Promise<string | Buffer> | string | Buffer][] = [
+      ['HTML, 20,000 <p>', 'many.html', () => htmlParagraphs(20_000)],
+      ['HTML, 100,000 nested <div>', 'deep.html', () => htmlNested(100_000)],
+      ['DOCX, 10,000 paragraphs', 'long.docx', () => docxParagraphs(10_000)],
+      ['DOCX ZIP bomb (inflates to 2 GiB)', 'bomb.docx', () => docxBomb(2 * 1024 ** 3)],
+      [
+        'DOCX ZIP bomb, headers lie (2 GiB said 1 KB)',
+        'liar.docx',
+        () => docxBomb(2 * 1024 ** 3, 1000),
+      ],
+      ['PDF inflating to 200 MB', 'inflates.pdf', () => pdfInflating(200 * 1024 * 1024)],
+      ['PDF, 20,000 pages', 'pages.pdf', () => pdfPages(20_000)],
+      ['PDF, 2,000 pages', 'pages-2k.pdf', () => pdfPages(2_000)],
+      ['Markdown, 40,000 front matter keys', 'keys.md', () => frontMatterKeys(40_000)],
+      ['Markdown, 900 front matter keys', 'keys-900.md', () => frontMatterKeys(900)],
+    ];
+    console.log('\n| hostile file | bytes | outcome | ms | s per MB | peak memory above start |');
+    console.log('| --- | ---: | --- | ---: | ---: | ---: |');
+    for (const [label, name, make] of cases) {
+      const path = join(folder, name);
+      writeFileSync(path, await make());
+      const bytes = statSync(path).size;
+      const output = execFileSync(
+        process.execPath,
+        ['--import', 'tsx', import.meta.filename, '--load-one', path],
+        { encoding: 'utf8' },
+      );
+      const { ms, peakKiB, outcome } = JSON.parse(output.trim().split('\n').pop()!) as {
+        ms: number;
+        peakKiB: number;
+        outcome: string;
+      };
+      const perMb = ms / 1000 / (bytes / 1e6);
+      console.log(
+        `| ${label} | ${bytes} | ${outcome.slice(0, 90)} | ${ms.toFixed(0)} | ${perMb.toFixed(2)} | ${(peakKiB / 1024).toFixed(0)} MiB (${((peakKiB * 1024) / bytes).toFixed(1)}× the file) |`,
+      );
+      rmSync(path);
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+if (values['hostile-only']) {
+  await hostileTable();
+  process.exit(0);
+}
 const count = Number(values.files);
 const fixtures = join(import.meta.dirname, '../test/fixtures/loaders');
 
@@ -82,3 +179,4 @@ try {
 } finally {
   rmSync(root, { recursive: true, force: true });
 }
+await hostileTable();

@@ -40,6 +40,20 @@ export interface IngestResult {
   readonly removedChunks: number;
   /** Duration, ms. */
   readonly durationMs: number;
+  /** Documents left out (only with `partial: true`; otherwise an invalid one fails the batch). */
+  readonly rejected: readonly RejectedDocument[];
+}
+
+/** A document `engine.ingest({ partial: true })` left out, and why. */
+export interface RejectedDocument {
+  /** Its position in the batch. */
+  readonly index: number;
+  /** Its id when it has a string one (at most its first 256 characters). */
+  readonly id: string | undefined;
+  /** Why, in words (the issues joined). */
+  readonly reason: string;
+  /** Every invalid field, paths relative to the batch (`3.text`). */
+  readonly issues: readonly { readonly path: string; readonly message: string }[];
 }
 
 /** A chat turn request. */

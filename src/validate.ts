@@ -313,6 +313,7 @@ export const ingestOptionsSchema = lazySchema(() => {
       }),
     ),
     signal: z.optional(signal),
+    partial: z.optional(z.boolean()),
   });
 });
 

@@ -16,6 +16,8 @@ export const EXIT = {
   usage: 2,
   /** No documents were found in the given paths. */
   noDocuments: 3,
+  /** `index` indexed the good files but skipped or refused others (listed on stderr). */
+  partial: 4,
 } as const;
 
 /** A bad command line; the CLI prints the message with the command's usage and exits 2. */

@@ -58,6 +58,28 @@ function changesJson(opened: OpenedIndex): Record<string, unknown> {
   };
 }
 
+/**
+ * Skip codes of a file that should have been indexed and was not (the exit code of `index`
+ * says "partial"); the others are expected (an unsupported type in a folder, an empty file, a
+ * duplicate, a symlink leaving the folder).
+ */
+const BAD_FILE: ReadonlySet<string> = new Set([
+  'not-found',
+  'unreadable',
+  'binary',
+  'too-large',
+  'parse-error',
+  'missing-dependency',
+  'special',
+  'invalid',
+  'timeout',
+]);
+
+/** The exit code of a command that opened the index: 1 when it could not be saved. */
+function afterIndex(opened: OpenedIndex, code: number): number {
+  return opened.saveError !== undefined && code === EXIT.ok ? EXIT.error : code;
+}
+
 /** The exit code for an error thrown by a command. */
 export function exitCodeOf(error: unknown): number {
   if (error instanceof UsageError || ConfigError.isInstance(error)) return EXIT.usage;
@@ -81,7 +103,8 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
       const opened = await openIndex(io, { ...parsed, indexOnly: true });
       if (parsed.json) io.stdout.write(`${JSON.stringify(changesJson(opened))}\n`);
       else io.stdout.write(`${describeChanges(opened.changes)} in ${opened.dir}\n`);
-      return EXIT.ok;
+      if (opened.saveError !== undefined) return EXIT.error;
+      return opened.skipped.some((file) => BAD_FILE.has(file.code)) ? EXIT.partial : EXIT.ok;
     }
     case 'ask': {
       const [{ openIndex }, { collectJson, printStream }] = await Promise.all([
@@ -98,10 +121,10 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
         const { json, failure } = await collectJson(stream);
         io.stdout.write(`${JSON.stringify({ ...json, index: changesJson(opened) })}\n`);
         if (failure) io.stderr.write(`Error (${failure.code}): ${failure.message}\n`);
-        return failure ? EXIT.error : EXIT.ok;
+        return afterIndex(opened, failure ? EXIT.error : EXIT.ok);
       }
       const printed = await printStream(stream, io, parsed.json ? 'json-lines' : 'text');
-      return printed.failure ? EXIT.error : EXIT.ok;
+      return afterIndex(opened, printed.failure ? EXIT.error : EXIT.ok);
     }
     case 'chat': {
       const [{ cacheRoot, openIndex }, { printStream }, { runRepl }] = await Promise.all([

@@ -124,8 +124,10 @@ export interface OpenedIndex {
   readonly changes: IndexChanges;
   readonly dir: string;
   readonly documents: number;
-  /** Files (or records) not loaded, with the reason. */
+  /** Files (or records) not loaded, with the reason (documents `ingest` refused among them). */
   readonly skipped: readonly SkippedFile[];
+  /** Why the index could not be saved to the cache folder, when it could not. */
+  readonly saveError: string | undefined;
   /** Sessions are kept in the SQLite file. */
   readonly persisted: boolean;
 }
@@ -180,11 +182,12 @@ export async function openIndex(io: CliIO, options: OpenOptions): Promise<Opened
       ? loaded.sources
       : undefined;
   let docs: IngestDocument[] = [];
-  let skipped: readonly SkippedFile[];
+  // Mutable: documents `ingest` refuses join it, and the saved stamp lists them too.
+  let skipped: SkippedFile[];
   let hashes: Record<string, string>;
   if (untouched) {
     reportSkipped(io, untouched.skipped);
-    skipped = untouched.skipped;
+    skipped = [...untouched.skipped];
     hashes = { ...previous };
   } else {
     ({ documents: docs, skipped } = await readCorpus(options.paths, io, options.progress, options));
@@ -216,9 +219,23 @@ export async function openIndex(io: CliIO, options: OpenOptions): Promise<Opened
   if (changes.removed.length > 0) await engine.deleteDocuments(changes.removed);
   if (toIngest.length > 0) {
     const progress = progressWriter(io, options.progress, 'Indexing', 'documents');
+    // The good documents are indexed; one `ingest` refuses is listed with the skipped files.
     const result = await engine.ingest(toIngest, {
+      partial: true,
       onProgress: ({ documentsDone, documentsTotal }) => progress(documentsDone, documentsTotal),
     });
+    const refused = new Set<string>();
+    for (const rejected of result.rejected) {
+      const doc = toIngest[rejected.index]!;
+      const file = { path: doc.uri ?? doc.id, code: 'invalid' as const, reason: rejected.reason };
+      io.stderr.write(`Skipped ${file.path}: ${file.reason}\n`);
+      skipped.push(file);
+      refused.add(doc.id);
+    }
+    // The manifest lists only what the index holds.
+    if (refused.size > 0) {
+      hashes = Object.fromEntries(Object.entries(hashes).filter(([id]) => !refused.has(id)));
+    }
     io.stderr.write(
       `Indexed ${result.documents} documents (${result.chunks} chunks) in ${Math.round(result.durationMs)} ms\n`,
     );
@@ -228,12 +245,13 @@ export async function openIndex(io: CliIO, options: OpenOptions): Promise<Opened
     );
   }
   if (!options.indexOnly) io.stderr.write(`${describeChanges(changes)}\n\n`);
+  let saveError: string | undefined;
   if (previous === undefined || toIngest.length > 0 || changes.removed.length > 0) {
     await saveSnapshot(dir, { vectors, keywords, graph }, settings, hashes, sources).catch(
       (error: unknown) => {
-        io.stderr.write(
-          `(could not save the index: ${error instanceof Error ? error.message : String(error)})\n`,
-        );
+        // Reported, and the exit code says so (1); an answer is still printed.
+        saveError = error instanceof Error ? error.message : String(error);
+        io.stderr.write(`Error: could not save the index: ${saveError}\n`);
       },
     );
   } else if (sources && !untouched) {
@@ -246,6 +264,7 @@ export async function openIndex(io: CliIO, options: OpenOptions): Promise<Opened
     dir,
     documents: documentCount,
     skipped,
+    saveError,
     persisted: sessions !== undefined,
   };
 }

@@ -35,6 +35,12 @@ export interface IngestOptions {
   readonly onProgress?: ((progress: IngestProgress) => void) | undefined;
   /** Cancels the ingestion; documents already indexed stay. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * `true`: index the valid documents and report each invalid one (with its reason) in
+   * `rejected`. Default `false`: all or nothing, one invalid document throws a
+   * `ValidationError` naming it and nothing is stored.
+   */
+  readonly partial?: boolean | undefined;
 }
 
 /** What the document operations use of their engine. */
@@ -67,13 +73,18 @@ export function createDocumentOperations(options: DocumentOperationsOptions) {
         maxDocumentLength: resolved.limits.maxDocumentLength,
         onProgress: parsed.onProgress,
         signal: parsed.signal,
+        partial: parsed.partial === true,
       });
       clearQueryCaches();
       events.emit('metrics', {
         turnId: null,
         phase: 'ingest',
         ms: result.durationMs,
-        detail: { documents: result.documents, chunks: result.chunks },
+        detail: {
+          documents: result.documents,
+          chunks: result.chunks,
+          rejected: result.rejected.length,
+        },
       });
       return result;
     },

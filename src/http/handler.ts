@@ -24,6 +24,7 @@ import {
   resolveOpenAISettings,
   type OpenAICompatibleSettings,
 } from './openai-compatible.js';
+import { trimTrailing } from '../util/trim-trailing.js';
 
 /** The caller of a request, as `authenticate` returns it. */
 export interface HttpUser {
@@ -116,7 +117,7 @@ const MESSAGE_FIELDS = new Set([
  * the authenticated user: another user's conversation is 404, never its data.
  */
 export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSettings): ChatHandler {
-  const basePath = (settings.basePath ?? '').replace(/\/+$/, '');
+  const basePath = trimTrailing(settings.basePath ?? '', '/');
   const limiter =
     settings.rateLimiter === false
       ? undefined
@@ -157,7 +158,7 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
     // The base path ends at a segment boundary: `/api` serves `/api/…`, never `/apiconversations`.
     if (basePath !== '' && url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`))
       return json(404, { code: 'not_found', message: 'No such route' });
-    const path = url.pathname.slice(basePath.length).replace(/\/+$/, '') || '/';
+    const path = trimTrailing(url.pathname.slice(basePath.length), '/') || '/';
     const segments = decodeSegments(path);
     if (segments === null) return json(404, { code: 'not_found', message: 'No such route' });
     const method = request.method.toUpperCase();

@@ -22,8 +22,19 @@ export interface Section {
   readonly blocks: Block[];
 }
 
-const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*))?$/;
+// One space or tab, then the rest (trimmed by the caller): /[ \t]+(.*)/ backtracks.
+const HEADING = /^ {0,3}(#{1,6})(?:[ \t](.*))?$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/** A heading's title without its closing `#`s (all `#`, or `#`s after a space or tab). */
+function withoutClosingHashes(title: string): string {
+  let end = title.length;
+  while (end > 0 && title[end - 1] === '#') end--;
+  if (end === title.length) return title;
+  if (end === 0) return '';
+  const before = title[end - 1];
+  return before === ' ' || before === '\t' ? title.slice(0, end).trim() : title;
+}
 
 /** Start and end of `text[start, end)` without surrounding whitespace. */
 export function trimSpan(text: string, start: number, end: number): [number, number] {
@@ -83,7 +94,7 @@ export function parseBlocks(text: string): Block[] {
     } else if (marker === '#' && HEADING.test(line)) {
       closeParagraph();
       const match = HEADING.exec(line)!;
-      const title = (match[2] ?? '').replace(/(?:^|[ \t]+)#+[ \t]*$/, '').trim();
+      const title = withoutClosingHashes((match[2] ?? '').trim());
       blocks.push(block(text, 'heading', position, lineEnd, match[1]!.length, title));
     } else if ((marker === '`' || marker === '~') && FENCE.test(line)) {
       closeParagraph();

@@ -5,9 +5,11 @@
  */
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
-const MARKDOWN_LINK = /\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+["'(][^)]*)?\)/g;
-const REFERENCE_LINK = /^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*<?(\S+?)>?(?:[ \t]+.*)?$/gm;
-const WIKI_LINK = /\[\[([^\]|#\n]+)(?:[#|][^\]\n]*)?\]\]/g;
+// No part of a link spans a `[`: an attempt from each `[` stops at the next one, so runs of `[`
+// (or of unclosed links) cost linear time, not quadratic (issue 28).
+const MARKDOWN_LINK = /\[[^\][\n]*\]\(\s*<?([^)\s>[\]]+)>?(?:\s+["'(][^)[\]\n]*)?\)/g;
+const REFERENCE_LINK = /^[ \t]{0,3}\[[^\][\r\n]+\]:[ \t]*<?(\S+?)>?(?:[ \t]+.*)?$/gm;
+const WIKI_LINK = /\[\[([^\][|#\n]+)(?:[#|][^\][\n]*)?\]\]/g;
 const RELATIVE_PATH = /(?:^|[\s("'`])(\.{1,2}\/[^\s)"'`\]>]+)/g;
 
 /** Link targets written in a text: markdown, reference-style, wiki links and relative paths. */
@@ -52,9 +54,15 @@ function normalizePath(path: string): string {
   return (absolute ? '/' : '') + parts.join('/');
 }
 
+/** `uri` up to its fragment or query (a search, not /[#?].*$/, which backtracks). */
+function withoutFragment(uri: string): string {
+  const at = uri.search(/[#?]/);
+  return at === -1 ? uri : uri.slice(0, at);
+}
+
 /** A uri or path in the form lookups compare: no fragment or query, `.` and `..` resolved. */
 export function normalizeUri(uri: string): string {
-  const bare = uri.trim().replace(/[#?].*$/, '');
+  const bare = withoutFragment(uri.trim());
   if (SCHEME.test(bare)) return bare;
   return normalizePath(bare.replace(/\\/g, '/'));
 }
@@ -64,13 +72,13 @@ export function normalizeUri(uri: string): string {
  * document's uri when relative.
  */
 export function linkKeys(target: string, fromUri: string | undefined): string[] {
-  const bare = target.trim().replace(/[#?].*$/, '');
+  const bare = withoutFragment(target.trim());
   if (bare.length === 0) return [];
   const keys = new Set([bare, normalizeUri(bare)]);
   if (fromUri !== undefined && !SCHEME.test(bare) && !bare.startsWith('/')) {
     if (SCHEME.test(fromUri)) {
       try {
-        keys.add(new URL(bare, fromUri).href.replace(/[#?].*$/, ''));
+        keys.add(withoutFragment(new URL(bare, fromUri).href));
       } catch {
         // not resolvable against this uri
       }

@@ -7,10 +7,13 @@
 
 // Elements whose content is never text.
 const DROPPED =
-  /<(script|style|noscript|template|head|svg|math|iframe|object|canvas|select|button)\b(?:[^>"']|"[^"]*"|'[^']*')*>[\s\S]*?<\/\1\s*>/gi;
-const COMMENT = /<!--[\s\S]*?(?:-->|$)|<!\[CDATA\[[\s\S]*?\]\]>|<![^>]*>|<\?[^>]*>/g;
-const TAG = /<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)(?:[^>"']|"[^"]*"|'[^']*')*?(\/?)>/g;
-const PRE = /<pre\b(?:[^>"']|"[^"]*"|'[^']*')*>([\s\S]*?)<\/pre\s*>/gi;
+  /<(script|style|noscript|template|head|svg|math|iframe|object|canvas|select|button)\b(?:[^<>"']|"[^"]*"|'[^']*')*>[\s\S]*?(?:<\/\1\s*>|$)/gi;
+const COMMENT = /<!--[\s\S]*?(?:-->|$)|<!\[CDATA\[[\s\S]*?(?:\]\]>|$)|<![^<>]*>|<\?[^<>]*>/g;
+// A tag's name ends where the look-ahead says (no backtracking into it), and its attributes
+// never span a `<`: an unclosed `<` costs the distance to the next one, not to the end.
+// An unclosed dropped element (`<script>` with no `</script>`) drops the rest, as browsers do.
+const TAG = /<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)(?![a-zA-Z0-9:-])(?:[^<>"']|"[^"]*"|'[^']*')*?(\/?)>/g;
+const PRE = /<pre\b(?:[^<>"']|"[^"]*"|'[^']*')*>([\s\S]*?)<\/pre\s*>/gi;
 
 /** Elements that break a paragraph (shared with the `cortexis/loaders` HTML loader). */
 export const BLOCK_ELEMENTS: ReadonlySet<string> = new Set([
@@ -165,10 +168,9 @@ export function htmlToText(html: string): string {
 
 /** Text of a `pre` block as a fenced code block (its whitespace kept). */
 function preText(body: string): string {
-  const code = decodeEntities(body.replace(/<br\s*\/?>/gi, '\n').replace(TAG, '')).replace(
-    /^\n|\s+$/g,
-    '',
-  );
+  const code = decodeEntities(body.replace(/<br\s*\/?>/gi, '\n').replace(TAG, ''))
+    .replace(/^\n/, '')
+    .trimEnd();
   const fence = code.includes('```') ? '~~~' : '```';
   return `${fence}\n${code}\n${fence}`;
 }
@@ -213,12 +215,12 @@ function renderMarkup(html: string): string {
 function normalize(text: string): string {
   return text
     .replace(/[ \t\u00a0]+/g, ' ')
-    .replace(/[ \uE000\uE001]*\uE000[ \uE000\uE001]*/g, '\n\n')
-    .replace(/[ \uE001]*\uE001[ \uE001]*/g, '\n')
-    .replace(/^[ \t]+|[ \t]+$/gm, '')
+    .replace(/(?<![ \uE000\uE001])[ \uE000\uE001]*\uE000[ \uE000\uE001]*/g, '\n\n')
+    .replace(/(?<![ \uE001])[ \uE001]*\uE001[ \uE001]*/g, '\n')
+    .replace(/^[ \t]+|(?<![ \t])[ \t]+$/gm, '')
     .replace(/^(?:- *|#{1,6})$/gm, '')
     .replace(/\n{3,}/g, '\n\n')
-    .replace(/^(#{1,6} [^\n]*)\n(?!\n)/gm, '$1\n\n')
+    .replace(/^(#{1,6} [^\r\n]*)\n(?!\n)/gm, '$1\n\n')
     .trim();
 }
 

@@ -4,8 +4,9 @@ import type { EmbeddingProvider } from '../ports/embedding-provider.js';
 import type { KeywordIndex } from '../ports/keyword-index.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
 import type { VectorMatch, VectorStore } from '../ports/vector-store.js';
-import { documentsSchema, parseInput, type IngestProgress } from '../validate.js';
-import type { IngestDocument, IngestResult } from '../types.js';
+import { documentSchema, documentsSchema, parseInput, type IngestProgress } from '../validate.js';
+import type { IngestDocument, IngestResult, RejectedDocument } from '../types.js';
+import { describeIssues, safeParse } from '../util/schema.js';
 import { ulid } from '../util/ids.js';
 import { checkChunkerOutput, pageMetadata, tokenChunker, type Chunker } from './chunkers.js';
 import type { GraphDocument, GraphIndexer, GraphSnapshot } from './graph.js';
@@ -30,6 +31,8 @@ export interface IngestSettings {
   readonly chunker?: Chunker | undefined;
   readonly onProgress?: ((progress: IngestProgress) => void) | undefined;
   readonly signal?: AbortSignal | undefined;
+  /** Index the valid documents and report the others, instead of refusing the batch. */
+  readonly partial?: boolean | undefined;
 }
 
 /** A chunk ready to index. */
@@ -70,6 +73,56 @@ export function validateDocuments(docs: unknown, maxDocumentLength: number): Ing
     }
   });
   return batch;
+}
+
+/**
+ * Splits a batch into the documents `validateDocuments` would accept and the others, each with
+ * its reason: the same checks, one document at a time. A later document with an id already
+ * taken is the one rejected. Throws only when `docs` is not an array.
+ */
+export function partitionDocuments(
+  docs: unknown,
+  maxDocumentLength: number,
+): { accepted: IngestDocument[]; rejected: RejectedDocument[] } {
+  if (!Array.isArray(docs)) {
+    throw new ValidationError('Invalid documents: must be an array', [
+      { path: '', message: 'must be an array' },
+    ]);
+  }
+  const accepted: IngestDocument[] = [];
+  const rejected: RejectedDocument[] = [];
+  const seen = new Map<string, number>();
+  docs.forEach((doc: unknown, index) => {
+    const raw = (doc as { id?: unknown } | null)?.id;
+    const id = typeof raw === 'string' ? raw.slice(0, 256) : undefined;
+    const reject = (issues: { path: string; message: string }[]): void => {
+      rejected.push({ index, id, reason: describeIssues(issues), issues });
+    };
+    const parsed = safeParse(documentSchema(), doc);
+    if (!parsed.success) {
+      reject(parsed.issues.map((issue) => ({ ...issue, path: joinPath(index, issue.path) })));
+      return;
+    }
+    const document = parsed.data;
+    const first = seen.get(document.id);
+    if (first !== undefined) {
+      reject([{ path: `${index}.id`, message: `duplicate id (document ${first} has it)` }]);
+      return;
+    }
+    if (document.text.length > maxDocumentLength) {
+      reject([
+        { path: `${index}.text`, message: `must be at most ${maxDocumentLength} characters` },
+      ]);
+      return;
+    }
+    seen.set(document.id, index);
+    accepted.push(document);
+  });
+  return { accepted, rejected };
+}
+
+function joinPath(index: number, path: string): string {
+  return path === '' || path === '(root)' ? String(index) : `${index}.${path}`;
 }
 
 /**
@@ -246,7 +299,13 @@ export async function ingestDocuments(
   settings: IngestSettings,
 ): Promise<IngestResult> {
   const started = performance.now();
-  const batch = validateDocuments(docs, settings.maxDocumentLength);
+  let batch: IngestDocument[];
+  let rejected: RejectedDocument[] = [];
+  if (settings.partial) {
+    ({ accepted: batch, rejected } = partitionDocuments(docs, settings.maxDocumentLength));
+  } else {
+    batch = validateDocuments(docs, settings.maxDocumentLength);
+  }
   const { signal, namespace } = settings;
   // Every chunk written by this call carries its revision; afterwards, chunks of the same
   // documents with another revision are the stale ones.
@@ -332,6 +391,7 @@ export async function ingestDocuments(
     chunks: chunksDone,
     removedChunks,
     durationMs: performance.now() - started,
+    rejected,
   };
 }
 

@@ -1,8 +1,9 @@
-import { parseDocument } from 'htmlparser2';
+import { DomHandler, Parser } from 'htmlparser2';
 import type { ChildNode, Element } from 'domhandler';
 import type { MetadataValue } from '../ports/common.js';
 import { BLOCK_ELEMENTS } from '../ingest/html.js';
 import { tidyText } from './text.js';
+import { DEFAULT_LOAD_LIMITS, LoadLimitError, type LoadLimits } from './limits.js';
 
 /** A parsed HTML page. */
 export interface HtmlContent {
@@ -103,9 +104,53 @@ function mainContent(nodes: readonly ChildNode[]): readonly ChildNode[] {
   return body ? body.children : nodes;
 }
 
+/**
+ * The renderer's output: parts joined once at the end, so that each step costs the size of what
+ * it adds, not of everything written so far (a page of 20,000 paragraphs is linear).
+ */
+class TextBuffer {
+  private readonly parts: string[] = [];
+
+  get empty(): boolean {
+    return this.parts.length === 0;
+  }
+
+  append(text: string): void {
+    if (text !== '') this.parts.push(text);
+  }
+
+  /** Removes trailing spaces (not other whitespace). */
+  trimSpaces(): void {
+    while (this.parts.length > 0) {
+      const last = this.parts[this.parts.length - 1]!;
+      let end = last.length;
+      while (end > 0 && last.charCodeAt(end - 1) === 32) end--;
+      if (end === last.length) return;
+      if (end > 0) {
+        this.parts[this.parts.length - 1] = last.slice(0, end);
+        return;
+      }
+      this.parts.pop();
+    }
+  }
+
+  /** The last `count` characters (fewer when there are fewer). */
+  tail(count: number): string {
+    let tail = '';
+    for (let index = this.parts.length - 1; index >= 0 && tail.length < count; index--) {
+      tail = this.parts[index]! + tail;
+    }
+    return tail.slice(-count);
+  }
+
+  toString(): string {
+    return this.parts.join('');
+  }
+}
+
 /** Renders elements as markdown-like text; the state tracks lists and article nesting. */
 class Renderer {
-  private out = '';
+  private readonly out = new TextBuffer();
 
   render(nodes: readonly ChildNode[], insideArticle: boolean, listDepth: number): void {
     for (const node of nodes) {
@@ -132,17 +177,18 @@ class Renderer {
       return;
     }
     if (name === 'pre') {
-      const code = plainText(element.children).replace(/^\n/, '').replace(/\s+$/, '');
+      const code = plainText(element.children).replace(/^\n/, '').trimEnd();
       if (code) this.block(`\`\`\`\n${code}\n\`\`\``);
       return;
     }
     if (name === 'br') {
-      this.out = this.out.replace(/ +$/, '') + '\n';
+      this.out.trimSpaces();
+      this.out.append('\n');
       return;
     }
     if (name === 'li') {
       this.lineBreak();
-      this.out += `${'  '.repeat(Math.max(0, listDepth - 1))}- `;
+      this.out.append(`${'  '.repeat(Math.max(0, listDepth - 1))}- `);
       this.render(element.children, insideArticle, listDepth);
       this.lineBreak();
       return;
@@ -154,7 +200,10 @@ class Renderer {
       return;
     }
     if (name === 'td' || name === 'th') {
-      if (!/(^|\n)$/.test(this.out)) this.out = this.out.replace(/ +$/, '') + ' | ';
+      if (!this.out.empty && !this.out.tail(1).endsWith('\n')) {
+        this.out.trimSpaces();
+        this.out.append(' | ');
+      }
       this.render(element.children, insideArticle, listDepth);
       return;
     }
@@ -177,31 +226,32 @@ class Renderer {
 
   private inline(text: string): void {
     const collapsed = text.replace(/\s+/g, ' ');
-    if (/(^|\n| )$/.test(this.out) && collapsed.startsWith(' ')) {
-      this.out += collapsed.slice(1);
+    const last = this.out.tail(1);
+    if ((last === '' || last === '\n' || last === ' ') && collapsed.startsWith(' ')) {
+      this.out.append(collapsed.slice(1));
     } else {
-      this.out += collapsed;
+      this.out.append(collapsed);
     }
   }
 
   private lineBreak(): void {
-    this.out = this.out.replace(/ +$/, '');
-    if (this.out !== '' && !this.out.endsWith('\n')) this.out += '\n';
+    this.out.trimSpaces();
+    if (!this.out.empty && this.out.tail(1) !== '\n') this.out.append('\n');
   }
 
   private paragraphBreak(blank: boolean): void {
     this.lineBreak();
-    if (blank && this.out !== '' && !this.out.endsWith('\n\n')) this.out += '\n';
+    if (blank && !this.out.empty && this.out.tail(2) !== '\n\n') this.out.append('\n');
   }
 
   private block(text: string): void {
     this.paragraphBreak(true);
-    this.out += text;
+    this.out.append(text);
     this.paragraphBreak(true);
   }
 
   text(): string {
-    return tidyText(this.out);
+    return tidyText(this.out.toString());
   }
 }
 
@@ -211,21 +261,73 @@ function renderText(nodes: readonly ChildNode[]): string {
   return renderer.text();
 }
 
-/** An HTML page's main content as text, with its title and metadata. */
-export function parseHtml(html: string): HtmlContent {
-  const document = parseDocument(html, { decodeEntities: true });
-  const content = mainContent(document.children);
+/**
+ * A DOM builder that stops the parser at the limits, while it parses: an element nested deeper
+ * than `maxNesting` (the parser's own cost per tag grows with the depth), or more block elements
+ * than `maxParagraphs`, throws `LoadLimitError`. The DOM it builds is never deeper than the
+ * limit, so walking it recursively is safe.
+ */
+class BoundedHandler extends DomHandler {
+  private depth = 0;
+  private blocks = 0;
+
+  constructor(private readonly limits: Pick<LoadLimits, 'maxNesting' | 'maxParagraphs'>) {
+    super(undefined, {});
+  }
+
+  override onopentag(name: string, attribs: Record<string, string>): void {
+    if (++this.depth > this.limits.maxNesting) {
+      throw new LoadLimitError(
+        'maxNesting',
+        `elements nested more than maxNesting (${this.limits.maxNesting}) deep`,
+      );
+    }
+    if (BLOCK_ELEMENTS.has(name) && ++this.blocks > this.limits.maxParagraphs) {
+      throw new LoadLimitError(
+        'maxParagraphs',
+        `more than maxParagraphs (${this.limits.maxParagraphs}) block elements`,
+      );
+    }
+    super.onopentag(name, attribs);
+  }
+
+  override onclosetag(): void {
+    this.depth--;
+    super.onclosetag();
+  }
+}
+
+/** Parses HTML into a DOM within the limits (see `BoundedHandler`). */
+function parseBounded(
+  html: string,
+  limits: Pick<LoadLimits, 'maxNesting' | 'maxParagraphs'>,
+): ChildNode[] {
+  const handler = new BoundedHandler(limits);
+  new Parser(handler, { decodeEntities: true }).end(html);
+  return handler.root.children;
+}
+
+/**
+ * An HTML page's main content as text, with its title and metadata. A page past `limits`
+ * (nesting, block elements) throws `LoadLimitError`.
+ */
+export function parseHtml(
+  html: string,
+  limits: Pick<LoadLimits, 'maxNesting' | 'maxParagraphs'> = DEFAULT_LOAD_LIMITS,
+): HtmlContent {
+  const nodes = parseBounded(html, limits);
+  const content = mainContent(nodes);
   const text = renderText(content);
   const h1 = find(content, (e) => e.name === 'h1');
-  const titleElement = find(document.children, (e) => e.name === 'title');
+  const titleElement = find(nodes, (e) => e.name === 'title');
   const title =
     (h1 && collapse(plainText(h1.children))) ||
     (titleElement && collapse(plainText(titleElement.children))) ||
     undefined;
   const metadata: Record<string, MetadataValue> = {};
-  const lang = find(document.children, (e) => e.name === 'html')?.attribs.lang?.trim();
+  const lang = find(nodes, (e) => e.name === 'html')?.attribs.lang?.trim();
   if (lang) metadata.lang = lang;
-  for (const meta of findAll(document.children, (e) => e.name === 'meta')) {
+  for (const meta of findAll(nodes, (e) => e.name === 'meta')) {
     const name = meta.attribs.name?.toLowerCase();
     const value = meta.attribs.content?.trim();
     if (value && (name === 'description' || name === 'author' || name === 'keywords')) {
@@ -237,5 +339,5 @@ export function parseHtml(html: string): HtmlContent {
 
 /** Text of an HTML fragment (raw HTML inside markdown): tags removed, entities decoded. */
 export function htmlFragmentText(html: string): string {
-  return renderText(parseDocument(html, { decodeEntities: true }).children);
+  return renderText(parseBounded(html, DEFAULT_LOAD_LIMITS));
 }

@@ -14,8 +14,7 @@
  * await engine.ingest(documents);
  * ```
  */
-import type { Stats } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { extname, relative, resolve, sep } from 'node:path';
 import { ConfigError, ValidationError } from '../errors/index.js';
 import type { MetadataValue } from '../ports/common.js';
@@ -34,6 +33,9 @@ import {
 import { decodeText, fileTitle, firstHeading } from './text.js';
 import { walkPaths, type SkipCode, type SkippedFile } from './walk.js';
 import { isGlob, globBase } from './glob.js';
+import { LoadLimitError, resolveLimits, type LoadLimits } from './limits.js';
+import { readRegularFile } from './read.js';
+import { storableDocumentProblem } from './check.js';
 
 export { parseMarkdown, splitFrontMatter, type MarkdownContent } from './markdown.js';
 export { parseHtml, type HtmlContent } from './html.js';
@@ -47,6 +49,7 @@ export {
   type RecordResult,
 } from './records.js';
 export { DEFAULT_IGNORE, type SkipCode, type SkippedFile } from './walk.js';
+export { DEFAULT_LOAD_LIMITS, LoadLimitError, type LoadLimits } from './limits.js';
 
 /** The kinds of file `loadDocuments` reads, by file ending. */
 export const FILE_TYPES = {
@@ -101,6 +104,16 @@ export interface LoadOptions extends RecordFields {
    * `limits.maxDocumentLength` when you change it. Default 10,000,000 (the engine's default).
    */
   readonly maxTextLength?: number | undefined;
+  /**
+   * How far a file may expand while parsed (inflated bytes, pages, paragraphs, front matter
+   * keys, nesting); a file past one is skipped (`too-large`). Defaults: `DEFAULT_LOAD_LIMITS`.
+   */
+  readonly limits?: Partial<LoadLimits> | undefined;
+  /**
+   * Follow symlinks wherever they lead. Default `false`: a symlink in a folder must lead inside
+   * it, and one given as an argument inside `root` (else its own folder); others are skipped.
+   */
+  readonly symlinksOutside?: boolean | undefined;
   /** Called after each file. */
   readonly onProgress?: ((progress: LoadProgress) => void) | undefined;
   /** The `unpdf` module (or a function loading it) for PDF files. Default: `import('unpdf')`. */
@@ -127,11 +140,22 @@ function checkOptions(paths: unknown, options: LoadOptions): void {
   if (!Array.isArray(paths) || paths.some((path) => typeof path !== 'string' || path === '')) {
     throw invalid('paths', 'must be an array of non-empty strings');
   }
-  const { ignore } = options;
+  const { ignore, limits } = options;
   for (const key of ['maxFileBytes', 'maxTextLength'] as const) {
     const value = options[key];
     if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
       throw invalid(key, 'must be a positive integer');
+    }
+  }
+  if (limits !== undefined) {
+    if (typeof limits !== 'object' || limits === null) throw invalid('limits', 'must be an object');
+    const known = Object.keys(resolveLimits(undefined));
+    for (const [key, value] of Object.entries(limits)) {
+      if (!known.includes(key))
+        throw invalid('limits', `has an unknown key (known: ${known.join(', ')})`);
+      if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) > 0)) {
+        throw invalid(`limits.${key}`, 'must be a positive integer');
+      }
     }
   }
   if (
@@ -174,6 +198,7 @@ interface FileContext {
   readonly bytes: Uint8Array;
   readonly metadata: Record<string, MetadataValue>;
   readonly options: LoadOptions;
+  readonly limits: LoadLimits;
 }
 
 function single(
@@ -236,14 +261,14 @@ function fromRecords(
 }
 
 async function readAs(fileType: FileType, context: FileContext): Promise<FileResult> {
-  const { bytes, options } = context;
+  const { bytes, options, limits } = context;
   switch (fileType) {
     case 'pdf': {
-      const pdf = await parsePdf(bytes, { library: options.unpdf });
+      const pdf = await parsePdf(bytes, { library: options.unpdf, limits });
       return single(context, fileType, pdf.pages.join(PAGE_BREAK), pdf.title, pdf.metadata);
     }
     case 'docx': {
-      const docx = await parseDocx(bytes, { library: options.mammoth });
+      const docx = await parseDocx(bytes, { library: options.mammoth, limits });
       return single(context, fileType, docx.text, docx.title, docx.metadata);
     }
     default:
@@ -252,11 +277,11 @@ async function readAs(fileType: FileType, context: FileContext): Promise<FileRes
   const source = decodeText(bytes);
   switch (fileType) {
     case 'markdown': {
-      const markdown = parseMarkdown(source);
+      const markdown = parseMarkdown(source, limits);
       return single(context, fileType, markdown.text, markdown.title, markdown.metadata);
     }
     case 'html': {
-      const html = parseHtml(source);
+      const html = parseHtml(source, limits);
       return single(context, fileType, html.text, html.title, html.metadata);
     }
     case 'json':
@@ -270,6 +295,7 @@ async function readAs(fileType: FileType, context: FileContext): Promise<FileRes
 
 function skipFor(error: unknown): { skip: SkipCode; reason: string } {
   if (ConfigError.isInstance(error)) return { skip: 'missing-dependency', reason: error.message };
+  if (error instanceof LoadLimitError) return { skip: 'too-large', reason: error.message };
   const { name, message } = error as Error;
   if (name === 'BinaryContentError') return { skip: 'binary', reason: message };
   return { skip: 'parse-error', reason: `cannot parse: ${message}` };
@@ -286,24 +312,15 @@ async function loadFile(path: string, root: string, options: LoadOptions): Promi
       reason: `unsupported file type ${what}; supported: ${supported}`,
     };
   }
-  let info: Stats;
-  let bytes: Uint8Array;
-  try {
-    info = await stat(path);
-    const limit = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-    if (info.size > limit) {
-      return { skip: 'too-large', reason: `${info.size} bytes, more than maxFileBytes (${limit})` };
-    }
-    bytes = await readFile(path);
-  } catch (error) {
-    return { skip: 'unreadable', reason: `cannot read: ${(error as Error).message}` };
-  }
+  const read = await readRegularFile(path, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+  if ('skip' in read) return read;
   const context: FileContext = {
     path,
     id: documentId(root, path),
-    bytes,
-    metadata: { modifiedAt: info.mtime.toISOString() },
+    bytes: read.bytes,
+    metadata: { modifiedAt: read.modifiedAt.toISOString() },
     options,
+    limits: resolveLimits(options.limits),
   };
   try {
     return await readAs(fileType, context);
@@ -326,10 +343,16 @@ export async function loadDocuments(
 ): Promise<LoadResult> {
   checkOptions(paths, options);
   const root = options.root === undefined ? await defaultRoot(paths) : resolve(options.root);
-  const walked = await walkPaths(paths, { ignore: options.ignore, signal: options.signal });
+  const walked = await walkPaths(paths, {
+    ignore: options.ignore,
+    signal: options.signal,
+    root: options.root,
+    symlinksOutside: options.symlinksOutside,
+  });
   const documents: IngestDocument[] = [];
   const skipped = [...walked.skipped];
   const ids = new Map<string, string>();
+  const maxTextLength = options.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH;
   let filesDone = 0;
   for (const { path } of walked.files) {
     options.signal?.throwIfAborted();
@@ -338,6 +361,14 @@ export async function loadDocuments(
       skipped.push({ path, code: result.skip, reason: result.reason });
     } else {
       for (const document of result.documents) {
+        const record = document.metadata?.['record'];
+        const where = typeof record === 'number' ? `${path}:${record}` : path;
+        // What `engine.ingest` would refuse is skipped here, with its reason.
+        const problem = storableDocumentProblem(document, maxTextLength);
+        if (problem !== undefined) {
+          skipped.push({ path: where, ...problem });
+          continue;
+        }
         const owner = ids.get(document.id);
         if (owner !== undefined) {
           skipped.push({

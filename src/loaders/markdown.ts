@@ -3,6 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import type { MetadataValue } from '../ports/common.js';
 import { RESERVED_METADATA_KEYS, firstHeading, tidyText } from './text.js';
 import { htmlFragmentText } from './html.js';
+import { DEFAULT_LOAD_LIMITS, LoadLimitError, type LoadLimits } from './limits.js';
 
 /** A parsed markdown file. */
 export interface MarkdownContent {
@@ -24,16 +25,51 @@ export class FrontMatterError extends Error {
   }
 }
 
-/** Splits YAML front matter (between `---` lines at the very start) from the body. */
-export function splitFrontMatter(source: string): {
+/** Top-level keys of a YAML block mapping: lines that start with neither space, `#` nor `-`. */
+function countBlockKeys(yaml: string, stopAfter: number): number {
+  let count = 0;
+  for (let start = 0; start < yaml.length && count <= stopAfter;) {
+    let end = yaml.indexOf('\n', start);
+    if (end === -1) end = yaml.length;
+    const first = yaml.charCodeAt(start);
+    // space, tab, #, -, newline, carriage return
+    if (end > start && ![32, 9, 35, 45, 10, 13].includes(first)) {
+      const colon = yaml.indexOf(':', start);
+      if (colon !== -1 && colon < end) count++;
+    }
+    start = end + 1;
+  }
+  return count;
+}
+
+function tooManyKeys(count: number, limit: number): LoadLimitError {
+  return new LoadLimitError(
+    'maxFrontMatterKeys',
+    `front matter has ${count} keys, more than maxFrontMatterKeys (${limit})`,
+  );
+}
+
+/**
+ * Splits YAML front matter (between `---` lines at the very start) from the body. Front matter
+ * with more keys than `limits.maxFrontMatterKeys` throws `LoadLimitError`, counted before the
+ * YAML is parsed; a repeated key keeps its last value.
+ */
+export function splitFrontMatter(
+  source: string,
+  limits: Pick<LoadLimits, 'maxFrontMatterKeys'> = DEFAULT_LOAD_LIMITS,
+): {
   data: Record<string, unknown>;
   body: string;
 } {
   const match = FRONT_MATTER.exec(source);
   if (!match) return { data: {}, body: source.replace(/^\uFEFF/, '') };
+  const limit = limits.maxFrontMatterKeys;
+  const lines = countBlockKeys(match[1]!, limit);
+  if (lines > limit) throw tooManyKeys(lines, limit);
   let data: unknown;
   try {
-    data = parseYaml(match[1]!);
+    // uniqueKeys: the check for repeated keys is quadratic in the number of keys.
+    data = parseYaml(match[1]!, { uniqueKeys: false });
   } catch (error) {
     throw new FrontMatterError(`invalid YAML front matter: ${(error as Error).message}`, {
       cause: error,
@@ -42,6 +78,9 @@ export function splitFrontMatter(source: string): {
   if (data !== null && data !== undefined && (typeof data !== 'object' || Array.isArray(data))) {
     throw new FrontMatterError('front matter must be a YAML mapping of keys to values');
   }
+  // A flow mapping (`{a: 1, b: 2, …}`) has its keys on one line.
+  const keys = data ? Object.keys(data).length : 0;
+  if (keys > limit) throw tooManyKeys(keys, limit);
   return { data: (data ?? {}) as Record<string, unknown>, body: source.slice(match[0].length) };
 }
 
@@ -70,15 +109,45 @@ export function frontMatterMetadata(data: Record<string, unknown>): Record<strin
 }
 
 /** Markdown with front matter → plain text that keeps headings, lists and code fences. */
-export function parseMarkdown(source: string): MarkdownContent {
-  const { data, body } = splitFrontMatter(source);
-  const text = tidyText(blocksText(new Lexer({ gfm: true }).lex(body), ''));
+export function parseMarkdown(
+  source: string,
+  limits: LoadLimits = DEFAULT_LOAD_LIMITS,
+): MarkdownContent {
+  const { data, body } = splitFrontMatter(source, limits);
+  const tokens = boundedLexer().lex(body);
+  if (tokens.length > limits.maxParagraphs) {
+    throw new LoadLimitError(
+      'maxParagraphs',
+      `${tokens.length} blocks, more than maxParagraphs (${limits.maxParagraphs})`,
+    );
+  }
+  const text = tidyText(blocksText(tokens, ''));
   const declared = typeof data.title === 'string' ? data.title.trim() : undefined;
   return {
     text,
     title: declared || firstHeading(text),
     metadata: frontMatterMetadata(data),
   };
+}
+
+/**
+ * A GFM lexer whose inline text rule looks ahead for an e-mail address's `@` over at most 64
+ * characters (the longest local part an address may have). marked's own rule looks over the whole
+ * run, from every character of it: 20,000 `!` took seconds, quadratic (issue 28). The rules are
+ * copied, never changed for other users of marked.
+ */
+function boundedLexer(): Lexer {
+  const lexer = new Lexer({ gfm: true });
+  const { tokenizer } = lexer as unknown as {
+    tokenizer: { rules: { inline: Record<string, unknown> } };
+  };
+  const { rules } = tokenizer;
+  const text = rules.inline['text'];
+  if (text instanceof RegExp) {
+    const bounded = new RegExp(text.source.replaceAll(']+@)', ']{1,64}@)'), text.flags);
+    tokenizer.rules = { ...rules, inline: { ...rules.inline, text: bounded } };
+  }
+  return lexer;
 }
 
 function blocksText(tokens: readonly Token[], indent: string): string {

@@ -1,5 +1,7 @@
 import type { MetadataValue } from '../ports/common.js';
 import { importOptional, type LibrarySource } from '../util/optional-import.js';
+import { DEFAULT_LOAD_LIMITS, LoadLimitError, type LoadLimits } from './limits.js';
+import { checkPdfPages, checkPdfStreams } from './pdf-check.js';
 
 /** The page separator in a PDF's text: a form feed on its own line (as `pdftotext` writes). */
 export const PAGE_BREAK = '\n\n\f\n\n';
@@ -38,11 +40,19 @@ function infoString(info: unknown, key: string): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
-/** Text per page of a PDF, with its title and author, via `unpdf` (an optional peer). */
+/**
+ * Text per page of a PDF, with its title and author, via `unpdf` (an optional peer). Its
+ * streams are inflated within `limits.maxExpandedBytes` first, and a PDF of more than
+ * `limits.maxPages` pages is refused before any page is read (`LoadLimitError`).
+ */
 export async function parsePdf(
   bytes: Uint8Array,
-  options: { readonly library?: LibrarySource<UnpdfLibrary> | undefined } = {},
+  options: {
+    readonly library?: LibrarySource<UnpdfLibrary> | undefined;
+    readonly limits?: LoadLimits | undefined;
+  } = {},
 ): Promise<PdfContent> {
+  const limits = options.limits ?? DEFAULT_LOAD_LIMITS;
   const unpdf = await importOptional<UnpdfLibrary>({
     name: 'unpdf',
     load: () => import('unpdf'),
@@ -51,9 +61,17 @@ export async function parsePdf(
     purpose: 'for PDF files',
     setting: 'unpdf',
   });
+  checkPdfPages(bytes, limits);
+  checkPdfStreams(bytes, limits);
   // pdf.js takes ownership of (detaches) the buffer it is given: pass a copy.
   const pdf = await unpdf.getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
   try {
+    if (pdf.numPages > limits.maxPages) {
+      throw new LoadLimitError(
+        'maxPages',
+        `${pdf.numPages} pages, more than maxPages (${limits.maxPages})`,
+      );
+    }
     const { text } = await unpdf.extractText(pdf, { mergePages: false });
     const info = await pdf
       .getMetadata()

@@ -27,16 +27,33 @@ export class BinaryContentError extends Error {
  * Throws `BinaryContentError` for NUL bytes or invalid UTF-8.
  */
 export function decodeText(bytes: Uint8Array): string {
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes);
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes);
-  if (bytes.subarray(0, BINARY_PROBE_BYTES).includes(0)) {
-    throw new BinaryContentError('binary content (NUL bytes)');
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return utf16(bytes, 'utf-16le');
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return utf16(bytes, 'utf-16be');
+  // Anywhere in the file, not only its first bytes: no store can hold a NUL.
+  const nul = bytes.indexOf(0);
+  if (nul !== -1) {
+    const where = nul < BINARY_PROBE_BYTES ? '' : ` at byte ${nul}`;
+    throw new BinaryContentError(`binary content (NUL bytes${where})`);
   }
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
     throw new BinaryContentError('not valid UTF-8 text');
   }
+}
+
+function utf16(bytes: Uint8Array, encoding: 'utf-16le' | 'utf-16be'): string {
+  let text: string;
+  try {
+    text = new TextDecoder(encoding, { fatal: true }).decode(bytes);
+  } catch {
+    throw new BinaryContentError(`not valid ${encoding.toUpperCase()} text`);
+  }
+  const nul = text.indexOf('\u0000');
+  if (nul !== -1) {
+    throw new BinaryContentError(`binary content (NUL characters at character ${nul})`);
+  }
+  return text;
 }
 
 /** The file name without its ending. */
@@ -47,18 +64,46 @@ export function fileTitle(path: string): string {
 /** The first markdown heading's title (the highest level first), if any. */
 export function firstHeading(text: string): string | undefined {
   let best: { level: number; title: string } | undefined;
-  for (const match of text.matchAll(/^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$/gm)) {
+  // The closing `#`s are removed apart: /(.+?)[ \t]*#*[ \t]*$/ backtracks over long lines.
+  for (const match of text.matchAll(/^ {0,3}(#{1,6})[ \t]+([^\n]*)/gm)) {
     const level = match[1]!.length;
-    if (!best || level < best.level) best = { level, title: match[2]!.trim() };
+    const title = stripClosingHashes(match[2]!);
+    if (title === '') continue;
+    if (!best || level < best.level) best = { level, title };
     if (level === 1) break;
   }
   return best?.title || undefined;
 }
 
+/** A heading's text without its closing `#` sequence (one preceded by a space or tab). */
+function stripClosingHashes(line: string): string {
+  const trimmed = line.trim();
+  let end = trimmed.length;
+  while (end > 0 && trimmed[end - 1] === '#') end--;
+  if (end === 0) return '';
+  if (end < trimmed.length && (trimmed[end - 1] === ' ' || trimmed[end - 1] === '\t')) {
+    return trimmed.slice(0, end).trim();
+  }
+  return trimmed;
+}
+
 /** Text with runs of blank lines collapsed to one and trailing spaces removed. */
 export function tidyText(text: string): string {
+  // Line by line rather than /[ \t]+$/gm, which backtracks over long runs of spaces.
   return text
-    .replace(/[ \t]+$/gm, '')
+    .split('\n')
+    .map(trimLineEnd)
+    .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
+}
+
+function trimLineEnd(line: string): string {
+  let end = line.length;
+  while (end > 0) {
+    const code = line.charCodeAt(end - 1);
+    if (code !== 32 && code !== 9) break;
+    end--;
+  }
+  return end === line.length ? line : line.slice(0, end);
 }

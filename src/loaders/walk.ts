@@ -1,6 +1,6 @@
-import type { Dirent } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import type { Dirent, Stats } from 'node:fs';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { globBase, globToRegExp, ignoreMatcher, isGlob } from './glob.js';
 
 /** A file found by `walkPaths`. */
@@ -20,7 +20,10 @@ export type SkipCode =
   | 'empty'
   | 'missing-dependency'
   | 'symlink'
-  | 'duplicate';
+  | 'duplicate'
+  | 'special'
+  | 'invalid'
+  | 'timeout';
 
 /** A path that was not loaded, and why. */
 export interface SkippedFile {
@@ -44,6 +47,21 @@ interface WalkState {
   readonly seen: Map<string, string>;
   readonly ignored: (relativePath: string) => boolean;
   readonly signal: AbortSignal | undefined;
+  /** Follow symlinks that lead outside the walked folder (or the root). */
+  readonly symlinksOutside: boolean;
+}
+
+/** What a path is when it is neither a file, a folder nor a symlink; undefined otherwise. */
+export function specialKind(info: Stats | Dirent): string | undefined {
+  if (info.isFIFO()) return 'a FIFO (named pipe)';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice()) return 'a character device';
+  if (info.isBlockDevice()) return 'a block device';
+  return undefined;
+}
+
+function skipSpecial(state: WalkState, path: string, kind: string): void {
+  state.skipped.push({ path, code: 'special', reason: `${kind}, not a regular file` });
 }
 
 function toPosix(path: string): string {
@@ -114,7 +132,7 @@ async function walkFolder(
         state.skipped.push({ path, code: 'symlink', reason: 'broken symlink' });
         continue;
       }
-      if (!within(rootReal, real)) {
+      if (!state.symlinksOutside && !within(rootReal, real)) {
         state.skipped.push({
           path,
           code: 'symlink',
@@ -125,12 +143,21 @@ async function walkFolder(
       const info = await stat(real);
       isDirectory = info.isDirectory();
       isFile = info.isFile();
+      const kind = specialKind(info);
+      if (kind !== undefined) {
+        skipSpecial(state, path, `symlink to ${kind}`);
+        continue;
+      }
       if (isDirectory && state.folders.has(real)) {
         state.skipped.push({ path, code: 'symlink', reason: `symlink loop back to ${real}` });
         continue;
       }
     } else if (isDirectory || isFile) {
       real = join(folderReal, entry.name);
+    } else {
+      const kind = specialKind(entry);
+      if (kind !== undefined) skipSpecial(state, path, kind);
+      continue;
     }
     if (isDirectory) await walkFolder(state, path, real, root, rootReal, accept);
     else if (isFile && accept(path)) addFile(state, path, real);
@@ -143,7 +170,14 @@ async function walkFolder(
  */
 export async function walkPaths(
   paths: readonly string[],
-  options: { ignore?: readonly string[] | undefined; signal?: AbortSignal | undefined } = {},
+  options: {
+    ignore?: readonly string[] | undefined;
+    signal?: AbortSignal | undefined;
+    /** A symlink given as an argument must lead inside this folder (default: its own folder). */
+    root?: string | undefined;
+    /** Follow symlinks wherever they lead (default: only inside the folder or root). */
+    symlinksOutside?: boolean | undefined;
+  } = {},
 ): Promise<{ files: FoundFile[]; skipped: SkippedFile[] }> {
   const state: WalkState = {
     files: [],
@@ -152,6 +186,7 @@ export async function walkPaths(
     seen: new Map(),
     ignored: ignoreMatcher([...DEFAULT_IGNORE, ...(options.ignore ?? [])]),
     signal: options.signal,
+    symlinksOutside: options.symlinksOutside === true,
   };
   for (const argument of paths) {
     // A name with glob characters that exists (`notes [old].md`) is taken as it is.
@@ -167,6 +202,28 @@ export async function walkPaths(
       continue;
     }
     const targetReal = await realpath(target);
+    const link = await lstat(target).then(
+      (own) => own.isSymbolicLink(),
+      () => false,
+    );
+    if (link && !state.symlinksOutside) {
+      // What a shell's `docs/*.md` passes may be a symlink: it must stay inside the root.
+      const root = resolve(options.root ?? dirname(target));
+      const rootReal = await realpath(root).catch(() => root);
+      if (!within(rootReal, targetReal)) {
+        state.skipped.push({
+          path: argument,
+          code: 'symlink',
+          reason: `symlink to ${targetReal}, outside ${root}`,
+        });
+        continue;
+      }
+    }
+    const kind = specialKind(info);
+    if (kind !== undefined) {
+      skipSpecial(state, argument, link ? `symlink to ${kind}` : kind);
+      continue;
+    }
     if (info.isDirectory()) {
       // A new walk root: folders seen under another argument may be walked again from here.
       state.folders.clear();

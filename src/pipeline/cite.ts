@@ -29,7 +29,7 @@ export interface CitationFilter {
 
 // A tag names one or more ids separated by commas; an id is anything but brackets, commas
 // and line breaks (labels, chunk ids such as `refunds#0`, document paths).
-const TAG = /^\[\s*source\s*:\s*([^\[\],\n]+(?:,[^\[\],\n]+)*)\]/i;
+const TAG = /^\[\s*source\s*:([^\[\],\n]+(?:,[^\[\],\n]+)*)\]/i;
 // Text that could still become a tag when more arrives.
 const TAG_PREFIX = /^\[(?:\s*(?:s(?:o(?:u(?:r(?:c(?:e(?:\s*(?::[^\[\]\n]*)?)?)?)?)?)?)?)?)?$/i;
 

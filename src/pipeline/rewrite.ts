@@ -75,7 +75,7 @@ const ANAPHORA =
 /** Content terms of a text that can name a topic: no stop words, no framing words, no lone digits. */
 export function topicTerms(text: string): string[] {
   const terms: string[] = [];
-  for (const word of words(text.replace(/\[\s*source\s*:[^\]]*\]/gi, ' '))) {
+  for (const word of words(text.replace(/\[\s*source\s*:[^\][]*\]/gi, ' '))) {
     if (STOP_WORDS.has(word) || FRAMING_WORDS.has(word) || /^\d+$/.test(word)) continue;
     if (word.length < 2 || terms.includes(word)) continue;
     terms.push(word);
@@ -202,7 +202,7 @@ export function validateCondensed(text: string, maxLength: number): string | nul
   if (line === undefined) return null;
   const cleaned = line
     .replace(/^(?:standalone\s+)?(?:search\s+)?(?:query|question)\s*:\s*/i, '')
-    .replace(/^["'“”‘’`]+|["'“”‘’`]+$/g, '')
+    .replace(/^["'“”‘’`]+|(?<!["'“”‘’`])["'“”‘’`]+$/g, '')
     .trim();
   if (cleaned.length === 0 || cleaned.length > maxLength) return null;
   if (words(cleaned).length === 0) return null;

@@ -35,7 +35,7 @@ export interface FallbackOptions {
   readonly empty?: string | undefined;
 }
 
-const TAG = /\s*\[source:\s*[^\]]*\]/gi;
+const TAG = /(?<!\s)\s*\[source:[^\][]*\]/gi;
 
 /** A sentence worth quoting: not a heading, a table row or a lone word. */
 function isProse(sentence: string): boolean {
@@ -47,7 +47,7 @@ function cut(text: string, max: number): string {
   if (text.length <= max) return text;
   const slice = text.slice(0, Math.max(1, max - 1));
   const space = slice.lastIndexOf(' ');
-  return `${(space > max / 2 ? slice.slice(0, space) : slice).replace(/[\s,;:.-]+$/, '')}…`;
+  return `${(space > max / 2 ? slice.slice(0, space) : slice).replace(/(?<![\s,;:.-])[\s,;:.-]+$/, '')}…`;
 }
 
 /** The opening sentences of a source, without citation tags, bounded in length. */

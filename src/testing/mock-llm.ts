@@ -106,7 +106,7 @@ function split(text: string, chunking: MockLLMSettings['chunking']): string[] {
     return chunks;
   }
   // Per word, each chunk carrying the whitespace before it; trailing whitespace joins the last.
-  const chunks = text.match(/\s*\S+/g) ?? [text];
+  const chunks = text.match(/(?<!\s)\s*\S+/g) ?? [text];
   const joined = chunks.join('');
   if (joined.length < text.length) {
     chunks[chunks.length - 1] = (chunks[chunks.length - 1] ?? '') + text.slice(joined.length);

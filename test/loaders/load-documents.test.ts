@@ -182,7 +182,7 @@ describe('loadDocuments', () => {
     await expect(loadDocuments([dir], { maxTextLength: 1.5 })).rejects.toThrow(/maxTextLength/);
   });
 
-  it('reports a file that cannot be read (a socket named .txt) and loads the rest', async () => {
+  it('reports a file that is not a regular file (a socket named .txt) and loads the rest', async () => {
     writeFileSync(join(dir, 'ok.txt'), 'fine');
     const server = createServer();
     await new Promise<void>((done) => server.listen(join(dir, 'socket.txt'), done));
@@ -191,7 +191,7 @@ describe('loadDocuments', () => {
         root: dir,
       });
       expect(result.documents.map((doc) => doc.id)).toEqual(['ok.txt']);
-      expect(summary(result.skipped)).toEqual([['socket.txt', 'unreadable']]);
+      expect(summary(result.skipped)).toEqual([['socket.txt', 'special']]);
     } finally {
       await new Promise((done) => server.close(done));
     }

@@ -39,7 +39,8 @@ const ANSWER_KINDS: readonly {
   },
   {
     kind: 'money',
-    question: /\bhow\s+much\b|\bwhat\s+(?:does|do|is|are)\b.*\b(?:cost|price|fee)s?\b/i,
+    question:
+      /\bhow\s+much\b|^(?=[\s\S]*\bwhat\s+(?:does|do|is|are)\b)(?=[\s\S]*\b(?:cost|price|fee)s?\b)/i,
     answer:
       /[$€£]\s?\d|\b\d+(?:[.,]\d+)?\s*(?:euros?|dollars?|cents?|pounds?|usd|eur|gbp)\b|\bfree\b/i,
   },

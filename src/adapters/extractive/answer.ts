@@ -44,7 +44,7 @@ export const NO_SOURCES_TEXT =
 export function cite(sentence: string, label: string | undefined): string {
   if (label === undefined) return sentence;
   const tag = `[source: ${label}]`;
-  const match = /([.!?…]+["'”’)\]]*)$/.exec(sentence);
+  const match = /((?<![.!?…])[.!?…]+["'”’)\]]*)$/.exec(sentence);
   if (!match) return `${sentence} ${tag}.`;
   return `${sentence.slice(0, match.index).trimEnd()} ${tag}${match[1]}`;
 }

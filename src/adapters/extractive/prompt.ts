@@ -24,14 +24,38 @@ const QUANTITY_QUESTION =
   /\bhow\s+(?:long|much|many|often|soon|far|big|old|fast|quickly)\b|\bwhat\s+time\b/gi;
 
 // Blocks of data the engine's system prompt carries: the sources, the conversation memory.
-const DATA_BLOCK = /<(sources|conversation_memory)>[\s\S]*?<\/\1>/g;
+const DATA_BLOCKS = ['sources', 'conversation_memory'] as const;
+
+/**
+ * `text` without its `<sources>…</sources>` and `<conversation_memory>…</conversation_memory>`
+ * blocks, found with `indexOf` (a lazy pattern rescanned the rest after each unclosed opening).
+ */
+function withoutDataBlocks(text: string): string {
+  let result = text;
+  for (const name of DATA_BLOCKS) {
+    const open = `<${name}>`;
+    const close = `</${name}>`;
+    let out = '';
+    let at = 0;
+    for (;;) {
+      const start = result.indexOf(open, at);
+      if (start === -1) break;
+      const end = result.indexOf(close, start + open.length);
+      if (end === -1) break;
+      out += `${result.slice(at, start)} `;
+      at = end + close.length;
+    }
+    result = out + result.slice(at);
+  }
+  return result;
+}
 
 /**
  * The system prompt without the data it carries (the sources, the conversation memory): a
  * source or a memory that mentions summaries does not ask for one.
  */
 export function instructionsOf(system: string, sources: readonly PromptSource[]): string {
-  let instructions = system.replace(DATA_BLOCK, ' ');
+  let instructions = withoutDataBlocks(system);
   for (const source of sources) instructions = instructions.split(source.text).join(' ');
   return instructions;
 }
@@ -45,7 +69,7 @@ export function lastUserMessage(messages: readonly LLMMessage[]): LLMMessage | u
 }
 
 /** A citation tag (`[source: S1]`) in a question or a sentence. */
-export const CITATION = /\s*\[\s*source\s*:[^\]]*\]/gi;
+export const CITATION = /(?<!\s)\s*\[\s*source\s*:[^\][]*\]/gi;
 
 /** Stemmed content terms of the question, without instruction words. */
 export function questionTerms(question: string, wantsSummary: boolean): string[] {

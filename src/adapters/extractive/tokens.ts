@@ -61,7 +61,7 @@ export function inputText(request: LLMRequest): string {
  * plus the white space after it. They concatenate exactly to `text`.
  */
 export function splitDeltas(text: string): string[] {
-  return text.match(/\s*(?:\[\s*source\s*:[^\]]*\]|\S)+\s*|\s+/gi) ?? [];
+  return text.match(/(?:^\s*)?(?:\[\s*source\s*:[^\][]*\]|\S)+\s*|\s+/gi) ?? [];
 }
 
 /** The longest prefix of whole deltas within `maxTokens`, and whether it was cut. */

@@ -5,6 +5,7 @@
  * @module
  */
 import { ConfigError } from '../../errors/index.js';
+import { trimTrailing } from '../../util/trim-trailing.js';
 
 /** A `ConfigError` for one invalid setting of a provider adapter. */
 export function invalidSetting(provider: string, path: string, message: string): ConfigError {
@@ -43,5 +44,5 @@ export function checkBaseURL(provider: string, path: string, value: string): str
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw invalidSetting(provider, path, `must be an http(s) URL, got '${value}'`);
   }
-  return value.replace(/\/+$/, '');
+  return trimTrailing(value, '/');
 }

@@ -45,6 +45,7 @@ import {
   checkTopP,
   invalidSetting,
 } from '../http/settings.js';
+import { trimTrailing } from '../../util/trim-trailing.js';
 
 export type { FetchFunction, HeaderValues } from '../http/post-json.js';
 
@@ -123,7 +124,7 @@ export function normalizeOllamaHost(host: string): string {
     if (url.port === '' && !/:\d+(\/|$)/.test(value.replace(/^[a-z]+:\/\//i, ''))) {
       if (url.protocol === 'http:') url.port = '11434';
     }
-    return url.toString().replace(/\/+$/, '');
+    return trimTrailing(url.toString(), '/');
   } catch {
     return value;
   }
@@ -316,7 +317,7 @@ export function createOllamaEmbeddings(settings: OllamaEmbeddingsSettings = {}):
   checkNonEmpty(name, 'model', model);
   checkPositiveInteger(name, 'dimensions', settings.dimensions);
   checkPositiveInteger(name, 'maxBatchSize', settings.maxBatchSize);
-  const dimensions = settings.dimensions ?? EMBEDDING_DIMENSIONS[model.replace(/:.*$/, '')];
+  const dimensions = settings.dimensions ?? EMBEDDING_DIMENSIONS[model.split(':')[0]!];
   if (dimensions === undefined) {
     throw invalidSetting(
       name,

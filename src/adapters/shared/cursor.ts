@@ -5,13 +5,14 @@
  */
 import type { SessionRecord } from '../../ports/chat-records.js';
 import { invalid } from './validate.js';
+import { trimTrailing } from '../../util/trim-trailing.js';
 
 /** The opaque `listSessions` cursor: the (createdAt, id) of a page's last session. */
 export function encodeCursor(session: Pick<SessionRecord, 'createdAt' | 'id'>): string {
   const bytes = new TextEncoder().encode(JSON.stringify([session.createdAt, session.id]));
   let binary = '';
   for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return trimTrailing(btoa(binary).replace(/\+/g, '-').replace(/\//g, '_'), '=');
 }
 
 /** The position a cursor names; `ValidationError` for anything `encodeCursor` did not make. */

@@ -97,7 +97,7 @@ export function withSourceIds(
 export /** Citation tags have no meaning outside the turn that produced them. */
 function cleanSummary(text: string): string {
   return text
-    .replace(/\s*\[\s*source\s*:[^\]]*\]/gi, '')
+    .replace(/(?<!\s)\s*\[\s*source\s*:[^\][]*\]/gi, '')
     .replace(/^\s*(?:summary\s*:)\s*/i, '')
     .trim();
 }

@@ -33,8 +33,8 @@ function citedLabels(text: string): string[] {
 /** A text without its citation tags, with the white space they leave behind folded. */
 export function stripTags(text: string): string {
   return text
-    .replace(/\s*\[\s*source\s*:[^\]]*\]/gi, '')
-    .replace(/[ \t]+([.!?,;:…])/g, '$1')
+    .replace(/(?<!\s)\s*\[\s*source\s*:[^\][]*\]/gi, '')
+    .replace(/(?<![ \t])[ \t]+([.!?,;:…])/g, '$1')
     .replace(/[ \t]{2,}/g, ' ')
     .trim();
 }

@@ -243,7 +243,7 @@ export function redefinedAbbreviation(
 }
 
 // A word and the abbreviation in brackets after it: "erythematosus (SLE)".
-const BRACKETED = /([\p{L}\p{N}-]+)\s?\(([\p{L}\p{N}][\p{L}\p{N}+\-/]*)\)/gu;
+const BRACKETED = /(?<![\p{L}\p{N}-])([\p{L}\p{N}-]+)\s?\(([\p{L}\p{N}][\p{L}\p{N}+\-/]*)\)/gu;
 
 // Acronyms of an analysed source with their counts, computed once per source.
 const acronymCache = new WeakMap<readonly AnalysedSentence[], ReadonlyMap<string, number>>();

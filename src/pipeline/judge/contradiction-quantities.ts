@@ -223,7 +223,7 @@ const NAMED_NUMBER = /(?<![\p{L}\d.,\-·/])(\d+(?:\.\d+)?)(?![\p{L}\d]|[.,·]\d)
  */
 export function renamedNumber(claim: string, sourceText: string): number {
   for (const match of claim.matchAll(NAMED_NUMBER)) {
-    const word = /([\p{L}]{2,})[\s-]$/u.exec(
+    const word = /(?<!\p{L})(\p{L}{2,})[\s-]$/u.exec(
       claim.slice(Math.max(0, match.index - 30), match.index),
     );
     if (!word || STOP_WORDS.has(word[1]!.toLowerCase())) continue;

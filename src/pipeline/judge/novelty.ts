@@ -211,7 +211,7 @@ export function novelNumber(claim: string, source: NoveltySource): string | unde
     const value = Number(raw.replace(/,(?=\d{3}\b)/g, '').replace(',', '.'));
     if (!values.has(value)) return raw;
     // The word naming the number ("Type 1", "kinase 3"): the source must give it this number.
-    const word = /([\p{L}]{2,})[\s-]$/u.exec(
+    const word = /(?<!\p{L})(\p{L}{2,})[\s-]$/u.exec(
       claim.slice(Math.max(0, match.index - 30), match.index),
     );
     if (!word || STOP_WORDS.has(word[1]!.toLowerCase())) continue;

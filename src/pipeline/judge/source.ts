@@ -139,7 +139,7 @@ export function termsOf(text: string): string[] {
 export const prefixOf = (term: string): string =>
   term.length > PREFIX_LENGTH + 1 && !HAS_DIGIT.test(term) ? term.slice(0, PREFIX_LENGTH) : term;
 
-const ACRONYM = /\b[A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*\b/g;
+const ACRONYM = /\b[A-Z](?=[A-Za-z0-9]*[A-Z0-9])[A-Za-z0-9]*\b/g;
 
 /** Acronyms and other mixed-case tokens with two capitals or digits ("BBB", "Gpr124", "IL-6"). */
 function acronymsOf(text: string): string[] {

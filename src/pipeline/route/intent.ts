@@ -50,7 +50,7 @@ const RULES: Readonly<Record<Exclude<Intent, 'hybrid'>, readonly [RegExp, number
       1,
     ],
     [
-      /\b(between .+ and|associated with|impact of .+ on|effect of .+ on|leads? to|caused? by)\b/i,
+      /\b(between .{1,200}? and|associated with|impact of .{1,200}? on|effect of .{1,200}? on|leads? to|caused? by)\b/i,
       0.6,
     ],
   ],

@@ -52,7 +52,7 @@ function phrasesOf(message: string): string[] {
   return message
     .toLowerCase()
     .replace(/[’`]/g, "'")
-    .split(/[.,!;:…\n()\-–—~*]+|\p{Extended_Pictographic}|\s+(?=(?:and|but)\s)/u)
+    .split(/[.,!;:…\n()\-–—~*]+|\p{Extended_Pictographic}|(?<!\s)\s+(?=(?:and|but)\s)/u)
     .map((part) =>
       part
         .replace(/[^\p{L}\p{N}'\s]/gu, ' ')

@@ -1,0 +1,114 @@
+/**
+ * Regular expressions of `src/` checked for super-linear backtracking (issue 28) with `recheck`,
+ * a ReDoS analyser that runs offline (its native build, else its JavaScript one). Every regex
+ * literal and every `new RegExp('…', '…')` / `RegExp('…')` with literal arguments is checked.
+ * `test/package/regex-complexity.test.ts` runs it in CI; `npm run check:regex` prints the report.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { check, type Diagnostics } from 'recheck';
+import ts from 'typescript';
+
+/** One regular expression written in the sources. */
+export interface FoundRegex {
+  /** `file:line`, the file relative to the repository. */
+  readonly where: string;
+  readonly source: string;
+  readonly flags: string;
+}
+
+/** What the analyser said of one. */
+export interface RegexVerdict extends FoundRegex {
+  readonly status: Diagnostics['status'];
+  /** The complexity (`2nd degree polynomial`, `exponential`) or the reason it is unknown. */
+  readonly detail: string;
+  /** An input that makes it backtrack, when vulnerable. */
+  readonly attack?: string | undefined;
+}
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Every regex literal and `RegExp` construction with literal arguments under `dir`. */
+export function findRegexes(dir = join(ROOT, 'src')): FoundRegex[] {
+  const found: FoundRegex[] = [];
+  for (const file of sourceFiles(dir)) {
+    const text = readFileSync(file, 'utf8');
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const where = (node: ts.Node) =>
+      `${relative(ROOT, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
+    const visit = (node: ts.Node): void => {
+      if (ts.isRegularExpressionLiteral(node)) {
+        const literal = node.text;
+        const slash = literal.lastIndexOf('/');
+        found.push({
+          where: where(node),
+          source: literal.slice(1, slash),
+          flags: literal.slice(slash + 1),
+        });
+      } else if (
+        (ts.isNewExpression(node) || ts.isCallExpression(node)) &&
+        ts.isIdentifier(node.expression) &&
+        node.expression.text === 'RegExp'
+      ) {
+        const [pattern, flags] = node.arguments ?? [];
+        if (pattern && ts.isStringLiteralLike(pattern)) {
+          found.push({
+            where: where(node),
+            source: pattern.text,
+            flags: flags && ts.isStringLiteralLike(flags) ? flags.text : '',
+          });
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return found;
+}
+
+/** Checks each regex (`timeout` ms each); unknown verdicts (timeouts) are reported as such. */
+export async function checkRegexes(
+  regexes: readonly FoundRegex[],
+  timeout = 10_000,
+): Promise<RegexVerdict[]> {
+  const verdicts: RegexVerdict[] = [];
+  for (const regex of regexes) {
+    // The `g`/`y` flags do not change what one match attempt costs; recheck refuses some.
+    const flags = regex.flags.replace(/[gyd]/g, '');
+    // A fixed seed: recheck's fuzzer is random, and a check in CI must give the same verdicts.
+    const result = await check(regex.source, flags, { timeout, randomSeed: 28 });
+    if (result.status === 'vulnerable') {
+      verdicts.push({
+        ...regex,
+        status: result.status,
+        detail: result.complexity.summary,
+        attack: result.attack.pattern,
+      });
+    } else if (result.status === 'unknown') {
+      verdicts.push({ ...regex, status: result.status, detail: result.error.kind });
+    } else {
+      verdicts.push({ ...regex, status: result.status, detail: result.complexity.summary });
+    }
+  }
+  return verdicts;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
+  const verdicts = await checkRegexes(findRegexes());
+  const bad = verdicts.filter((verdict) => verdict.status !== 'safe');
+  for (const verdict of bad) {
+    console.log(
+      `${verdict.status}: ${verdict.where} /${verdict.source}/${verdict.flags} — ${verdict.detail}${verdict.attack ? ` (attack: ${verdict.attack})` : ''}`,
+    );
+  }
+  console.log(`${verdicts.length} regular expressions, ${bad.length} not proven safe`);
+  process.exitCode = verdicts.some((verdict) => verdict.status === 'vulnerable') ? 1 : 0;
+}
