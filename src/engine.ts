@@ -14,6 +14,7 @@ import {
   createFeedbackOperation,
 } from './engine/feedback.js';
 import { createEngineParts, createLazyRuntime } from './engine/runtime.js';
+import { createErasure, type UserErasureReport } from './engine/erasure.js';
 import { createEndSession, createSessionOperations } from './engine/sessions.js';
 import { runTurn } from './pipeline/turn.js';
 import type { FeedbackRecord, SessionRecord, TrajectoryRecord } from './ports/chat-records.js';
@@ -36,7 +37,7 @@ import { KeyedLock } from './util/keyed-lock.js';
 import { attachLogger } from './logger.js';
 import { TURN_SPAN, traceEngineCalls, traceOperation } from './util/tracing.js';
 
-export type { IngestOptions };
+export type { IngestOptions, UserErasureReport };
 
 /** A retrieval-augmented chat engine. Create one with `createChatEngine(config)`. */
 export interface ChatEngine {
@@ -61,6 +62,19 @@ export interface ChatEngine {
    * embedded) and its learning records (trajectories, steps, feedback).
    */
   deleteSession(params: { sessionId: string; userId: string }): Promise<void>;
+  /**
+   * Erases a user: every session with its messages and summaries, recall records, feedback,
+   * trajectories, the corrections they ingested and their learned-boost events, from every
+   * store the engine uses. Returns what was removed. Run it once the user can no longer
+   * start turns (a turn running meanwhile may store a message after it).
+   *
+   * @example
+   * ```ts
+   * const report = await engine.deleteUser({ userId: 'user-42' });
+   * report.messages; // messages removed
+   * ```
+   */
+  deleteUser(params: { userId: string }): Promise<UserErasureReport>;
   /** Runs one turn and returns the whole answer. */
   chat(request: ChatRequest): Promise<ChatResponse>;
   /** Runs one turn, streaming its parts. */
@@ -131,17 +145,19 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
   const endSession = createEndSession(base, events);
   const lazy = createLazyRuntime(resolved, events, parts, { endSession, afterTurn });
   const { runtime } = lazy;
+  const clearTextCaches = (): void => {
+    parts.clearQueryCaches();
+    lazy.clearCountCache();
+  };
+  const erasure = createErasure({ resolved, parts, lock, runtime, clearTextCaches });
   const sessions = createSessionOperations({
     resolved,
     events,
     base,
     lock,
-    runtime,
+    eraseSessionRecords: erasure.eraseSessionRecords,
     endSession,
-    clearTextCaches: () => {
-      parts.clearQueryCaches();
-      lazy.clearCountCache();
-    },
+    clearTextCaches,
   });
   // Sessions a store evicts on its own (`maxSessions`, `idleTtlMs`) are purged the same way in
   // the background, under the session's lock: after a turn still running on it.
@@ -167,6 +183,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
       pullFeedbackIfDue: () => feedbackSync?.pullIfDue(),
     }),
     ...sessions.operations,
+    deleteUser: erasure.deleteUser,
 
     // The turn span starts in the call itself, so the caller's current span is its parent.
     chat(request) {

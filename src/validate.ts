@@ -159,6 +159,12 @@ export const sessionRefSchema = lazySchema(() => {
   return z.strictObject({ sessionId: id, userId: id });
 });
 
+/** Identifies a user (`engine.deleteUser`). */
+export const userRefSchema = lazySchema(() => {
+  const { id } = pieces();
+  return z.strictObject({ userId: id });
+});
+
 /** `engine.listSessions(params)`. */
 export const listSessionsSchema = lazySchema(() => {
   const { text, id } = pieces();
@@ -331,6 +337,8 @@ export const feedbackSchema = lazySchema(() => {
     correctedContent: z.optional(text().check(z.minLength(1), z.maxLength(20_000))),
     /** Also ingest the correction as a document (linked to the message in the graph). */
     ingestCorrection: z.optional(z.boolean()),
+    /** Make the ingested correction visible to every user (default: its author's only). */
+    publishCorrection: z.optional(z.boolean()),
   });
 });
 

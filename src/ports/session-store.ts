@@ -133,6 +133,21 @@ export interface SessionStore {
    * listener. A listener that throws does not affect the store.
    */
   onEvict?(listener: SessionEvictionListener): () => void;
+  /**
+   * Optional: deletes every session of a user with all their messages (summaries and sources
+   * included) and returns what was removed; an unknown user removes nothing. The engine's
+   * `deleteUser` calls it after deleting the sessions it listed, so that a session created
+   * meanwhile goes too. Not reported to `onEvict` listeners.
+   */
+  deleteUser?(userId: string, options?: CallOptions): Promise<UserSessionsDeletion>;
+}
+
+/** What `SessionStore.deleteUser` removed. */
+export interface UserSessionsDeletion {
+  /** Sessions removed. */
+  readonly sessions: number;
+  /** Messages removed (summaries included). */
+  readonly messages: number;
 }
 
 /** Receives the ids of sessions a store evicted on its own (see `SessionStore.onEvict`). */

@@ -8,6 +8,7 @@ import {
   makeSession,
   type SessionStoreCaseContext,
 } from './session-store/fixtures.js';
+import { deleteUserCases } from './session-store/delete-user.js';
 import { findMessageCases } from './session-store/find-message.js';
 import { idempotencyCases } from './session-store/idempotency.js';
 import { listSessionsCases } from './session-store/list-sessions.js';
@@ -24,7 +25,7 @@ import {
 } from './shared.js';
 
 /** Parts of the `SessionStore` contract an adapter may lack (see {@link SkipReasons}). */
-export type SessionStoreCapability = 'abort';
+export type SessionStoreCapability = 'abort' | 'deleteUser';
 
 /** Options of {@link testSessionStore}. */
 export interface SessionStoreSuiteOptions extends SuiteOptions<SessionStore> {
@@ -94,6 +95,7 @@ export function testSessionStore(options: SessionStoreSuiteOptions): void {
     summaryCases(context);
     idempotencyCases(context);
     findMessageCases(context);
+    deleteUserCases(context, skip.deleteUser);
 
     it.skipIf(skip.abort)(
       titled("rejects calls with an aborted signal with code 'aborted'", skip.abort),

@@ -211,6 +211,20 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
       return true;
     },
 
+    async deleteUser(userId: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      requireString(userId, 'userId');
+      let removedSessions = 0;
+      let removedMessages = 0;
+      for (const [id, stored] of [...sessions]) {
+        if (stored.record.userId !== userId) continue;
+        removedMessages += stored.messageIds.length;
+        removedSessions++;
+        evict(id, stored);
+      }
+      return { sessions: removedSessions, messages: removedMessages };
+    },
+
     async listSessions(options: ListSessionsOptions): Promise<SessionPage> {
       throwIfAborted(options?.signal);
       requireString(options?.userId, 'userId');

@@ -197,6 +197,23 @@ export function createPostgresSessionStore(
       });
     },
 
+    async deleteUser(userId: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      requireString(userId, 'userId');
+      const owned = `SELECT id FROM ${t('sessions')} WHERE user_id = $1`;
+      return transaction(pool, async (client) => {
+        await client.query(`DELETE FROM ${t('feedback')} WHERE session_id IN (${owned})`, [userId]);
+        const messages = await client.query(
+          `DELETE FROM ${t('messages')} WHERE session_id IN (${owned})`,
+          [userId],
+        );
+        const sessions = await client.query(`DELETE FROM ${t('sessions')} WHERE user_id = $1`, [
+          userId,
+        ]);
+        return { sessions: sessions.rowCount ?? 0, messages: messages.rowCount ?? 0 };
+      });
+    },
+
     async listSessions(options: ListSessionsOptions): Promise<SessionPage> {
       throwIfAborted(options?.signal);
       requireString(options?.userId, 'userId');

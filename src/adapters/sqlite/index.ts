@@ -1,7 +1,8 @@
 /**
  * `cortexis/sqlite`: `SessionStore`, `LearningSink`, `GraphStore` and an FTS5 `KeywordIndex`
  * on one SQLite file, with better-sqlite3 (an optional peer dependency, imported on first
- * use; pass `library` or `database` to inject it). WAL journal, foreign keys on, one
+ * use; pass `library` or `database` to inject it). WAL journal, foreign keys on,
+ * `secure_delete` on and a WAL checkpoint after each session or user deletion, one
  * transaction per write (a turn's message, its sources and the session totals commit
  * together), versioned migrations that upgrade an existing file.
  *
@@ -131,6 +132,8 @@ export async function createSqliteStores(settings: SqliteStoresSettings): Promis
     database.pragma('journal_mode = WAL');
     database.pragma(`synchronous = ${synchronous.toUpperCase()}`);
     database.pragma('foreign_keys = ON');
+    // Deleted rows are overwritten with zeros, not left in free pages (erasure must erase).
+    database.pragma('secure_delete = ON');
     if (migrate) {
       migrateSqlite(database);
     } else if (schemaVersion(database) !== LATEST_SCHEMA_VERSION) {
