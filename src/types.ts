@@ -288,6 +288,8 @@ export interface SearchOptions {
   readonly searchDepth?: 'shallow' | 'medium' | 'deep' | undefined;
   /** Only sources whose metadata matches. */
   readonly filter?: MetadataFilter | undefined;
+  /** The user searching: their own ingested corrections are included (never another user's). */
+  readonly userId?: string | undefined;
   /** Cancels the search. */
   readonly signal?: AbortSignal | undefined;
 }

@@ -249,11 +249,12 @@ function chatHistory(maxMessageLength: number) {
 
 /** `engine.search(query, options)`. */
 export const searchOptionsSchema = lazySchema(() => {
-  const { searchDepth, filter, signal } = pieces();
+  const { searchDepth, filter, signal, id } = pieces();
   return z.strictObject({
     k: z.optional(intRange(1, 1000)),
     searchDepth: z.optional(searchDepth),
     filter: z.optional(filter),
+    userId: z.optional(id),
     signal: z.optional(signal),
   });
 });

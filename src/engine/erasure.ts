@@ -70,11 +70,19 @@ export function createErasure(options: ErasureOptions) {
       const batch = messageIds.slice(start, start + BATCH);
       const documentIds = batch.map(correctionDocumentId);
       removed += await deleteDocuments(base, namespace, documentIds);
-      await graphIndexer?.remove(namespace, documentIds);
-      await graphStore?.deleteNodes(
-        namespace,
-        batch.map((id) => `message:${id}`),
-      );
+      if (graphIndexer && graphStore) {
+        // The term nodes of a correction hold its words: those no other chunk shares go too.
+        const snapshot = await graphIndexer.snapshot(namespace, documentIds);
+        await graphIndexer.remove(namespace, documentIds);
+        const terms = snapshot.nodes.filter((node) => node.type === 'term');
+        const orphans: string[] = [];
+        for (const term of terms) {
+          const around = await graphStore.neighbors(namespace, term.id, { depth: 1, limit: 1 });
+          if (around.length === 0) orphans.push(term.id);
+        }
+        orphans.push(...batch.map((id) => `message:${id}`));
+        await graphStore.deleteNodes(namespace, orphans);
+      }
     }
     return removed;
   };

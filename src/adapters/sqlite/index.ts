@@ -141,6 +141,14 @@ export async function createSqliteStores(settings: SqliteStoresSettings): Promis
         `the SQLite file has schema version ${schemaVersion(database)}, expected ${LATEST_SCHEMA_VERSION} (migrate is off)`,
       );
     }
+    // FTS5 keeps a deleted record's terms in its index segments until a merge, unless its
+    // own `secure-delete` option is set (SQLite 3.42+; stored in the index, so set once).
+    const fts = database
+      .prepare("SELECT v FROM keyword_fts_config WHERE k = 'secure-delete'")
+      .get() as { v: number } | undefined;
+    if (fts?.v !== 1) {
+      database.exec("INSERT INTO keyword_fts (keyword_fts, rank) VALUES ('secure-delete', 1)");
+    }
   } catch (error) {
     if (owned) database.close();
     throw error;
