@@ -16,6 +16,7 @@ import {
 import { createEngineParts, createLazyRuntime } from './engine/runtime.js';
 import { createErasure, type UserErasureReport } from './engine/erasure.js';
 import { createEndSession, createSessionOperations } from './engine/sessions.js';
+import { withTurnLease } from './engine/turn-lease.js';
 import { runTurn } from './pipeline/turn.js';
 import type { FeedbackRecord, SessionRecord, TrajectoryRecord } from './ports/chat-records.js';
 import type { SessionPage } from './ports/session-store.js';
@@ -168,9 +169,12 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
   });
 
   // Turns on one session run one at a time, in call order; other sessions run in parallel.
+  // Across engines sharing the session store, its turn lease orders them (`withTurnLease`).
   const serialized = <T>(request: ChatRequest, task: () => Promise<T>): Promise<T> => {
     const key = typeof request?.sessionId === 'string' ? request.sessionId : undefined;
-    return key === undefined || request.mode === 'query' ? task() : lock.run(key, task);
+    return key === undefined || request.mode === 'query'
+      ? task()
+      : lock.run(key, () => withTurnLease(base.sessionStore, events, key, request.signal, task));
   };
 
   const engine: ChatEngine = {

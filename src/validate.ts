@@ -165,6 +165,9 @@ export const userRefSchema = lazySchema(() => {
   return z.strictObject({ userId: id });
 });
 
+/** A session id alone (the key of a session's turn lease). */
+export const sessionIdSchema = lazySchema(() => pieces().id);
+
 /** `engine.listSessions(params)`. */
 export const listSessionsSchema = lazySchema(() => {
   const { text, id } = pieces();

@@ -15,6 +15,7 @@ import { listSessionsCases } from './session-store/list-sessions.js';
 import { messageCases } from './session-store/messages.js';
 import { sessionCases } from './session-store/sessions.js';
 import { summaryCases } from './session-store/summaries.js';
+import { turnLeaseCases } from './session-store/turn-lease.js';
 import {
   abortedSignal,
   expectErrorCode,
@@ -25,7 +26,7 @@ import {
 } from './shared.js';
 
 /** Parts of the `SessionStore` contract an adapter may lack (see {@link SkipReasons}). */
-export type SessionStoreCapability = 'abort' | 'deleteUser';
+export type SessionStoreCapability = 'abort' | 'deleteUser' | 'turnLease';
 
 /** Options of {@link testSessionStore}. */
 export interface SessionStoreSuiteOptions extends SuiteOptions<SessionStore> {
@@ -96,6 +97,7 @@ export function testSessionStore(options: SessionStoreSuiteOptions): void {
     idempotencyCases(context);
     findMessageCases(context);
     deleteUserCases(context, skip.deleteUser);
+    turnLeaseCases(context, skip.turnLease);
 
     it.skipIf(skip.abort)(
       titled("rejects calls with an aborted signal with code 'aborted'", skip.abort),

@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError, throwIfAborted } from '../../errors/index
 import type { CallOptions } from '../../ports/common.js';
 import type { MessageRecord, SessionRecord, SessionStatsDelta } from '../../ports/chat-records.js';
 import type {
+  AcquireTurnOptions,
   ListMessagesOptions,
   CountMessagesOptions,
   ListSessionsOptions,
@@ -38,6 +39,7 @@ import {
   validateStats,
   validateSummary,
 } from '../shared/validate.js';
+import { acquireLease, type LeaseOperations } from '../shared/turn-lease.js';
 import { checkpointAfterDelete, type SqliteDatabase } from './database.js';
 
 /** True for a primary-key or unique-constraint violation. */
@@ -229,6 +231,29 @@ export function createSqliteSessionStore(database: SqliteDatabase, name = 'sqlit
     return statement.deleteSession.run(id).changes > 0;
   });
 
+  const lease = {
+    take: database.prepare(
+      `INSERT INTO turn_leases (session_id, holder, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (session_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+       WHERE turn_leases.expires_at < ?`,
+    ),
+    renew: database.prepare(
+      'UPDATE turn_leases SET expires_at = ? WHERE session_id = ? AND holder = ?',
+    ),
+    release: database.prepare('DELETE FROM turn_leases WHERE session_id = ? AND holder = ?'),
+  };
+  const leaseOperations: LeaseOperations = {
+    async tryAcquire(sessionId, holder, now, expiresAt) {
+      return lease.take.run(sessionId, holder, expiresAt, now).changes > 0;
+    },
+    async renew(sessionId, holder, expiresAt) {
+      lease.renew.run(expiresAt, sessionId, holder);
+    },
+    async release(sessionId, holder) {
+      lease.release.run(sessionId, holder);
+    },
+  };
+
   // Explicit deletes, not the cascades: a database opened without `foreign_keys = ON` has none.
   const removeUser = database.transaction((userId: string) => {
     const messages = (statement.countUserMessages.get(userId) as { count: number }).count;
@@ -291,6 +316,10 @@ export function createSqliteSessionStore(database: SqliteDatabase, name = 'sqlit
       const removed = remove(id);
       if (removed) checkpointAfterDelete(database);
       return removed;
+    },
+
+    acquireTurn(sessionId: string, options?: AcquireTurnOptions) {
+      return acquireLease(leaseOperations, sessionId, options);
     },
 
     async deleteUser(userId: string, options?: CallOptions) {
