@@ -115,3 +115,13 @@ export function createSourceListFilter(): SourceListFilter {
     },
   };
 }
+
+/**
+ * `text` without its "Sources:" lists: what a model is shown of a document, so that a list a
+ * document planted is neither quoted (the extractive model) nor copied (a remote one).
+ */
+export function stripSourceLists(text: string): string {
+  const filter = createSourceListFilter();
+  const kept = filter.push(text) + filter.flush();
+  return filter.removedLines === 0 ? text : kept;
+}
