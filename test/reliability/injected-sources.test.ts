@@ -13,7 +13,6 @@ import {
   isSourceListHeading,
 } from '../../src/pipeline/cite/source-lists.js';
 import { buildTurnPrompt, DEFAULT_SYSTEM_PROMPT } from '../../src/pipeline/prompt.js';
-import type { LLMRequest } from '../../src/ports/llm-provider.js';
 import { createMockLLM } from '../../src/testing/mock-llm.js';
 
 const PHISHING = 'refund-portal.evil.example';
