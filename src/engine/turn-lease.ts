@@ -4,6 +4,7 @@
  * other processes sharing the store wait for it (within one engine, the engine's own lock
  * already orders them). Each answer is then stored right after its question.
  */
+import { AbortError } from '../errors/index.js';
 import type { EngineEmitter } from '../events.js';
 import type { SessionStore } from '../ports/session-store.js';
 import { safeParse } from '../util/schema.js';
@@ -19,7 +20,15 @@ export async function withTurnLease<T>(
 ): Promise<T> {
   // An id the turn will refuse takes no lease: nothing is written before the refusal.
   if (!store.acquireTurn || !safeParse(sessionIdSchema(), sessionId).success) return task();
-  const lease = await store.acquireTurn(sessionId, signal instanceof AbortSignal ? { signal } : {});
+  let lease;
+  try {
+    lease = await store.acquireTurn(sessionId, signal instanceof AbortSignal ? { signal } : {});
+  } catch (error) {
+    // Aborted before or while waiting: the turn itself reports the abort (as a stream part,
+    // too) and stores nothing, so it runs and stops at its first check.
+    if (AbortError.isInstance(error)) return task();
+    throw error;
+  }
   try {
     return await task();
   } finally {
