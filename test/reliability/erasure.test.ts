@@ -317,3 +317,42 @@ describe('engine.deleteUser refuses a bad user id before deleting anything', () 
     );
   });
 });
+
+describe('the new inputs refuse hostile values', () => {
+  it.each([
+    ['NUL', 'alice\u0000'],
+    ['a lone surrogate', 'alice\uDC00'],
+    ['a huge id', 'a'.repeat(100_000)],
+    ['a non-string', { toString: () => 'alice' }],
+  ])('search userId with %s', async (_name, userId) => {
+    const engine = createChatEngine();
+    await engine.ingest(handbook);
+    await expect(engine.search('refunds', { userId } as { userId: string })).rejects.toMatchObject({
+      code: 'validation_error',
+    });
+  });
+
+  it.each([
+    ['a string', 'yes'],
+    ['a number', 1],
+    ['null', null],
+  ])(
+    'feedback publishCorrection as %s, before anything is stored',
+    async (_name, publishCorrection) => {
+      const { engine, llm } = await engineOn({ vectorStore: createMemoryVectorStore() });
+      const answer = await ask(engine, llm, 'alice');
+      await expect(
+        engine.feedback({
+          messageId: answer.messageId,
+          userId: 'alice',
+          rating: 'bad',
+          correctedContent: CORRECTION,
+          ingestCorrection: true,
+          publishCorrection,
+        } as never),
+      ).rejects.toMatchObject({ code: 'validation_error' });
+      const hits = await engine.search(QUESTION, { k: 10, userId: 'alice' });
+      expect(hits.map((hit) => hit.documentId)).not.toContain(`correction:${answer.messageId}`);
+    },
+  );
+});
