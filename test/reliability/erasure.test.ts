@@ -323,7 +323,7 @@ describe('the new inputs refuse hostile values', () => {
     ['NUL', 'alice\u0000'],
     ['a lone surrogate', 'alice\uDC00'],
     ['a huge id', 'a'.repeat(100_000)],
-    ['a non-string', { toString: () => 'alice' }],
+    ['a non-string', { toString: (): string => 'alice' }],
   ])('search userId with %s', async (_name, userId) => {
     const engine = createChatEngine();
     await engine.ingest(handbook);
