@@ -154,7 +154,7 @@ export interface SessionStore {
 /** Options of `SessionStore.acquireTurn`. */
 export interface AcquireTurnOptions extends CallOptions {
   /**
-   * How long the lease lasts without renewal, ms (default 30,000): how long a crashed holder
+   * How long the lease lasts without renewal, ms (default 10,000): how long a crashed holder
    * can keep a session waiting. The holder renews it every third of that.
    */
   readonly ttlMs?: number | undefined;

@@ -10,7 +10,7 @@ import { ulid } from '../../util/ids.js';
 import { requireString } from './validate.js';
 
 /** Default time to live of a turn lease, ms. */
-export const DEFAULT_TURN_LEASE_TTL_MS = 30_000;
+export const DEFAULT_TURN_LEASE_TTL_MS = 10_000;
 
 /** The atomic operations of a store's lease. Times are ms since the epoch. */
 export interface LeaseOperations {
