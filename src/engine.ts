@@ -14,7 +14,9 @@ import {
   createFeedbackOperation,
 } from './engine/feedback.js';
 import { createEngineParts, createLazyRuntime } from './engine/runtime.js';
+import { createErasure, type UserErasureReport } from './engine/erasure.js';
 import { createEndSession, createSessionOperations } from './engine/sessions.js';
+import { withTurnLease } from './engine/turn-lease.js';
 import { runTurn } from './pipeline/turn.js';
 import type { FeedbackRecord, SessionRecord, TrajectoryRecord } from './ports/chat-records.js';
 import type { SessionPage } from './ports/session-store.js';
@@ -36,7 +38,7 @@ import { KeyedLock } from './util/keyed-lock.js';
 import { attachLogger } from './logger.js';
 import { TURN_SPAN, traceEngineCalls, traceOperation } from './util/tracing.js';
 
-export type { IngestOptions };
+export type { IngestOptions, UserErasureReport };
 
 /** A retrieval-augmented chat engine. Create one with `createChatEngine(config)`. */
 export interface ChatEngine {
@@ -61,6 +63,19 @@ export interface ChatEngine {
    * embedded) and its learning records (trajectories, steps, feedback).
    */
   deleteSession(params: { sessionId: string; userId: string }): Promise<void>;
+  /**
+   * Erases a user: every session with its messages and summaries, recall records, feedback,
+   * trajectories, the corrections they ingested and their learned-boost events, from every
+   * store the engine uses. Returns what was removed. Run it once the user can no longer
+   * start turns (a turn running meanwhile may store a message after it).
+   *
+   * @example
+   * ```ts
+   * const report = await engine.deleteUser({ userId: 'user-42' });
+   * report.messages; // messages removed
+   * ```
+   */
+  deleteUser(params: { userId: string }): Promise<UserErasureReport>;
   /** Runs one turn and returns the whole answer. */
   chat(request: ChatRequest): Promise<ChatResponse>;
   /** Runs one turn, streaming its parts. */
@@ -131,17 +146,19 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
   const endSession = createEndSession(base, events);
   const lazy = createLazyRuntime(resolved, events, parts, { endSession, afterTurn });
   const { runtime } = lazy;
+  const clearTextCaches = (): void => {
+    parts.clearQueryCaches();
+    lazy.clearCountCache();
+  };
+  const erasure = createErasure({ resolved, parts, lock, runtime, clearTextCaches });
   const sessions = createSessionOperations({
     resolved,
     events,
     base,
     lock,
-    runtime,
+    eraseSessionRecords: erasure.eraseSessionRecords,
     endSession,
-    clearTextCaches: () => {
-      parts.clearQueryCaches();
-      lazy.clearCountCache();
-    },
+    clearTextCaches,
   });
   // Sessions a store evicts on its own (`maxSessions`, `idleTtlMs`) are purged the same way in
   // the background, under the session's lock: after a turn still running on it.
@@ -152,9 +169,12 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
   });
 
   // Turns on one session run one at a time, in call order; other sessions run in parallel.
+  // Across engines sharing the session store, its turn lease orders them (`withTurnLease`).
   const serialized = <T>(request: ChatRequest, task: () => Promise<T>): Promise<T> => {
     const key = typeof request?.sessionId === 'string' ? request.sessionId : undefined;
-    return key === undefined || request.mode === 'query' ? task() : lock.run(key, task);
+    return key === undefined || request.mode === 'query'
+      ? task()
+      : lock.run(key, () => withTurnLease(base.sessionStore, events, key, request.signal, task));
   };
 
   const engine: ChatEngine = {
@@ -167,6 +187,7 @@ export function createChatEngine(config?: EngineConfig): ChatEngine {
       pullFeedbackIfDue: () => feedbackSync?.pullIfDue(),
     }),
     ...sessions.operations,
+    deleteUser: erasure.deleteUser,
 
     // The turn span starts in the call itself, so the caller's current span is its parent.
     chat(request) {

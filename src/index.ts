@@ -14,7 +14,12 @@
  * ```
  * @module
  */
-export { createChatEngine, type ChatEngine, type IngestOptions } from './engine.js';
+export {
+  createChatEngine,
+  type ChatEngine,
+  type IngestOptions,
+  type UserErasureReport,
+} from './engine.js';
 export { ChatStream } from './stream.js';
 export type {
   CortexisSourceMetadata,

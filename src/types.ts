@@ -327,6 +327,8 @@ export interface SearchOptions {
   readonly searchDepth?: 'shallow' | 'medium' | 'deep' | undefined;
   /** Only sources whose metadata matches. */
   readonly filter?: MetadataFilter | undefined;
+  /** The user searching: their own ingested corrections are included (never another user's). */
+  readonly userId?: string | undefined;
   /** Cancels the search. */
   readonly signal?: AbortSignal | undefined;
 }
@@ -347,6 +349,14 @@ export interface FeedbackParams {
   readonly markedAsFactual?: boolean | undefined;
   /** The user's correction of the answer. */
   readonly correctedContent?: string | undefined;
-  /** Also ingest the correction as a document, linked to the message in the graph. */
+  /**
+   * Also ingest the correction as a document, linked to the message in the graph. It is the
+   * author's: it reaches only their answers, unless `publishCorrection` is set.
+   */
   readonly ingestCorrection?: boolean | undefined;
+  /**
+   * The host publishes the ingested correction: every user's answers may use it. Never set it
+   * from a client's request (the HTTP handler does not accept it).
+   */
+  readonly publishCorrection?: boolean | undefined;
 }

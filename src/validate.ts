@@ -159,6 +159,15 @@ export const sessionRefSchema = lazySchema(() => {
   return z.strictObject({ sessionId: id, userId: id });
 });
 
+/** Identifies a user (`engine.deleteUser`). */
+export const userRefSchema = lazySchema(() => {
+  const { id } = pieces();
+  return z.strictObject({ userId: id });
+});
+
+/** A session id alone (the key of a session's turn lease). */
+export const sessionIdSchema = lazySchema(() => pieces().id);
+
 /** `engine.listSessions(params)`. */
 export const listSessionsSchema = lazySchema(() => {
   const { text, id } = pieces();
@@ -248,11 +257,12 @@ function chatHistory(maxMessageLength: number) {
 
 /** `engine.search(query, options)`. */
 export const searchOptionsSchema = lazySchema(() => {
-  const { searchDepth, filter, signal } = pieces();
+  const { searchDepth, filter, signal, id } = pieces();
   return z.strictObject({
     k: z.optional(intRange(1, 1000)),
     searchDepth: z.optional(searchDepth),
     filter: z.optional(filter),
+    userId: z.optional(id),
     signal: z.optional(signal),
   });
 });
@@ -337,6 +347,8 @@ export const feedbackSchema = lazySchema(() => {
     correctedContent: z.optional(text().check(z.minLength(1), z.maxLength(20_000))),
     /** Also ingest the correction as a document (linked to the message in the graph). */
     ingestCorrection: z.optional(z.boolean()),
+    /** Make the ingested correction visible to every user (default: its author's only). */
+    publishCorrection: z.optional(z.boolean()),
   });
 });
 

@@ -118,7 +118,7 @@ describe('engine.feedback', () => {
       correctedContent: 'Refunds take 14 days, never 90 days.',
       ingestCorrection: true,
     });
-    const found = await engine.search('refunds never 90 days', { k: 3 });
+    const found = await engine.search('refunds never 90 days', { k: 3, userId: 'u1' });
     expect(found[0]?.documentId).toBe(`correction:${reply.messageId}`);
     const links = await graphStore.neighbors('default', `document:correction:${reply.messageId}`, {
       depth: 1,

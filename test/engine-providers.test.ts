@@ -100,7 +100,12 @@ describe('the engine never reads the environment', () => {
     expect(request!.headers.authorization).toBe('Bearer sk-test-key');
     expect(request!.body).toMatchObject({ model: 'local-model', stream: true });
     expect(request!.body.messages[0].role).toBe('system');
-    expect(request!.body.messages[0].content).toContain('<source id="S1"');
+    // The sources travel fenced in a user message before the question, never as system text.
+    expect(request!.body.messages[0].content).not.toContain('<source id=');
+    expect(request!.body.messages.at(-2)).toMatchObject({
+      role: 'user',
+      content: expect.stringContaining('<source id="S1"'),
+    });
     expect(reply.model).toBe('local-model');
     expect(reply.text.length).toBeGreaterThan(0);
   });

@@ -127,7 +127,7 @@ describe('citations', () => {
     expect(reply.grounding!.claims.map((claim) => claim.text)).not.toContain(line);
   });
 
-  it('sends history as role messages and the sources in a fenced system prompt', async () => {
+  it('sends history as role messages and the sources fenced in a user message, not the system prompt', async () => {
     const llm = createMockLLM({ responses: 'Answer [source: S1].' });
     // The scripted model would also be asked to condense follow-ups: keep that offline here.
     const engine = await engineWithDocs({ llm, rewrite: { llm: 'never' } });
@@ -138,12 +138,15 @@ describe('citations', () => {
     expect(request.messages).toEqual([
       { role: 'user', content: 'What is the refund policy?' },
       { role: 'assistant', content: 'Answer [source: S1].' },
+      { role: 'user', content: expect.stringContaining('<source id="S1"') },
       { role: 'user', content: 'How long does shipping take?' },
     ]);
-    expect(request.system).toContain('<source id="S1"');
+    expect(request.messages[2]!.content).toMatch(/Rotterdam/);
+    // Document text never travels in the system role.
+    expect(request.system).not.toContain('<source id=');
+    expect(request.system).not.toMatch(/Rotterdam/);
     expect(request.system).toContain('This is an ongoing conversation');
     expect(llm.calls[0]!.request.system).not.toContain('This is an ongoing conversation');
-    expect(request.system).toMatch(/Rotterdam/);
     expect(request.sources?.[0]?.label).toBe('S1');
   });
 });

@@ -107,17 +107,16 @@ export function createDocumentOperations(options: DocumentOperationsOptions) {
         searchDepth: input.searchDepth,
         signal: input.signal,
       });
-      const result = await retrieve(
-        text,
-        base,
-        retrievalOptions(base, {
+      const result = await retrieve(text, base, {
+        viewer: input.userId,
+        ...retrievalOptions(base, {
           k: plan.k,
           maxK: plan.maxK,
           strategy: plan.strategy,
           filter: input.filter,
           signal: input.signal,
         }),
-      );
+      });
       const hits = toSearchHits(result.chunks);
       events.emit('retrieval', {
         turnId: null,

@@ -9,11 +9,16 @@ import type { EngineEmitter } from '../events.js';
 import { calculateFeedbackReward } from '../learning/feedback.js';
 import { createFeedbackSync } from '../learning/feedback-sync.js';
 import { feedbackSignals } from '../learning/learned-boost.js';
+import {
+  CORRECTION_AUTHOR_KEY,
+  CORRECTION_PUBLISHED_KEY,
+} from '../pipeline/retrieve/visibility.js';
 import type { FeedbackRecord, MessageRecord } from '../ports/chat-records.js';
 import { documentNodeId } from '../query/graph-model.js';
 import type { FeedbackParams, IngestDocument, IngestResult } from '../types.js';
 import { isoNow, ulid } from '../util/ids.js';
 import { feedbackSchema, parseInput } from '../validate.js';
+import { correctionDocumentId } from './erasure.js';
 import type { EngineParts } from './runtime.js';
 
 /** Feeds one feedback record into the learned boost; returns how many chunks it touched. */
@@ -34,6 +39,7 @@ export function createFeedbackLearner(parts: EngineParts) {
     )) {
       if (signal === 0) continue;
       learnedBoost.record({
+        userId: record.userId,
         queryVector: vector,
         chunkId,
         signal,
@@ -132,13 +138,18 @@ export function createFeedbackOperation(options: FeedbackOptions) {
     });
 
     if (input.ingestCorrection && record.correctedContent) {
-      const documentId = `correction:${message.id}`;
+      const documentId = correctionDocumentId(message.id);
       await ingest([
         {
           id: documentId,
           title: 'Correction',
           text: record.correctedContent,
-          metadata: { correctionOf: message.id },
+          // The author's own unless the host publishes it (see `retrieve/visibility.ts`).
+          metadata: {
+            correctionOf: message.id,
+            [CORRECTION_AUTHOR_KEY]: input.userId,
+            ...(input.publishCorrection ? { [CORRECTION_PUBLISHED_KEY]: true } : {}),
+          },
         },
       ]);
       // In the graph the correction is DERIVED_FROM the message it corrects.

@@ -1,7 +1,7 @@
 /**
  * An engine's session operations: create, read, list, end, archive and delete conversations
  * (only their owner may), a page of a session's history, and what ending or deleting one
- * does to the other stores (its learning trajectory, its recall records).
+ * does to the other stores (its learning trajectory, its recall records, its corrections).
  */
 import type { ResolvedConfig } from '../config.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors/index.js';
@@ -10,7 +10,6 @@ import { sessionQuality } from '../pipeline/learn.js';
 import { loadOwnedSession } from '../pipeline/turn/session.js';
 import type { SessionRecord } from '../ports/chat-records.js';
 import type { SessionPage } from '../ports/session-store.js';
-import type { EngineRuntime } from '../runtime.js';
 import type { CreateSessionParams, HistoryPage, HistoryParams } from '../types.js';
 import { isoNow, ulid } from '../util/ids.js';
 import type { KeyedLock } from '../util/keyed-lock.js';
@@ -56,8 +55,11 @@ export interface SessionOperationsOptions {
   readonly events: EngineEmitter;
   readonly base: EngineParts['base'];
   readonly lock: KeyedLock;
-  /** The turn runtime (its recall forgets a deleted session). */
-  readonly runtime: () => Promise<EngineRuntime>;
+  /**
+   * Removes what the other stores hold for a session (its corrections, recall records and
+   * learning records; `createErasure`).
+   */
+  readonly eraseSessionRecords: (sessionId: string) => Promise<unknown>;
   /** Ends a session (`createEndSession`). */
   readonly endSession: (session: SessionRecord, reason: 'quit' | 'ended') => Promise<void>;
   /** Empties the caches keyed by raw text (query embeddings, search results, token counts). */
@@ -66,11 +68,12 @@ export interface SessionOperationsOptions {
 
 /** The session operations of an engine, and the purge of a session's records elsewhere. */
 export function createSessionOperations(options: SessionOperationsOptions) {
-  const { resolved, events, base, lock, runtime, endSession, clearTextCaches } = options;
-  // A session's records in the other stores (recall vectors, learning records) go with it.
+  const { resolved, events, base, lock, eraseSessionRecords, endSession, clearTextCaches } =
+    options;
+  // A session's records in the other stores (corrections, recall vectors, learning records) go
+  // with it.
   const purgeSession = async (sessionId: string): Promise<void> => {
-    await (await runtime()).recall.forget(sessionId);
-    await base.learningSink.deleteSession(sessionId);
+    await eraseSessionRecords(sessionId);
   };
 
   const ownedSession = async (params: unknown): Promise<SessionRecord> => {

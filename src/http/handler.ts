@@ -223,6 +223,16 @@ export function createChatHandler(engine: ChatEngine, settings: ChatHandlerSetti
         return new Response(null, { status: 204 });
     }
 
+    // Erasure of the caller: every conversation, feedback, correction and learned record.
+    // A guest's id may be shared, so a guest cannot erase it.
+    if (segments[0] === 'me' && segments.length === 1 && method === 'DELETE') {
+      if (user.anonymous) {
+        return json(403, { code: 'forbidden', message: 'Guests cannot be erased' });
+      }
+      await limit(request, user, 'message');
+      return json(200, { erased: await engine.deleteUser({ userId }) });
+    }
+
     if (segments[0] === 'conversations') {
       if (segments.length === 1 && method === 'POST') {
         const body = await readJson(request, maxBodyBytes);

@@ -46,6 +46,8 @@ export interface LearnedBoostEvent {
   readonly signal: number;
   /** When, in ms since the epoch (default now). */
   readonly at?: number | undefined;
+  /** Whose feedback it is, so that `forgetUser` can erase it (optional). */
+  readonly userId?: string | undefined;
 }
 
 /** A learned boost model; `boost` fits `RetrievalDeps.learnedBoost`. */
@@ -58,6 +60,8 @@ export interface LearnedBoostModel {
   readonly size: number;
   /** Forgets every event. */
   clear(): void;
+  /** Forgets the events recorded with this `userId`; returns how many. */
+  forgetUser(userId: string): number;
 }
 
 /**
@@ -86,6 +90,7 @@ interface StoredEvent {
   readonly norm: number;
   readonly signal: number;
   readonly at: number;
+  readonly userId: string | undefined;
 }
 
 function invalid(path: string, message: string): ValidationError {
@@ -157,6 +162,9 @@ function checkEvent(event: LearnedBoostEvent): void {
   if (event.at !== undefined && !Number.isFinite(event.at)) {
     throw invalid('at', 'must be a finite number of ms');
   }
+  if (event.userId !== undefined && typeof event.userId !== 'string') {
+    throw invalid('userId', 'must be a string');
+  }
 }
 
 /**
@@ -198,6 +206,7 @@ export function createLearnedBoost(settings: LearnedBoostSettings = {}): Learned
         vector,
         norm: norm(vector),
         signal: event.signal,
+        userId: event.userId,
         at: event.at ?? now(),
       };
       let events = byChunk.get(stored.chunkId);
@@ -234,6 +243,11 @@ export function createLearnedBoost(settings: LearnedBoostSettings = {}): Learned
       return order.size;
     },
 
+    forgetUser(userId) {
+      const owned = [...order].filter((event) => event.userId === userId);
+      for (const event of owned) remove(event);
+      return owned.length;
+    },
     clear() {
       byChunk.clear();
       order.clear();

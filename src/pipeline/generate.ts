@@ -1,5 +1,6 @@
 import { AbortError, CortexisError, InternalError, ProviderError } from '../errors/index.js';
 import type { LLMProvider, LLMRequest, LLMUsage } from '../ports/llm-provider.js';
+import { createSourceListFilter } from './cite/source-lists.js';
 import { createCitationFilter, type CitationReport } from './cite.js';
 
 /** What generation produced. */
@@ -131,7 +132,15 @@ export async function generateAnswer(
   onDelta?: (text: string) => void,
   notes: CitationNotes = {},
 ): Promise<GenerateOutcome> {
-  const filter = createCitationFilter(validLabels, { aliases: notes.aliases });
+  const citationFilter = createCitationFilter(validLabels, { aliases: notes.aliases });
+  // After the citation tags are checked, "Sources:" lists go: the sources are listed by the
+  // application, and a list in a document must not reach the user as ours.
+  const lists = createSourceListFilter();
+  const filter = {
+    push: (piece: string): string => lists.push(citationFilter.push(piece)),
+    flush: (): string => lists.push(citationFilter.flush()) + lists.flush(),
+    report: () => citationFilter.report(),
+  };
   let text = '';
   let certainty: number | undefined;
   let refused: boolean | undefined;

@@ -48,6 +48,7 @@ import {
 } from './retrieve/relevance.js';
 import type { RetrievalResult } from './retrieve/result.js';
 import { searchCacheKey } from './retrieve/search-cache.js';
+import { visibleMatches, visibleTo } from './retrieve/visibility.js';
 
 export { DEFAULT_GRAPH_RERANK_WEIGHT } from './retrieve/candidates.js';
 export type { LearnedBoost, RetrievalDeps } from './retrieve/deps.js';
@@ -124,7 +125,9 @@ export async function retrieve(
       });
     }
   }
-  const vectorMatches = vectorResult.matches;
+  // Another user's private correction is dropped here, after the shared cache.
+  const vectorMatches = visibleMatches(vectorResult.matches, options.viewer);
+  keywordMatches = visibleMatches(keywordMatches, options.viewer);
   const rrfK = options.rrfK ?? DEFAULT_RRF_K;
   const lists: RankedList[] = [
     { ids: vectorMatches.map((match) => match.id), weight: weights.vector },
@@ -159,6 +162,16 @@ export async function retrieve(
       );
       const found = await fetchExpansion(query, vectorResult.vector, reached, deps, options);
       throwIfAborted(signal);
+      const hidden = new Set(
+        [...found.vector, ...found.keyword]
+          .filter((match) => !visibleTo(match.metadata, options.viewer))
+          .map((match) => match.id),
+      );
+      if (hidden.size > 0) {
+        found.vector = found.vector.filter((match) => !hidden.has(match.id));
+        found.keyword = found.keyword.filter((match) => !hidden.has(match.id));
+        found.ids = found.ids.filter((id) => !hidden.has(id));
+      }
       for (const match of found.vector) if (!byVector.has(match.id)) byVector.set(match.id, match);
       for (const match of found.keyword) {
         if (!byKeyword.has(match.id)) byKeyword.set(match.id, match);

@@ -80,6 +80,20 @@ export interface LearningSink {
    * trajectories and feedback records were removed; an unknown session removes nothing.
    */
   deleteSession(sessionId: string, options?: CallOptions): Promise<number>;
+  /**
+   * Optional: deletes everything recorded for a user, whatever the session: their
+   * trajectories, the steps of those, and their feedback (comments and corrections included).
+   * Returns what was removed; an unknown user removes nothing.
+   */
+  deleteUser?(userId: string, options?: CallOptions): Promise<UserLearningDeletion>;
+}
+
+/** What `LearningSink.deleteUser` removed. */
+export interface UserLearningDeletion {
+  /** Trajectories removed (their steps with them). */
+  readonly trajectories: number;
+  /** Feedback records removed. */
+  readonly feedback: number;
 }
 
 /** Options of `LearningSink.findPatterns`. */

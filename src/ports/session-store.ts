@@ -133,6 +133,45 @@ export interface SessionStore {
    * listener. A listener that throws does not affect the store.
    */
   onEvict?(listener: SessionEvictionListener): () => void;
+  /**
+   * Optional: deletes every session of a user with all their messages (summaries and sources
+   * included) and returns what was removed; an unknown user removes nothing. The engine's
+   * `deleteUser` calls it after deleting the sessions it listed, so that a session created
+   * meanwhile goes too. Not reported to `onEvict` listeners.
+   */
+  deleteUser?(userId: string, options?: CallOptions): Promise<UserSessionsDeletion>;
+  /**
+   * Optional: the session's turn lease, so that every engine sharing the store runs the turns
+   * of one session one at a time (each answer is stored right after its question). Resolves
+   * when this caller holds the lease, waiting while another holder has it; a lease not renewed
+   * within `ttlMs` (a crashed holder) is taken over. The holder keeps it renewed until
+   * `release`. Rejects with `AbortError` when `signal` fires while waiting. The session need
+   * not exist yet.
+   */
+  acquireTurn?(sessionId: string, options?: AcquireTurnOptions): Promise<TurnLease>;
+}
+
+/** Options of `SessionStore.acquireTurn`. */
+export interface AcquireTurnOptions extends CallOptions {
+  /**
+   * How long the lease lasts without renewal, ms (default 10,000): how long a crashed holder
+   * can keep a session waiting. The holder renews it every third of that.
+   */
+  readonly ttlMs?: number | undefined;
+}
+
+/** A session's turn lease, held (see `SessionStore.acquireTurn`). */
+export interface TurnLease {
+  /** Gives the session back to the next turn; calling it again does nothing. */
+  release(): Promise<void>;
+}
+
+/** What `SessionStore.deleteUser` removed. */
+export interface UserSessionsDeletion {
+  /** Sessions removed. */
+  readonly sessions: number;
+  /** Messages removed (summaries included). */
+  readonly messages: number;
 }
 
 /** Receives the ids of sessions a store evicted on its own (see `SessionStore.onEvict`). */

@@ -3,6 +3,7 @@ import type { FeedbackRecord } from '../ports/chat-records.js';
 import type { BeginTrajectory, LearningSink, RecordStep } from '../ports/learning-sink.js';
 import { ulid } from '../util/ids.js';
 import type { LearningSinkCaseContext } from './learning-sink/context.js';
+import { deleteUserCases } from './learning-sink/delete-user.js';
 import { deletionCases } from './learning-sink/deletion.js';
 import { feedbackCases } from './learning-sink/feedback.js';
 import { patternCases } from './learning-sink/patterns.js';
@@ -11,7 +12,7 @@ import { trajectoryCases } from './learning-sink/trajectories.js';
 import { uniqueName, type SkipReasons, type SuiteOptions } from './shared.js';
 
 /** Parts of the `LearningSink` contract an adapter may lack (see {@link SkipReasons}). */
-export type LearningSinkCapability = 'validation' | 'abort';
+export type LearningSinkCapability = 'validation' | 'abort' | 'deleteUser';
 
 /** Options of {@link testLearningSink}. */
 export interface LearningSinkSuiteOptions extends SuiteOptions<LearningSink> {
@@ -115,6 +116,7 @@ export function testLearningSink(options: LearningSinkSuiteOptions): void {
     feedbackCases(context);
     patternCases(context);
     deletionCases(context);
+    deleteUserCases(context, skip.deleteUser);
     rejectedCallCases(context, skip);
   });
 }

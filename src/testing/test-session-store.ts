@@ -8,12 +8,14 @@ import {
   makeSession,
   type SessionStoreCaseContext,
 } from './session-store/fixtures.js';
+import { deleteUserCases } from './session-store/delete-user.js';
 import { findMessageCases } from './session-store/find-message.js';
 import { idempotencyCases } from './session-store/idempotency.js';
 import { listSessionsCases } from './session-store/list-sessions.js';
 import { messageCases } from './session-store/messages.js';
 import { sessionCases } from './session-store/sessions.js';
 import { summaryCases } from './session-store/summaries.js';
+import { turnLeaseCases } from './session-store/turn-lease.js';
 import {
   abortedSignal,
   expectErrorCode,
@@ -24,7 +26,7 @@ import {
 } from './shared.js';
 
 /** Parts of the `SessionStore` contract an adapter may lack (see {@link SkipReasons}). */
-export type SessionStoreCapability = 'abort';
+export type SessionStoreCapability = 'abort' | 'deleteUser' | 'turnLease';
 
 /** Options of {@link testSessionStore}. */
 export interface SessionStoreSuiteOptions extends SuiteOptions<SessionStore> {
@@ -94,6 +96,8 @@ export function testSessionStore(options: SessionStoreSuiteOptions): void {
     summaryCases(context);
     idempotencyCases(context);
     findMessageCases(context);
+    deleteUserCases(context, skip.deleteUser);
+    turnLeaseCases(context, skip.turnLease);
 
     it.skipIf(skip.abort)(
       titled("rejects calls with an aborted signal with code 'aborted'", skip.abort),

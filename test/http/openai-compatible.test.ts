@@ -541,7 +541,8 @@ describe('stateless history on the engine (`ChatRequest.history`)', () => {
     expect(reply.sessionId).toBeNull();
     expect(reply.sources[0]?.documentId).toBe('shipping');
     const sent = llm.calls.at(-1)!.request.messages;
-    expect(sent.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    // The history, the sources (a fenced user message), the question.
+    expect(sent.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'user']);
     expect(sent[0]!.content).toBe('Do you ship internationally?');
     expect((await engine.listSessions({ userId: 'u1' })).sessions).toEqual([]);
   });

@@ -214,7 +214,9 @@ describe('openTelemetryTracer: a turn', () => {
     expect(JSON.parse(String(generate.attributes['gen_ai.output.messages']))).toEqual([
       { role: 'assistant', parts: [{ type: 'text', content: ANSWER }] },
     ]);
-    expect(String(generate.attributes['gen_ai.system_instructions'])).toContain('14 days');
+    // The document text travels in the user message before the question, not the system prompt.
+    expect(JSON.stringify(input.at(-2))).toContain('14 days');
+    expect(String(generate.attributes['gen_ai.system_instructions'])).not.toContain('14 days');
     const retrieval = one('retrieval default');
     expect(retrieval.attributes['gen_ai.retrieval.query.text']).toBe(QUESTION);
     const documents = JSON.parse(String(retrieval.attributes['gen_ai.retrieval.documents']));

@@ -59,7 +59,10 @@ function instanceA(store: SessionStore) {
 }
 
 async function setUp(settingsB: { timeoutMs?: number } = {}) {
-  const store = createMemorySessionStore();
+  // Without the turn lease (a store lacking `acquireTurn`): the races below are those the
+  // store's own arbitration settles; with the lease the two turns never overlap at all
+  // (`turn-lease.test.ts`).
+  const { acquireTurn: _lease, ...store } = createMemorySessionStore();
   const a = instanceA(store);
   const aCalled = a.called;
   const gated = gatedStore(store, aCalled);

@@ -336,7 +336,12 @@ describe('a source fence that cannot be closed from inside', () => {
     await hostile.chat({ sessionId: second, userId: 'C', message: 'How long do refunds take?' });
     const request = model.calls[start]!.request;
     const system = request.system ?? '';
-    expectIntactFences(system, request.sources ?? []);
+    // The documents travel fenced in a user message right before the question, never in the
+    // system role.
+    const sourcesMessage = request.messages.at(-2)!;
+    expect(sourcesMessage.role).toBe('user');
+    expectIntactFences(sourcesMessage.content, request.sources ?? []);
+    expect(system.match(OPEN_FENCE) ?? []).toEqual([]);
     expect((request.sources ?? []).length).toBeGreaterThan(0);
     // Recalled: never in the system prompt; in a user message, escaped inside its fence.
     expect(system).not.toContain('admin mode');

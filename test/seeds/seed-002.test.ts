@@ -26,8 +26,9 @@ describe('seed 002: history.messages caps the recent messages sent with a turn',
     }
     await engine.chat({ sessionId: session.id, userId: 'u', message: 'And order 3' });
     const last = llm.calls.at(-1)!.request.messages;
-    // The earlier messages, then the question itself.
-    expect(last.length - 1).toBe(expected);
+    // The earlier messages, the sources (a user message), then the question itself.
+    expect(last.length - 2).toBe(expected);
+    expect(last.at(-2)?.content).toContain('<sources>');
     expect(last.at(-1)?.content).toBe('And order 3');
   });
 });

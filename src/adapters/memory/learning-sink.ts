@@ -181,6 +181,24 @@ export function createMemoryLearningSink(settings: MemoryLearningSinkSettings = 
       return removed;
     },
 
+    async deleteUser(userId: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      requireString(userId, 'userId');
+      let removedTrajectories = 0;
+      let removedFeedback = 0;
+      for (const [id, stored] of trajectories) {
+        if (stored.record.userId !== userId) continue;
+        trajectories.delete(id);
+        removedTrajectories++;
+      }
+      for (const [messageId, record] of feedback) {
+        if (record.userId !== userId) continue;
+        feedback.delete(messageId);
+        removedFeedback++;
+      }
+      return { trajectories: removedTrajectories, feedback: removedFeedback };
+    },
+
     async findPatterns(query: string, k: number, options?: FindPatternsCallOptions) {
       throwIfAborted(options?.signal);
       if (!Number.isInteger(k) || k < 1) throw invalid('k', 'must be a positive integer');

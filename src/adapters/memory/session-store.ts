@@ -1,7 +1,15 @@
-import { ConfigError, ConflictError, NotFoundError, throwIfAborted } from '../../errors/index.js';
+import {
+  AbortError,
+  ConfigError,
+  ConflictError,
+  NotFoundError,
+  throwIfAborted,
+} from '../../errors/index.js';
 import type { CallOptions } from '../../ports/common.js';
 import type { MessageRecord, SessionRecord, SessionStatsDelta } from '../../ports/chat-records.js';
 import type {
+  AcquireTurnOptions,
+  TurnLease,
   ListMessagesOptions,
   CountMessagesOptions,
   ListSessionsOptions,
@@ -21,6 +29,7 @@ import {
   validateSession,
 } from '../shared/validate.js';
 import { alreadyAnswered, idempotencyClaims, requestIdTaken } from '../shared/idempotency.js';
+import { checkAcquireTurn } from '../shared/turn-lease.js';
 import { compareNewestFirst, deepFreeze, frozenCopy } from './session-records.js';
 import { decodeCursor, encodeCursor } from '../shared/cursor.js';
 
@@ -102,6 +111,9 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
   const sessions = new Map<string, StoredSession>();
   const messages = new Map<string, MessageRecord>();
   const evictionListeners = new Set<SessionEvictionListener>();
+  // Turn leases: per session, the promise the next turn waits for (engines sharing this store
+  // in one process take turns; nothing to expire, a process cannot crash apart from its store).
+  const turnTails = new Map<string, Promise<void>>();
 
   function evict(id: string, stored: StoredSession): void {
     for (const messageId of stored.messageIds) messages.delete(messageId);
@@ -209,6 +221,51 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
       if (!stored) return false;
       evict(id, stored);
       return true;
+    },
+
+    async acquireTurn(sessionId: string, options?: AcquireTurnOptions): Promise<TurnLease> {
+      checkAcquireTurn(sessionId, options);
+      throwIfAborted(options?.signal);
+      const previous = turnTails.get(sessionId) ?? Promise.resolve();
+      let open!: () => void;
+      const mine = new Promise<void>((resolve) => (open = resolve));
+      const tail = previous.then(() => mine);
+      turnTails.set(sessionId, tail);
+      void tail.then(() => {
+        if (turnTails.get(sessionId) === tail) turnTails.delete(sessionId);
+      });
+      const signal = options?.signal;
+      await new Promise<void>((resolve, reject) => {
+        // Given up while waiting: the turn after this one still follows the one before.
+        const onAbort = (): void => {
+          void previous.then(open);
+          reject(new AbortError('Waiting for the session turn was aborted'));
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        void previous.then(() => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        });
+      });
+      return {
+        async release() {
+          open();
+        },
+      };
+    },
+
+    async deleteUser(userId: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      requireString(userId, 'userId');
+      let removedSessions = 0;
+      let removedMessages = 0;
+      for (const [id, stored] of [...sessions]) {
+        if (stored.record.userId !== userId) continue;
+        removedMessages += stored.messageIds.length;
+        removedSessions++;
+        evict(id, stored);
+      }
+      return { sessions: removedSessions, messages: removedMessages };
     },
 
     async listSessions(options: ListSessionsOptions): Promise<SessionPage> {

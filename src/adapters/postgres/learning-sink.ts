@@ -177,6 +177,21 @@ ON CONFLICT (message_id) DO UPDATE SET ${FEEDBACK_COLUMNS.filter(
       });
     },
 
+    async deleteUser(userId: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      requireString(userId, 'userId');
+      return transaction(pool, async (client) => {
+        const trajectories = await client.query(
+          `DELETE FROM ${t('trajectories')} WHERE user_id = $1`,
+          [userId],
+        );
+        const feedback = await client.query(`DELETE FROM ${t('feedback')} WHERE user_id = $1`, [
+          userId,
+        ]);
+        return { trajectories: trajectories.rowCount ?? 0, feedback: feedback.rowCount ?? 0 };
+      });
+    },
+
     async findPatterns(query: string, k: number, options?: FindPatternsCallOptions) {
       throwIfAborted(options?.signal);
       validatePatternCount(k);

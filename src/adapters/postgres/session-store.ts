@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError, throwIfAborted } from '../../errors/index
 import type { CallOptions } from '../../ports/common.js';
 import type { MessageRecord, SessionRecord, SessionStatsDelta } from '../../ports/chat-records.js';
 import type {
+  AcquireTurnOptions,
   ListMessagesOptions,
   CountMessagesOptions,
   ListSessionsOptions,
@@ -41,6 +42,7 @@ import {
   validateStats,
   validateSummary,
 } from '../shared/validate.js';
+import { acquireLease, type LeaseOperations } from '../shared/turn-lease.js';
 import { isUniqueViolation, transaction, type PgPool, type PgQueryable } from './database.js';
 
 /** `INSERT INTO table (columns) VALUES (…), (…)` for rows of parameters. */
@@ -63,6 +65,30 @@ export function createPostgresSessionStore(
   t: (name: string) => string,
   name = 'postgres',
 ): SessionStore {
+  const leaseOperations: LeaseOperations = {
+    async tryAcquire(sessionId, holder, now, expiresAt) {
+      const { rowCount } = await pool.query(
+        `INSERT INTO ${t('turn_leases')} AS lease (session_id, holder, expires_at) VALUES ($1, $2, $3)
+         ON CONFLICT (session_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+         WHERE lease.expires_at < $4`,
+        [sessionId, holder, expiresAt, now],
+      );
+      return (rowCount ?? 0) > 0;
+    },
+    async renew(sessionId, holder, expiresAt) {
+      await pool.query(
+        `UPDATE ${t('turn_leases')} SET expires_at = $1 WHERE session_id = $2 AND holder = $3`,
+        [expiresAt, sessionId, holder],
+      );
+    },
+    async release(sessionId, holder) {
+      await pool.query(`DELETE FROM ${t('turn_leases')} WHERE session_id = $1 AND holder = $2`, [
+        sessionId,
+        holder,
+      ]);
+    },
+  };
+
   async function lockSession(
     client: PgQueryable,
     id: string,
@@ -194,6 +220,27 @@ export function createPostgresSessionStore(
         await client.query(`DELETE FROM ${t('feedback')} WHERE session_id = $1`, [id]);
         const { rowCount } = await client.query(`DELETE FROM ${t('sessions')} WHERE id = $1`, [id]);
         return (rowCount ?? 0) > 0;
+      });
+    },
+
+    acquireTurn(sessionId: string, options?: AcquireTurnOptions) {
+      return acquireLease(leaseOperations, sessionId, options);
+    },
+
+    async deleteUser(userId: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      requireString(userId, 'userId');
+      const owned = `SELECT id FROM ${t('sessions')} WHERE user_id = $1`;
+      return transaction(pool, async (client) => {
+        await client.query(`DELETE FROM ${t('feedback')} WHERE session_id IN (${owned})`, [userId]);
+        const messages = await client.query(
+          `DELETE FROM ${t('messages')} WHERE session_id IN (${owned})`,
+          [userId],
+        );
+        const sessions = await client.query(`DELETE FROM ${t('sessions')} WHERE user_id = $1`, [
+          userId,
+        ]);
+        return { sessions: sessions.rowCount ?? 0, messages: messages.rowCount ?? 0 };
       });
     },
 

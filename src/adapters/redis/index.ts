@@ -256,3 +256,8 @@ export function createRedisRateLimiter(settings: RedisRateLimiterSettings): Redi
     },
   };
 }
+export {
+  withRedisTurnLease,
+  type RedisEvalClient,
+  type RedisTurnLeaseSettings,
+} from './turn-lease.js';

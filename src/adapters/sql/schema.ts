@@ -358,6 +358,20 @@ WHERE answer.reply_to IN (SELECT duplicate.id FROM ${t('messages')} AS duplicate
       ];
     },
   },
+  {
+    version: 9,
+    name: 'turn leases: one turn at a time per session across engines',
+    statements(_dialect, t) {
+      // No foreign key: a turn may take the lease of a session it is about to create.
+      return [
+        `CREATE TABLE ${t('turn_leases')} (
+  session_id TEXT PRIMARY KEY,
+  holder TEXT NOT NULL,
+  expires_at BIGINT NOT NULL
+)`,
+      ];
+    },
+  },
 ];
 
 /**

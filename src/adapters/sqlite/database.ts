@@ -87,3 +87,18 @@ export function migrateSqlite(
   }
   return schemaVersion(database);
 }
+
+/**
+ * After a deletion: copies the write-ahead log into the database and truncates it to zero
+ * bytes, so the deleted rows' old page images do not stay in the `-wal` file (with
+ * `secure_delete` on, the freed space in the database itself is zeroed). Best effort: a
+ * reader of another connection still on an old snapshot makes it stop short (the next
+ * checkpoint finishes it); a failure is not the deletion's.
+ */
+export function checkpointAfterDelete(database: SqliteDatabase): void {
+  try {
+    database.pragma('wal_checkpoint(TRUNCATE)');
+  } catch {
+    // The deletion is committed; the log is checkpointed later (automatically or next time).
+  }
+}

@@ -1,7 +1,8 @@
 /**
  * `cortexis/sqlite`: `SessionStore`, `LearningSink`, `GraphStore` and an FTS5 `KeywordIndex`
  * on one SQLite file, with better-sqlite3 (an optional peer dependency, imported on first
- * use; pass `library` or `database` to inject it). WAL journal, foreign keys on, one
+ * use; pass `library` or `database` to inject it). WAL journal, foreign keys on,
+ * `secure_delete` on and a WAL checkpoint after each session or user deletion, one
  * transaction per write (a turn's message, its sources and the session totals commit
  * together), versioned migrations that upgrade an existing file.
  *
@@ -131,12 +132,22 @@ export async function createSqliteStores(settings: SqliteStoresSettings): Promis
     database.pragma('journal_mode = WAL');
     database.pragma(`synchronous = ${synchronous.toUpperCase()}`);
     database.pragma('foreign_keys = ON');
+    // Deleted rows are overwritten with zeros, not left in free pages (erasure must erase).
+    database.pragma('secure_delete = ON');
     if (migrate) {
       migrateSqlite(database);
     } else if (schemaVersion(database) !== LATEST_SCHEMA_VERSION) {
       throw new ConfigError(
         `the SQLite file has schema version ${schemaVersion(database)}, expected ${LATEST_SCHEMA_VERSION} (migrate is off)`,
       );
+    }
+    // FTS5 keeps a deleted record's terms in its index segments until a merge, unless its
+    // own `secure-delete` option is set (SQLite 3.42+; stored in the index, so set once).
+    const fts = database
+      .prepare("SELECT v FROM keyword_fts_config WHERE k = 'secure-delete'")
+      .get() as { v: number } | undefined;
+    if (fts?.v !== 1) {
+      database.exec("INSERT INTO keyword_fts (keyword_fts, rank) VALUES ('secure-delete', 1)");
     }
   } catch (error) {
     if (owned) database.close();

@@ -37,7 +37,7 @@ import {
   validatePatternCount,
   validateStep,
 } from '../sql/learning.js';
-import type { SqliteDatabase } from './database.js';
+import { checkpointAfterDelete, type SqliteDatabase } from './database.js';
 
 /** Builds the `LearningSink` of an open, migrated database. */
 export function createSqliteLearningSink(database: SqliteDatabase, name = 'sqlite'): LearningSink {
@@ -88,6 +88,11 @@ export function createSqliteLearningSink(database: SqliteDatabase, name = 'sqlit
     ),
     deleteTrajectories: database.prepare('DELETE FROM trajectories WHERE session_id = ?'),
     deleteFeedback: database.prepare('DELETE FROM feedback WHERE session_id = ?'),
+    deleteUserSteps: database.prepare(
+      'DELETE FROM trajectory_steps WHERE trajectory_id IN (SELECT id FROM trajectories WHERE user_id = ?)',
+    ),
+    deleteUserTrajectories: database.prepare('DELETE FROM trajectories WHERE user_id = ?'),
+    deleteUserFeedback: database.prepare('DELETE FROM feedback WHERE user_id = ?'),
     ended: database.prepare(
       "SELECT * FROM trajectories WHERE status <> 'active' AND final_quality > 0",
     ),
@@ -135,6 +140,14 @@ export function createSqliteLearningSink(database: SqliteDatabase, name = 'sqlit
       statement.deleteTrajectories.run(sessionId).changes +
       statement.deleteFeedback.run(sessionId).changes
     );
+  });
+
+  const removeUser = database.transaction((userId: string) => {
+    statement.deleteUserSteps.run(userId);
+    return {
+      trajectories: statement.deleteUserTrajectories.run(userId).changes,
+      feedback: statement.deleteUserFeedback.run(userId).changes,
+    };
   });
 
   return {
@@ -193,7 +206,17 @@ export function createSqliteLearningSink(database: SqliteDatabase, name = 'sqlit
     async deleteSession(sessionId: string, options?: CallOptions) {
       throwIfAborted(options?.signal);
       requireString(sessionId, 'sessionId');
-      return removeSession.immediate(sessionId);
+      const removed = removeSession.immediate(sessionId);
+      checkpointAfterDelete(database);
+      return removed;
+    },
+
+    async deleteUser(userId: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      requireString(userId, 'userId');
+      const removed = removeUser.immediate(userId);
+      checkpointAfterDelete(database);
+      return removed;
     },
 
     async findPatterns(query: string, k: number, options?: FindPatternsCallOptions) {

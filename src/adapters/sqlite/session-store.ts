@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError, throwIfAborted } from '../../errors/index
 import type { CallOptions } from '../../ports/common.js';
 import type { MessageRecord, SessionRecord, SessionStatsDelta } from '../../ports/chat-records.js';
 import type {
+  AcquireTurnOptions,
   ListMessagesOptions,
   CountMessagesOptions,
   ListSessionsOptions,
@@ -38,7 +39,8 @@ import {
   validateStats,
   validateSummary,
 } from '../shared/validate.js';
-import type { SqliteDatabase } from './database.js';
+import { acquireLease, type LeaseOperations } from '../shared/turn-lease.js';
+import { checkpointAfterDelete, type SqliteDatabase } from './database.js';
 
 /** True for a primary-key or unique-constraint violation. */
 export function isUniqueViolation(error: unknown): boolean {
@@ -55,6 +57,20 @@ export function createSqliteSessionStore(database: SqliteDatabase, name = 'sqlit
     getSession: database.prepare('SELECT * FROM sessions WHERE id = ?'),
     deleteSession: database.prepare('DELETE FROM sessions WHERE id = ?'),
     deleteFeedback: database.prepare('DELETE FROM feedback WHERE session_id = ?'),
+    countUserMessages: database.prepare(
+      'SELECT COUNT(*) AS count FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE user_id = ?)',
+    ),
+    deleteUserSources: database.prepare(
+      `DELETE FROM sources WHERE message_id IN (SELECT id FROM messages
+         WHERE session_id IN (SELECT id FROM sessions WHERE user_id = ?))`,
+    ),
+    deleteUserMessages: database.prepare(
+      'DELETE FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE user_id = ?)',
+    ),
+    deleteUserFeedback: database.prepare(
+      'DELETE FROM feedback WHERE session_id IN (SELECT id FROM sessions WHERE user_id = ?)',
+    ),
+    deleteUserSessions: database.prepare('DELETE FROM sessions WHERE user_id = ?'),
     listFirst: database.prepare(
       'SELECT * FROM sessions WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT ?',
     ),
@@ -215,6 +231,38 @@ export function createSqliteSessionStore(database: SqliteDatabase, name = 'sqlit
     return statement.deleteSession.run(id).changes > 0;
   });
 
+  const lease = {
+    take: database.prepare(
+      `INSERT INTO turn_leases (session_id, holder, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (session_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+       WHERE turn_leases.expires_at < ?`,
+    ),
+    renew: database.prepare(
+      'UPDATE turn_leases SET expires_at = ? WHERE session_id = ? AND holder = ?',
+    ),
+    release: database.prepare('DELETE FROM turn_leases WHERE session_id = ? AND holder = ?'),
+  };
+  const leaseOperations: LeaseOperations = {
+    async tryAcquire(sessionId, holder, now, expiresAt) {
+      return lease.take.run(sessionId, holder, expiresAt, now).changes > 0;
+    },
+    async renew(sessionId, holder, expiresAt) {
+      lease.renew.run(expiresAt, sessionId, holder);
+    },
+    async release(sessionId, holder) {
+      lease.release.run(sessionId, holder);
+    },
+  };
+
+  // Explicit deletes, not the cascades: a database opened without `foreign_keys = ON` has none.
+  const removeUser = database.transaction((userId: string) => {
+    const messages = (statement.countUserMessages.get(userId) as { count: number }).count;
+    statement.deleteUserFeedback.run(userId);
+    statement.deleteUserSources.run(userId);
+    statement.deleteUserMessages.run(userId);
+    return { sessions: statement.deleteUserSessions.run(userId).changes, messages };
+  });
+
   const update = database.transaction((id: string, patch: SessionPatch) => {
     const sets: string[] = [];
     const params: unknown[] = [];
@@ -265,7 +313,21 @@ export function createSqliteSessionStore(database: SqliteDatabase, name = 'sqlit
 
     async deleteSession(id: string, options?: CallOptions) {
       throwIfAborted(options?.signal);
-      return remove(id);
+      const removed = remove(id);
+      if (removed) checkpointAfterDelete(database);
+      return removed;
+    },
+
+    acquireTurn(sessionId: string, options?: AcquireTurnOptions) {
+      return acquireLease(leaseOperations, sessionId, options);
+    },
+
+    async deleteUser(userId: string, options?: CallOptions) {
+      throwIfAborted(options?.signal);
+      requireString(userId, 'userId');
+      const removed = removeUser.immediate(userId);
+      checkpointAfterDelete(database);
+      return removed;
     },
 
     async listSessions(options: ListSessionsOptions): Promise<SessionPage> {

@@ -62,6 +62,11 @@ export interface RetrievalOptions {
   readonly rerank?: boolean | undefined;
   /** Candidates given to the reranker (default 20). */
   readonly rerankCandidates?: number | undefined;
+  /**
+   * The user the chunks are retrieved for: another user's unpublished correction is never
+   * returned (undefined: no user's). See `retrieve/visibility.ts`.
+   */
+  readonly viewer?: string | undefined;
   /** Cancels the retrieval. */
   readonly signal?: AbortSignal | undefined;
 }

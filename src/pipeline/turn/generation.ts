@@ -10,7 +10,7 @@ import { fallbackAnswer } from '../../resilience/fallback.js';
 import { inSpan, type StageOptions } from '../../util/tracing.js';
 import { validateCitations } from '../cite.js';
 import { generateAnswer, sourceName } from '../generate.js';
-import { buildSystemPrompt } from '../prompt.js';
+import { buildTurnPrompt } from '../prompt.js';
 import type { RewriteResult } from '../rewrite.js';
 import type { Packing, Remembered } from './context.js';
 import { observeModel, providerRateLimitEvent, retryEvent } from './observe.js';
@@ -55,14 +55,19 @@ export async function generateTurnAnswer(
     scope,
     scope ? `chat ${metadata.model}` : '',
     async (span) => {
-      const system = buildSystemPrompt(
+      const { system, sourcesMessage } = buildTurnPrompt(
         template,
         promptSources,
         packed.history.length > 0 ? config.prompt.chat : undefined,
         { block: packed.memory, position: profile.summaryPosition },
       );
-      // Recalled messages come first as a fenced user message, never in the system prompt.
-      const messages = [...packed.messages, { role: 'user' as const, content: request.message }];
+      // Recalled messages come first as a fenced user message, never in the system prompt; the
+      // sources (document text) too, as a user message right before the question.
+      const messages = [
+        ...packed.messages,
+        { role: 'user' as const, content: sourcesMessage },
+        { role: 'user' as const, content: request.message },
+      ];
       const content = span && runtime.tracer?.recordContent === true;
       const generated = await generateAnswer(
         span ? observeModel(llm, span, performance.now()) : llm,

@@ -99,10 +99,10 @@ export async function retrieveForTurn(
         scope,
         scope ? retrievalSpanName(config.namespace) : '',
         async (span) => {
-          const result = await retrieve(
-            rewrite.query,
-            runtime,
-            retrievalOptions(runtime, {
+          const result = await retrieve(rewrite.query, runtime, {
+            // The turn's user sees their own corrections, never another user's private ones.
+            viewer: turnContext.session?.userId ?? request.userId,
+            ...retrievalOptions(runtime, {
               k,
               maxK: plan.maxK,
               strategy: plan.strategy,
@@ -110,7 +110,7 @@ export async function retrieveForTurn(
               threshold: settings.threshold,
               signal,
             }),
-          );
+          });
           span?.setAttributes(
             retrievalAttributes(result, runtime.tracer?.recordContent ? rewrite.query : undefined),
           );

@@ -3,6 +3,7 @@
  * `engine.search` returns them (with the whole chunk text), and as the prompt gives them to
  * the model.
  */
+import { stripSourceLists } from '../cite/source-lists.js';
 import type { Source } from '../../ports/chat-records.js';
 import type { PromptSource } from '../../ports/llm-provider.js';
 import type { SearchHit } from '../../types.js';
@@ -100,7 +101,8 @@ export function toPromptSources(
 ): PromptSource[] {
   return chunks.map((chunk, index) => ({
     label: sources[index]!.id,
-    text: chunk.text,
+    // A "Sources:" list in a document is not shown to the model (it could pass it on as ours).
+    text: stripSourceLists(chunk.text),
     title: chunk.title ?? undefined,
     ...(typeof chunk.metadata?.section === 'string' ? { section: chunk.metadata.section } : {}),
   }));
