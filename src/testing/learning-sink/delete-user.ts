@@ -3,7 +3,7 @@
  * trajectories (with their steps) and feedback in every session, and nothing of other users.
  * A sink without it declares so (`skip.deleteUser`, the reason printed in the title).
  */
-import { expect, it } from 'vitest';
+import { expect, it } from '../runner.js';
 import { ulid } from '../../util/ids.js';
 import { titled, uniqueName } from '../shared.js';
 import type { LearningSinkCaseContext } from './context.js';

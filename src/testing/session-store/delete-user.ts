@@ -4,7 +4,7 @@
  * an unknown user removes nothing. A store without it declares so (`skip.deleteUser`, the
  * reason printed in the title); the engine then deletes session by session.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from '../runner.js';
 import type { SessionStore } from '../../ports/session-store.js';
 import { titled, uniqueName } from '../shared.js';
 import { makeAnswer, makeMessage, makeSession, type SessionStoreCaseContext } from './fixtures.js';

@@ -5,7 +5,7 @@
  * releasing twice does nothing. A store without it declares so (`skip.turnLease`, the reason
  * printed in the title).
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from '../runner.js';
 import type { SessionStore } from '../../ports/session-store.js';
 import { ulid } from '../../util/ids.js';
 import { expectErrorCode, titled } from '../shared.js';
