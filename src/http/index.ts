@@ -50,3 +50,4 @@ export {
 export { toNodeListener, type NodeRequestLike, type NodeResponseLike } from './node.js';
 export type { CortexisCompletionExtension, OpenAICompatibleSettings } from './openai-compatible.js';
 export type { McpEndpoint, McpRequestContext } from './mcp-route.js';
+export type { LimitBudget, LimitedUser } from './request.js';

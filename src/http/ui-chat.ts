@@ -68,7 +68,7 @@ export interface UIChatTurn {
   readonly lastPath: string;
   /**
    * The earlier user and assistant messages the client sent, oldest first (at most
-   * {@link MAX_UI_HISTORY_TURNS}, each at most 4× the message limit): the history of a chat the
+   * `MAX_UI_HISTORY_TURNS` (100), each at most 4× the message limit): the history of a chat the
    * server has no messages for. Empty when the client sent only its last message.
    */
   readonly history: readonly HistoryTurn[];
@@ -145,7 +145,7 @@ export function parseUIChatRequest(
 
 /**
  * The user and assistant messages before the last one, as history turns: system messages and
- * messages without text are left out, the last {@link MAX_UI_HISTORY_TURNS} kept, each cut to
+ * messages without text are left out, the last `MAX_UI_HISTORY_TURNS` (100) kept, each cut to
  * 4× the message limit (what the engine accepts as history). A NUL or a lone surrogate is a 400
  * naming the message, as in the last one.
  */

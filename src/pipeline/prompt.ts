@@ -112,7 +112,7 @@ function assemble(
 
 /**
  * The system prompt with the sources block in it (the template's `{{sources}}`), and the
- * conversation memory before the sources or at the end. Turns use {@link buildTurnPrompt},
+ * conversation memory before the sources or at the end. Turns use `buildTurnPrompt`,
  * which keeps document text out of the system role.
  */
 export function buildSystemPrompt(
