@@ -2,6 +2,7 @@ import { AbortError, CortexisError, InternalError, ProviderError } from '../erro
 import type { LLMProvider, LLMRequest, LLMUsage } from '../ports/llm-provider.js';
 import { createSourceListFilter } from './cite/source-lists.js';
 import { createCitationFilter, type CitationReport } from './cite.js';
+import { trimEnds } from '../util/trim-trailing.js';
 
 /** What generation produced. */
 export interface GenerateOutcome {
@@ -74,8 +75,10 @@ export function sourceName(source: {
       .trim();
   const title = clean(source.title ?? '');
   if (title !== '') return title;
-  const path = (source.uri ?? '').split(/[?#]/, 1)[0]!.replace(/[/\\]+$/, '');
-  const file = clean(safeDecode(path.slice(path.search(/[^/\\]*$/))));
+  const path = trimEnds((source.uri ?? '').split(/[?#]/, 1)[0]!, '', '/\\');
+  const file = clean(
+    safeDecode(path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1)),
+  );
   return file === '' ? UNKNOWN_SOURCE_NAME : file;
 }
 

@@ -6,18 +6,21 @@
  * confidence score (an answer that lacks what was asked is never `high`).
  */
 
+import { trimEnds } from '../util/trim-trailing.js';
+
 /** What a question asks for. */
 export type Intent = 'how-to' | 'list' | 'value' | 'definition' | 'api';
 
 const HOW_TO =
-  /^\s*(?:how\s+(?:do|can|should|would|could|to|does\s+one)\b|how\s+(?:is|are)\s+.+\b(?:set|configured|done|used|declared|defined|enabled|disabled)\b|(?:show|give)\s+(?:me\s+)?(?:an?\s+)?(?:example|snippet|code)\b)/i;
+  /^\s*(?:how\s+(?:do|can|should|would|could|to|does\s+one)\b|how\s+(?:is|are)\s+\S.{0,200}?\b(?:set|configured|done|used|declared|defined|enabled|disabled)\b|(?:show|give)\s+(?:me\s+)?(?:an?\s+)?(?:example|snippet|code)\b)/i;
 const VALUE =
   /\b(?:default(?:s|ed)?|limit|maximum|minimum|max|min|range|ranges|timeout|threshold|version|port|size)\b/i;
 const LIST =
   /^\s*(?:which|what)\s+(?:\S+\s+){0,2}?\S*[^sui\s]s\s+(?:are|do|does|can|will|should|is)\b|^\s*what\s+are\s+the\b|\blist\s+(?:of\s+)?(?:the\s+|all\s+)?\S+s\b/i;
 const API =
   /^\s*(?:which|what)\s+(?:\S+\s+)?(?:function|method|class|option|flag|command|event|property|hook|api|setting|field|interceptor|helper|utility|constructor|call)s?\b|\bwhat\s+is\s+(?:the\s+)?(?:name\s+of|called)\b/i;
-const DEFINITION = /^\s*what\s+(?:is|are)\s+(?:an?\s+|the\s+)?([^?]{1,60}?)\s*\??\s*$/i;
+const DEFINITION =
+  /^\s*what\s+(?:is|are)\s+(?=\S)(?:an?\s+(?=\S)|the\s+(?=\S))?([^?]{1,60}?)\s*(?:\?\s*)?$/i;
 // "What is the error code of X", "what is the default …": a property of something, not a term.
 const PROPERTY_OF = /\s(?:of|for|in)\s|\bdefault\b/i;
 
@@ -50,7 +53,7 @@ export const VALUE_TEXT =
   /\d|\bdefaults?\s*(?::|to\b|is\b)|\b(?:true|false|null|undefined|infinity|none)\b|[<>]=?|:=|\[[^\][\n]{0,200}\]/i;
 // An identifier as an API names it: a call, a dotted path, camelCase, a flag.
 const IDENTIFIER =
-  /\b[A-Za-z_$][\w$]{0,60}\s*\(|\b[A-Za-z_$][\w$]*\.[A-Za-z_$]|\b[a-z]+[A-Z][\w$]*|(?:^|\s)--?[a-z][\w-]*/;
+  /\b[A-Za-z_$][\w$]{0,60}\s*\(|\b[A-Za-z_$][\w$]{0,60}\.[A-Za-z_$]|\b[a-z]{1,60}[A-Z]|(?:^|\s)--?[a-z]/;
 // A shell command or code line quoted in prose.
 export const COMMAND =
   /(?:^|\s)(?:npm|npx|yarn|pnpm|node|git|curl)\s+\S|\b[A-Za-z_$][\w$.]{0,60}\([^)\n]{0,200}\)/;
@@ -78,7 +81,9 @@ export function namesIdentifier(text: string): boolean {
 export function questionLiterals(question: string): string[] {
   const literals = new Set<string>();
   for (const raw of question.split(/\s+/)) {
-    const token = raw.replace(/^[`'"“‘(]+|[`'"”’),;:?!]+$|\.$/g, '');
+    const token = raw.endsWith('.')
+      ? trimEnds(raw, '`\'"“‘(', '').slice(0, -1)
+      : trimEnds(raw, '`\'"“‘(', '`\'"”’),;:?!');
     if (token.length < 3) continue;
     if (
       /[\^~<>=]|\d\.\d|[A-Za-z]\.[A-Za-z]|\(\)|[a-z][A-Z]|[A-Za-z]-[A-Za-z]|^--?[a-z]|^\d{3,}$/.test(
@@ -93,8 +98,9 @@ export function questionLiterals(question: string): string[] {
 
 // A fenced code block, an indented list of at least two items, or a table row.
 const CODE_BLOCK = /^[ \t]*(?:```|~~~)/m;
-const LIST_LINES =
-  /^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+\S[^\n]*\n(?:[ \t]*\n)?[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+\S/m;
+// A list item's line (two of them, at most one blank line apart, make a list: `hasListLines`).
+const LIST_LINE = /^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+\S/;
+const BLANK_LINE = /^[ \t]*$/;
 const ROW = /^[ \t]*\|.*\|/m;
 
 /** Whether a whole answer holds what the intent asks for (see `intentsOf`). */
@@ -110,7 +116,7 @@ export function answerHolds(answer: string, intent: Intent, subject?: string): b
       );
     case 'list':
       return (
-        LIST_LINES.test(answer) ||
+        hasListLines(answer) ||
         ROW.test(answer) ||
         / — [^\n]* — /.test(answer) ||
         /\[[^\][\n]{0,200},[^\][\n]{0,200}\]/.test(answer) ||
@@ -134,4 +140,18 @@ export function definesSubject(text: string, subject: string): boolean {
     `(?:^|\\b)(?:an?\\s+|the\\s+)?${escaped}\\s*(?:\\([^)]{0,80}\\)\\s*)?(?:is|are|means|refers|represents|describes|lets|allows|provides)\\b`,
     'i',
   ).test(text);
+}
+
+/**
+ * Whether a text has two list items in a row (at most one blank line between them), line by
+ * line: one pattern over the whole text backtracked quadratically on long lines.
+ */
+function hasListLines(text: string): boolean {
+  const lines = text.split('\n');
+  for (let index = 0; index < lines.length - 1; index++) {
+    if (!LIST_LINE.test(lines[index]!)) continue;
+    const next = BLANK_LINE.test(lines[index + 1]!) ? lines[index + 2] : lines[index + 1];
+    if (next !== undefined && LIST_LINE.test(next)) return true;
+  }
+  return false;
 }

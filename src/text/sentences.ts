@@ -176,10 +176,22 @@ function endsWithAbbreviation(
   if (/^[A-Z]$/.test(word)) {
     // An initial ("John F. Kennedy") follows a capitalised word or starts the text;
     // "vitamin D. It helped." ends a sentence.
-    const previous = /(\S+)\s+\S*$/.exec(before.slice(0, before.length - 2))?.[1] ?? '';
+    const previous = previousWord(before.slice(0, before.length - 2));
     return previous === '' || /^[A-Z]/.test(previous);
   }
   return false;
+}
+
+/** The word before the last one of `text` (`/(\S+)\s+\S*$/`, as a loop: linear). */
+function previousWord(text: string): string {
+  let end = text.length;
+  while (end > 0 && !isSpace(text[end - 1])) end--;
+  const spaceEnd = end;
+  while (end > 0 && isSpace(text[end - 1])) end--;
+  if (end === spaceEnd) return '';
+  let start = end;
+  while (start > 0 && !isSpace(text[start - 1])) start--;
+  return text.slice(start, end);
 }
 
 /**

@@ -6,6 +6,7 @@
  * carries that block, so the answer can quote both.
  */
 import { splitSentences } from '../../text/sentences.js';
+import { trimEnds } from '../../util/trim-trailing.js';
 
 /** What a quotable unit is. */
 export type UnitKind = 'sentence' | 'item' | 'row' | 'code';
@@ -37,7 +38,9 @@ interface Block {
 }
 
 const FENCE = /^[ \t]*(`{3,}|~{3,})/;
-const HEADING = /^[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*$/;
+// One space or tab after the hashes, then the rest of the line (trimmed by `headingText`): a
+// lazy capture before `[ \t#]*$` backtracked quadratically on a long run of tabs.
+const HEADING = /^[ \t]{0,3}#{1,6}[ \t]([^\n]*)$/;
 const LIST_ITEM = /^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+/;
 const EDGE_PIPE_ROW = /^[ \t]*\|/;
 const CELL_SEPARATOR = / \| /;
@@ -86,7 +89,7 @@ function readBlocks(text: string): Block[] {
       close();
     } else if (HEADING.test(line)) {
       close();
-      blocks.push({ kind: 'heading', lines: [HEADING.exec(line)![1]!] });
+      blocks.push({ kind: 'heading', lines: [trimEnds(HEADING.exec(line)![1]!, ' \t', ' \t#')] });
     } else {
       // A list or table right under a lead-in line without a blank line between starts a block.
       const opensBlock = LIST_ITEM.test(line) || EDGE_PIPE_ROW.test(line);
@@ -199,7 +202,7 @@ export function sourceUnits(text: string): SourceUnit[] {
 /** A block as it is quoted: code fenced, a list or table line by line. */
 function blockSource(block: Block): string {
   if (block.kind !== 'code') return block.lines.map((line) => line.trimEnd()).join('\n');
-  const body = block.lines.join('\n').replace(/^\n+|\s+$/g, '');
+  const body = trimEnds(block.lines.join('\n'), '\n', '').trimEnd();
   const fence = body.includes('```') ? '~~~' : '```';
   return `${fence}${block.info ?? ''}\n${body}\n${fence}`;
 }
