@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { Options } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import tsupConfig, { entries, workerEntries } from '../../tsup.config.js';
 import { readPackageJson, root } from './pack.js';
@@ -48,7 +49,7 @@ describe('the parse worker of the built cortexis/loaders', () => {
     project = mkdtempSync(join(tmpdir(), 'cortexis-loaders-worker-'));
     const target = join(project, 'node_modules', 'cortexis');
     const { build } = await import('tsup');
-    const configs = Array.isArray(tsupConfig) ? tsupConfig : [tsupConfig];
+    const configs = (Array.isArray(tsupConfig) ? tsupConfig : [tsupConfig]) as Options[];
     const [library] = configs;
     const worker = configs.find((config) => config.entry === workerEntries);
     expect(worker).toBeDefined();
