@@ -65,6 +65,7 @@ export class ParsePool {
   answered = 0;
   readonly #script: URL | undefined;
   #worker: Promise<Worker | undefined> | undefined;
+  #live: Worker | undefined;
   #unavailable = false;
   #tail: Promise<unknown> = Promise.resolve();
 
@@ -86,7 +87,7 @@ export class ParsePool {
   /** Terminates the worker (a later `parse` starts another). */
   async close(): Promise<void> {
     const worker = await this.#worker;
-    this.#worker = undefined;
+    this.#forget();
     await worker?.terminate();
   }
 
@@ -113,16 +114,31 @@ export class ParsePool {
         worker.off('error', failed);
         worker.off('exit', failed);
         worker.unref();
-        if (reply.type === 'ready') resolve(worker);
-        else failed();
+        if (reply.type !== 'ready') {
+          failed();
+          return;
+        }
+        // A worker that dies between jobs is forgotten (the next job starts another); its
+        // error must not reach the process as an unhandled 'error' event.
+        worker.on('error', () => undefined);
+        worker.once('exit', () => {
+          if (this.#live === worker) this.#forget();
+        });
+        this.#live = worker;
+        resolve(worker);
       });
     });
     return this.#worker;
   }
 
+  #forget(): void {
+    this.#worker = undefined;
+    this.#live = undefined;
+  }
+
   #drop(worker: Worker): void {
     // Jobs run one at a time: the worker dropped is the current one.
-    this.#worker = undefined;
+    this.#forget();
     void worker.terminate().catch(() => undefined);
   }
 

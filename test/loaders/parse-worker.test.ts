@@ -52,6 +52,22 @@ describe('parsing in a worker with a deadline', () => {
     await pool.close();
   });
 
+  it('replaces a worker that exits while parsing: that file is a parse-error, the next parse', async () => {
+    const dir = folder('crash', { 'a.md': 'One.', 'b.md': 'EXIT', 'c.md': 'Three.' });
+    const pool = hanging();
+    const result = await loadDocuments([dir], withPool(pool, {}));
+    expect(result.documents.map((doc) => doc.id)).toEqual(['a.md', 'c.md']);
+    expect(result.skipped).toEqual([
+      {
+        path: join(dir, 'b.md'),
+        code: 'parse-error',
+        reason: 'cannot parse: the parse worker exited with code 3',
+      },
+    ]);
+    expect(pool.started).toBe(2);
+    await pool.close();
+  });
+
   it('reuses one worker across files and calls', async () => {
     const dir = folder('reuse', {
       'a.md': 'One.',
