@@ -39,6 +39,14 @@ const encodingTables = {
 } as const;
 
 /**
+ * The loaders' parse worker (`src/loaders/pool.ts` starts it from `./loaders-worker.js`, next
+ * to the code): an ES module of its own, not a subpath export.
+ */
+export const workerEntries = {
+  'loaders-worker': 'src/loaders/parse-worker.ts',
+} as const;
+
+/**
  * Dependencies bundled into the build instead of installed: their modules, loaded one by one,
  * made up most of a cold `import('cortexis')` (bundling zod/mini alone cut it by a third), and
  * of the installed size (@orama ships every language; six are used). zod stays a dependency
@@ -109,6 +117,16 @@ export default defineConfig([
       '@opentelemetry/api',
       '@modelcontextprotocol/sdk',
     ],
+  },
+  {
+    entry: workerEntries,
+    format: ['esm'],
+    platform: 'node',
+    target: 'node20',
+    ...sourceMaps,
+    esbuildPlugins: [licenceNotices],
+    noExternal: bundled,
+    external: ['unpdf', 'mammoth'],
   },
   {
     entry: encodingTables,

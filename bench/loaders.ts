@@ -3,7 +3,8 @@
  * and what the three chunkers make of the loaded documents. Run: `npm run bench:loaders`
  * (`node --import tsx bench/loaders.ts [--files N]`). Writes a temporary folder of N files per
  * type (markdown with front matter, HTML with page chrome, text, JSONL of 10 records) plus
- * copies of the PDF and DOCX fixtures, and prints a markdown table.
+ * copies of the PDF and DOCX fixtures, and prints a markdown table: each type loaded with the
+ * parse worker and on the calling thread (`worker: false`), alternating.
  *
  * Then the hostile files of issue 28, generated (`test/fixtures/hostile-files.ts`): each is
  * loaded in a child process of its own, which reports the time and its peak memory (maxRSS)
@@ -142,16 +143,32 @@ try {
     copyFileSync(join(fixtures, 'warranty.docx'), join(root, 'docx', `${index}.docx`));
   }
 
-  console.log(`| files (${count} per type) | documents | skipped | ms | files/s |`);
-  console.log('| --- | ---: | ---: | ---: | ---: |');
+  // Each type is loaded with the parse worker (the default) and on the calling thread
+  // (`worker: false`), alternating, three rounds each, after one load of each way to warm up.
+  console.log(
+    `| files (${count} per type) | documents | skipped | ms, worker | ms, calling thread | worker / thread | files/s, worker |`,
+  );
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
   let all = [] as Awaited<ReturnType<typeof loadDocuments>>['documents'];
+  const rounds = 3;
   for (const type of ['md', 'html', 'txt', 'jsonl', 'pdf', 'docx']) {
-    const started = performance.now();
-    const result = await loadDocuments([join(root, type)]);
-    const ms = performance.now() - started;
+    const folder = join(root, type);
+    const result = await loadDocuments([folder]);
+    await loadDocuments([folder], { worker: false });
+    const total = { worker: 0, thread: 0 };
+    for (let round = 0; round < rounds; round++) {
+      const order =
+        round % 2 === 0 ? (['worker', 'thread'] as const) : (['thread', 'worker'] as const);
+      for (const way of order) {
+        const started = performance.now();
+        await loadDocuments([folder], { worker: way === 'worker' });
+        total[way] += performance.now() - started;
+      }
+    }
+    const ms = { worker: total.worker / rounds, thread: total.thread / rounds };
     all = all.concat(result.documents);
     console.log(
-      `| ${type} | ${result.documents.length} | ${result.skipped.length} | ${ms.toFixed(0)} | ${((count * 1000) / ms).toFixed(0)} |`,
+      `| ${type} | ${result.documents.length} | ${result.skipped.length} | ${ms.worker.toFixed(0)} | ${ms.thread.toFixed(0)} | ${(ms.worker / ms.thread).toFixed(2)} | ${((count * 1000) / ms.worker).toFixed(0)} |`,
     );
   }
 

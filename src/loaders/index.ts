@@ -20,22 +20,17 @@ import { ConfigError, ValidationError } from '../errors/index.js';
 import type { MetadataValue } from '../ports/common.js';
 import type { IngestDocument } from '../types.js';
 import type { LibrarySource } from '../util/optional-import.js';
-import { parseDocx, type MammothLibrary } from './docx.js';
-import { parseHtml } from './html.js';
-import { parseMarkdown } from './markdown.js';
-import { PAGE_BREAK, parsePdf, type UnpdfLibrary } from './pdf.js';
-import {
-  parseJsonLines,
-  parseJsonRecords,
-  type RecordFields,
-  type RecordResult,
-} from './records.js';
-import { decodeText, fileTitle, firstHeading } from './text.js';
+import type { MammothLibrary } from './docx.js';
+import type { UnpdfLibrary } from './pdf.js';
+import type { RecordFields, RecordResult } from './records.js';
+import { fileTitle } from './text.js';
 import { walkPaths, type SkipCode, type SkippedFile } from './walk.js';
 import { isGlob, globBase } from './glob.js';
 import { LoadLimitError, resolveLimits, type LoadLimits } from './limits.js';
 import { readRegularFile } from './read.js';
 import { storableDocumentProblem } from './check.js';
+import { parseBytes, type ParseJob, type Parsed } from './parse.js';
+import { PARSE_POOL, ParsePool, ParseTimeoutError, sharedParsePool } from './pool.js';
 
 export { parseMarkdown, splitFrontMatter, type MarkdownContent } from './markdown.js';
 export { parseHtml, type HtmlContent } from './html.js';
@@ -122,6 +117,13 @@ export interface LoadOptions extends RecordFields {
   readonly mammoth?: LibrarySource<MammothLibrary> | undefined;
   /** Stops loading; the promise rejects with the signal's reason. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Parse files in a worker thread (one, reused), so a parser stuck on a file is stopped at
+   * `limits.parseTimeoutMs` and the file skipped (`timeout`). Default `true`; `false` parses on
+   * the calling thread, without that deadline. PDF and DOCX files are parsed on the calling
+   * thread when `unpdf` / `mammoth` is injected (a module cannot cross into a worker).
+   */
+  readonly worker?: boolean | undefined;
 }
 
 /** What `loadDocuments` found. */
@@ -140,7 +142,9 @@ function checkOptions(paths: unknown, options: LoadOptions): void {
   if (!Array.isArray(paths) || paths.some((path) => typeof path !== 'string' || path === '')) {
     throw invalid('paths', 'must be an array of non-empty strings');
   }
-  const { ignore, limits } = options;
+  const { ignore, limits, worker } = options;
+  if (worker !== undefined && typeof worker !== 'boolean')
+    throw invalid('worker', 'must be a boolean');
   for (const key of ['maxFileBytes', 'maxTextLength'] as const) {
     const value = options[key];
     if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
@@ -260,42 +264,47 @@ function fromRecords(
   return { documents, skipped };
 }
 
-async function readAs(fileType: FileType, context: FileContext): Promise<FileResult> {
+/**
+ * The types parsed in the worker: those whose parsers are libraries that could get stuck.
+ * Plain text and JSON records (decoding, `JSON.parse`: linear, native) stay on this thread,
+ * where they cost a tenth of a worker's round trip.
+ */
+const IN_WORKER: ReadonlySet<FileType> = new Set(['markdown', 'html', 'pdf', 'docx']);
+
+/** Parses in the worker when it can, else on this thread (see `LoadOptions.worker`). */
+async function parseFile(fileType: FileType, context: FileContext): Promise<Parsed> {
   const { bytes, options, limits } = context;
-  switch (fileType) {
-    case 'pdf': {
-      const pdf = await parsePdf(bytes, { library: options.unpdf, limits });
-      return single(context, fileType, pdf.pages.join(PAGE_BREAK), pdf.title, pdf.metadata);
-    }
-    case 'docx': {
-      const docx = await parseDocx(bytes, { library: options.mammoth, limits });
-      return single(context, fileType, docx.text, docx.title, docx.metadata);
-    }
-    default:
-      break;
+  const job: ParseJob = {
+    fileType,
+    bytes,
+    limits,
+    fields: {
+      textField: options.textField,
+      idField: options.idField,
+      titleField: options.titleField,
+    },
+  };
+  const injected =
+    (fileType === 'pdf' && options.unpdf !== undefined) ||
+    (fileType === 'docx' && options.mammoth !== undefined);
+  if (options.worker !== false && !injected && IN_WORKER.has(fileType)) {
+    const pool = (options as { [PARSE_POOL]?: ParsePool })[PARSE_POOL] ?? sharedParsePool();
+    const parsed = await pool.parse(job, limits.parseTimeoutMs);
+    if (parsed !== undefined) return parsed;
   }
-  const source = decodeText(bytes);
-  switch (fileType) {
-    case 'markdown': {
-      const markdown = parseMarkdown(source, limits);
-      return single(context, fileType, markdown.text, markdown.title, markdown.metadata);
-    }
-    case 'html': {
-      const html = parseHtml(source, limits);
-      return single(context, fileType, html.text, html.title, html.metadata);
-    }
-    case 'json':
-      return fromRecords(context, fileType, parseJsonRecords(source, options));
-    case 'jsonl':
-      return fromRecords(context, fileType, parseJsonLines(source, options));
-    case 'text':
-      return single(context, fileType, source.trim(), firstHeading(source));
-  }
+  return parseBytes(job, { unpdf: options.unpdf, mammoth: options.mammoth });
+}
+
+async function readAs(fileType: FileType, context: FileContext): Promise<FileResult> {
+  const parsed = await parseFile(fileType, context);
+  if (parsed.kind === 'records') return fromRecords(context, fileType, parsed.records);
+  return single(context, fileType, parsed.text, parsed.title, parsed.metadata);
 }
 
 function skipFor(error: unknown): { skip: SkipCode; reason: string } {
   if (ConfigError.isInstance(error)) return { skip: 'missing-dependency', reason: error.message };
   if (error instanceof LoadLimitError) return { skip: 'too-large', reason: error.message };
+  if (error instanceof ParseTimeoutError) return { skip: 'timeout', reason: error.message };
   const { name, message } = error as Error;
   if (name === 'BinaryContentError') return { skip: 'binary', reason: message };
   return { skip: 'parse-error', reason: `cannot parse: ${message}` };

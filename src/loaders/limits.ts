@@ -10,6 +10,12 @@ export interface LoadLimits {
   readonly maxFrontMatterKeys: number;
   /** Deepest nesting of HTML elements (DOCX files become HTML). Default 500. */
   readonly maxNesting: number;
+  /**
+   * Most milliseconds one file's parse may take in the parse worker (Node); past it the worker
+   * is terminated and the file skipped (`timeout`). Default 30,000. Not enforced when parsing
+   * runs on the calling thread (`worker: false`, or an injected `unpdf` / `mammoth`).
+   */
+  readonly parseTimeoutMs: number;
 }
 
 /** The default limits. */
@@ -19,6 +25,7 @@ export const DEFAULT_LOAD_LIMITS: LoadLimits = {
   maxParagraphs: 200_000,
   maxFrontMatterKeys: 1_000,
   maxNesting: 500,
+  parseTimeoutMs: 30_000,
 };
 
 /** Thrown while parsing when a file goes past one of its limits. */
