@@ -501,10 +501,14 @@ describe('stateless history on the engine (`ChatRequest.history`)', () => {
       message: 'How long does that take?',
       history,
     });
-    expect(llm.calls.at(-1)!.request.messages.map((message) => message.role)).toEqual([
-      'user',
-      'assistant',
-      'user',
+    // The client's two turns, then the sources (a user-role message of their own), then the question.
+    expect(
+      llm.calls.at(-1)!.request.messages.map((message) => [message.role, message.content]),
+    ).toEqual([
+      ['user', 'Do you ship internationally?'],
+      ['assistant', 'Yes, we ship internationally [source: S1].'],
+      ['user', expect.stringMatching(/^Source documents for the question that follows\./)],
+      ['user', 'How long does that take?'],
     ]);
     const stored = await engine.history({ sessionId: reply.sessionId!, userId: 'u1' });
     expect(stored.messages.map((message) => [message.role, message.content])).toEqual([
