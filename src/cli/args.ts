@@ -108,7 +108,8 @@ Options:
   -v, --version    print the version
 
 Exit codes: 0 ok, 1 runtime error (e.g. a failed model call), 2 usage or configuration
-error, 3 no documents found. See docs/cli.md.`,
+error, 3 no documents found, 4 partial (index skipped files it should have read). See
+docs/cli.md.`,
   ask: `Usage: cortexis ask <path...> "<question>" [options]
 
 Answers one question from the files and folders given (the index is built or updated first).
