@@ -11,6 +11,7 @@ import { InternalError } from '../errors/index.js';
 import type { ChatStream } from '../stream.js';
 import type { ChatStreamPart } from '../types.js';
 import { openAIError } from './openai-error.js';
+import { frameStream } from './openai-stream.js';
 import type { TokenCounter } from './openai-response.js';
 import {
   outputMessage,
@@ -102,22 +103,6 @@ export function responseFrames(
       ),
     );
   }
-  const output = frames();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const next = await output.next();
-        if (next.done) controller.close();
-        else controller.enqueue(next.value);
-      } catch (error) {
-        // Never a torn stream: whatever failed is reported as the response's failure.
-        for await (const bytes of failure(error)) controller.enqueue(bytes);
-        controller.close();
-      }
-    },
-    async cancel() {
-      await output.return(undefined);
-      await iterator.return?.();
-    },
-  });
+  // Whatever fails while pulling is reported as the response's failure.
+  return frameStream(frames(), failure, () => iterator.return?.());
 }

@@ -104,7 +104,23 @@ export function completionFrames(
     );
     yield frame(openAIError(failure).body);
   }
-  const output = frames();
+  return frameStream(
+    frames(),
+    (error) => [frame(openAIError(error).body)],
+    () => iterator.return?.(),
+  );
+}
+
+/**
+ * The byte stream of an OpenAI route's frames. Never a torn stream: a failure while pulling
+ * ends it with the frames `onError` gives (an error event); cancelling ends the frames and then
+ * `release`s the turn's stream.
+ */
+export function frameStream(
+  output: AsyncGenerator<Uint8Array, void>,
+  onError: (error: unknown) => AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  release: () => Promise<unknown> | undefined,
+): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
@@ -112,14 +128,13 @@ export function completionFrames(
         if (next.done) controller.close();
         else controller.enqueue(next.value);
       } catch (error) {
-        // Never a torn stream: whatever failed is reported as an error event.
-        controller.enqueue(frame(openAIError(error).body));
+        for await (const bytes of onError(error)) controller.enqueue(bytes);
         controller.close();
       }
     },
     async cancel() {
       await output.return(undefined);
-      await iterator.return?.();
+      await release();
     },
   });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSqliteStores } from '../../../src/adapters/sqlite/index.js';
-import { rowToSource, sourceValues } from '../../../src/adapters/sql/records.js';
+import { rowToSource, SOURCE_COLUMNS, sourceValues } from '../../../src/adapters/sql/records.js';
 import { createChatEngine } from '../../../src/index.js';
 import { sectionOf, snippet, snippetText, toSources } from '../../../src/pipeline/turn/sources.js';
 import type { RetrievedChunk } from '../../../src/pipeline/retrieve.js';
@@ -97,29 +97,8 @@ describe('sources carry their section and a readable snippet', () => {
 
   it('keeps the section through the SQL session store (derived from the stored metadata)', async () => {
     const [source] = toSources([chunk('Body.', { section: 'Widget › Colours' })]);
-    const columns = [
-      'message_id',
-      'position',
-      'label',
-      'document_id',
-      'chunk_id',
-      'title',
-      'uri',
-      'snippet',
-      'score',
-      'vector_score',
-      'keyword_score',
-      'fused_score',
-      'source_type',
-      'graph_boost',
-      'learned_boost',
-      'graph_node_id',
-      'graph_path_depth',
-      'graph_related_count',
-      'metadata',
-    ];
     const values = sourceValues('m1', 0, source!);
-    const row = Object.fromEntries(columns.map((name, index) => [name, values[index]]));
+    const row = Object.fromEntries(SOURCE_COLUMNS.map((name, index) => [name, values[index]]));
     expect(rowToSource(row).section).toBe('Widget › Colours');
     expect(rowToSource({ ...row, metadata: JSON.stringify({ section: 7 }) })).not.toHaveProperty(
       'section',
