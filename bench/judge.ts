@@ -10,6 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   DEFAULT_SUPPORT_THRESHOLD,
   DEFAULT_SUPPORT_WEIGHTS,
@@ -30,12 +31,12 @@ import {
   type PerturbationKind,
 } from './judge-perturbations.js';
 import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
-import { DOCS_QUESTIONS } from './trust-docs-questions.js';
+import { DOCS_QUESTIONS, type DocsQuestion } from './trust-docs-questions.js';
 import { loadDocsPages } from './trust.js';
 
-type Label = 'SUPPORT' | 'CONTRADICT' | 'NOT_ENOUGH_INFO';
+export type Label = 'SUPPORT' | 'CONTRADICT' | 'NOT_ENOUGH_INFO';
 
-interface Pair {
+export interface Pair {
   readonly split: 'train' | 'test';
   readonly claim: string;
   readonly docId: string;
@@ -65,7 +66,7 @@ type Feature = (typeof FEATURES)[number];
 // are collinear) for no AUC gain; it still picks the evidence sentence.
 const SCORED: readonly Feature[] = FEATURES.filter((name) => name !== 'proximity');
 
-function loadPairs(dir: string): Pair[] {
+export function loadPairs(dir: string): Pair[] {
   return readFileSync(join(dir, 'claims-evidence.jsonl'), 'utf8')
     .split('\n')
     .filter((line) => line.trim().length > 0)
@@ -94,7 +95,7 @@ export function rocAuc(scores: readonly number[], positive: readonly boolean[]):
   return (rankSum - (positives * (positives + 1)) / 2) / (positives * negatives);
 }
 
-function f1At(scores: readonly number[], positive: readonly boolean[], threshold: number) {
+export function f1At(scores: readonly number[], positive: readonly boolean[], threshold: number) {
   let tp = 0;
   let fp = 0;
   let fn = 0;
@@ -165,17 +166,17 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 /** A true cited claim and its source, to perturb. */
-interface TrueClaim {
+export interface TrueClaim {
   readonly claim: string;
   readonly source: PreparedSource;
 }
 
 /** The sentences of the docs pages that state the docs questions' facts, citing their page. */
-function docsClaims(): TrueClaim[] {
+export function docsClaims(questions: readonly DocsQuestion[] = DOCS_QUESTIONS): TrueClaim[] {
   const pages = new Map(loadDocsPages().map((page) => [page.id, page.text]));
   const claims: TrueClaim[] = [];
   const prepared = new Map<string, PreparedSource>();
-  for (const item of DOCS_QUESTIONS) {
+  for (const item of questions) {
     const text = pages.get(item.page);
     if (!text) continue;
     const sentence = splitSentences(text).find((span) =>
@@ -472,4 +473,6 @@ function main(): void {
   );
 }
 
-main();
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main();
+}

@@ -5,6 +5,7 @@
  * @module
  */
 import { splitSentences } from '../../text/sentences.js';
+import { ruleOff } from './rules.js';
 
 /** A sentence of the answer with the sources it cites. */
 export interface Claim {
@@ -47,7 +48,7 @@ export function stripTags(text: string): string {
  */
 export function extractClaims(answer: string): Claim[] {
   const claims: { text: string; start: number; end: number; sourceIds: string[] }[] = [];
-  const code = fencedRanges(answer);
+  const code = ruleOff['claims.code-blocks'] ? [] : fencedRanges(answer);
   // Whether the claim before introduces a block (ends with ':'): its list items and table rows
   // are quoted from the same sources.
   let introduced: string[] | undefined;
@@ -61,7 +62,7 @@ export function extractClaims(answer: string): Claim[] {
     let { start } = sentence;
     const leading = LEADING_TAGS.exec(sentence.text);
     const previous = claims[claims.length - 1];
-    if (leading && previous) {
+    if (leading && previous && !ruleOff['claims.leading-tags']) {
       // Tags opening a sentence cite the one before: move them (and their span) back.
       for (const label of citedLabels(leading[0])) {
         if (!previous.sourceIds.includes(label)) previous.sourceIds.push(label);
@@ -78,7 +79,9 @@ export function extractClaims(answer: string): Claim[] {
     }
     let sourceIds = citedLabels(raw);
     const blockLine = /^\s*(?:[-*+•]\s|\d{1,3}[.)]\s|\|)|\s\|\s/.test(raw);
-    if (sourceIds.length === 0 && blockLine && introduced) sourceIds = [...introduced];
+    if (sourceIds.length === 0 && blockLine && introduced && !ruleOff['claims.block-citations']) {
+      sourceIds = [...introduced];
+    }
     if (!blockLine) introduced = /:\s*$/.test(text) && sourceIds.length > 0 ? sourceIds : undefined;
     claims.push({ text, start, end: sentence.end, sourceIds });
   }

@@ -16,6 +16,7 @@
  * @module
  */
 import { splitSentences } from '../../text/sentences.js';
+import { ruleOff } from './rules.js';
 import {
   ABOUT_SHARE,
   analyse,
@@ -138,10 +139,12 @@ export function findContradiction(
               (onlyOtherUnit && sameDimension(quantity, other) && overlaps(quantity, other)),
           ),
       );
-      if (unitIndex >= 0) return { kind: 'unit', evidence: evidence(spans[unitIndex]!) };
+      if (unitIndex >= 0 && !ruleOff['contradiction.unit']) {
+        return { kind: 'unit', evidence: evidence(spans[unitIndex]!) };
+      }
       // The source gives the value only in other units: the sentence that does, even when it
       // shares few of the claim's words ("At 18 months, …" against "for up to 18 years").
-      if (onlyOtherUnit) {
+      if (onlyOtherUnit && !ruleOff['contradiction.unit-elsewhere']) {
         const other = analysed.find((sentence) =>
           sentence.quantities.some(
             (mention) => sameDimension(quantity, mention) && overlaps(quantity, mention),
@@ -157,21 +160,28 @@ export function findContradiction(
             (other) => sameQuantity(quantity, other) && !overlaps(quantity, other),
           ),
       );
-      if (valueIndex >= 0) return { kind: 'number', evidence: evidence(spans[valueIndex]!) };
+      if (valueIndex >= 0 && !ruleOff['contradiction.number']) {
+        return { kind: 'number', evidence: evidence(spans[valueIndex]!) };
+      }
     }
   }
 
   // A number naming what it follows ("Type 5") that the source gives only other numbers.
-  const renamed = renamedNumber(claim, sourceText);
+  const renamed = ruleOff['contradiction.renamed-number'] ? -1 : renamedNumber(claim, sourceText);
   if (renamed >= 0) {
     const at = analysed.find((sentence) => sentence.start <= renamed && renamed < sentence.end);
     if (at) return { kind: 'number', evidence: evidence(at) };
   }
 
+  const off = ruleOff;
   const swapped =
-    swappedEntity(claim, sourceText, spans) ??
-    redefinedAbbreviation(claim, novelNames, analysed) ??
-    replacedEntity(claim, claimTerms, novelNames, analysed, sourceText);
+    (off['contradiction.swapped-entity'] ? undefined : swappedEntity(claim, sourceText, spans)) ??
+    (off['contradiction.redefined-abbreviation']
+      ? undefined
+      : redefinedAbbreviation(claim, novelNames, analysed)) ??
+    (off['contradiction.replaced-entity']
+      ? undefined
+      : replacedEntity(claim, claimTerms, novelNames, analysed, sourceText));
   if (swapped) return { kind: 'entity', evidence: evidence(swapped) };
 
   // Polarity. A negated claim ("are not refunded") is contradicted when the sentences about it
@@ -182,7 +192,7 @@ export function findContradiction(
   // "is stored …, so no later failure"; "is cut" against "is never cut").
   let closest: (typeof spans)[number] | undefined;
   for (const span of spans) if (!closest || span.share > closest.share) closest = span;
-  if (closest && closest.share >= VERBATIM_SHARE) {
+  if (closest && closest.share >= VERBATIM_SHARE && !off['contradiction.negation-verbatim']) {
     const unmatched = (tokens: readonly Token[]) => (group: ReadonlySet<string>) =>
       tokens.some((token) => group.has(prefixOf(token.stem))) && !negatesGoverned(tokens, group);
     if (
@@ -195,7 +205,7 @@ export function findContradiction(
   }
 
   const governed = governedTerms(claimTokens);
-  if (governed.size > 0) {
+  if (governed.size > 0 && !off['contradiction.negated-claim']) {
     // Among the sentences about the claim: those holding what it negates (`stating`), and,
     // when none does, the one most about it (`top`).
     let stating: (typeof spans)[number] | undefined;
@@ -221,7 +231,12 @@ export function findContradiction(
   }
   let best: (typeof spans)[number] | undefined;
   for (const span of spans) if (!best || span.share > best.share) best = span;
-  if (best && best.share >= NEGATION_SHARE && negates(best.tokens, claimTerms)) {
+  if (
+    best &&
+    best.share >= NEGATION_SHARE &&
+    !off['contradiction.negated-source'] &&
+    negates(best.tokens, claimTerms)
+  ) {
     return { kind: 'negation', evidence: evidence(best) };
   }
   return null;

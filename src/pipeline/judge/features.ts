@@ -19,6 +19,7 @@ import {
   type PreparedSource,
 } from './source.js';
 import { registerTextCache } from '../../util/second-sight.js';
+import { ruleOff } from './rules.js';
 
 /** The evidence features of a (claim, source) pair, each in [0, 1]. */
 export interface SupportFeatures {
@@ -70,6 +71,7 @@ const CLAIM_CACHE_SIZE = 256;
 
 /** Term weight: specific terms (long, with digits or capitals) count more than short ones. */
 function termWeight(term: string): number {
+  if (ruleOff['feature.term-weights']) return 1;
   if (/\d/.test(term)) return 1.5;
   return term.length >= 7 ? 1.25 : term.length <= 3 ? 0.75 : 1;
 }
@@ -115,7 +117,7 @@ function covered(
   claim.terms.forEach((term, index) => {
     const weight = claim.weights[index]!;
     if (terms.has(term)) sum += weight;
-    else if (prefixes.has(prefixOf(term))) sum += weight / 2;
+    else if (!ruleOff['feature.prefix-credit'] && prefixes.has(prefixOf(term))) sum += weight / 2;
   });
   return sum / claim.total;
 }
@@ -162,7 +164,7 @@ export function supportFeatures(claim: string, source: string | PreparedSource):
   sentences.forEach((sentence, index) => {
     const own = covered(analysed, sentence.terms, sentence.prefixes);
     const close = pairsClose(analysed, sentence);
-    const combined = own + close;
+    const combined = ruleOff['feature.proximity-pick'] ? own : own + close;
     if (combined > bestScore) {
       bestScore = combined;
       bestSentence = index;
@@ -201,18 +203,19 @@ export function supportFeatures(claim: string, source: string | PreparedSource):
   const plain = stripTags(claim);
   const polarity = polaritySignals(plain, analysed.terms, prepared);
   const novel = novelNames(plain, prepared);
+  const off = ruleOff;
   return {
     coverage,
-    sentenceCoverage,
+    sentenceCoverage: off['feature.sentence-coverage'] ? 0 : sentenceCoverage,
     proximity,
-    numbers,
-    entities,
-    numberMismatch,
-    polarityMismatch,
-    novelName: novel.length > 0 ? 1 : 0,
-    novelNumber: novelNumber(plain, prepared) === undefined ? 0 : 1,
-    negationUnmatched: polarity.negationUnmatched,
-    directionMismatch: polarity.directionMismatch,
+    numbers: off['feature.numbers'] ? 1 : numbers,
+    entities: off['feature.entities'] ? 1 : entities,
+    numberMismatch: off['feature.number-mismatch'] ? 0 : numberMismatch,
+    polarityMismatch: off['feature.polarity-mismatch'] ? 0 : polarityMismatch,
+    novelName: novel.length > 0 && !off['feature.novel-name'] ? 1 : 0,
+    novelNumber: off['feature.novel-number'] || novelNumber(plain, prepared) === undefined ? 0 : 1,
+    negationUnmatched: off['feature.negation-unmatched'] ? 0 : polarity.negationUnmatched,
+    directionMismatch: off['feature.direction-mismatch'] ? 0 : polarity.directionMismatch,
     bestSentence,
   };
 }

@@ -16,6 +16,7 @@
  */
 import { stem } from '../../text/stem.js';
 import { STOP_WORDS } from '../../text/words.js';
+import { ruleOff } from './rules.js';
 
 /** What the novelty checks need of an analysed source (`PreparedSource` has it). */
 export interface NoveltySource {
@@ -148,6 +149,7 @@ function definedBefore(claim: string, token: string): boolean {
 /** An acronym of three letters or more that the source spells out as consecutive words' initials. */
 function spelledOut(token: string, source: NoveltySource): boolean {
   const letters = lettersOf(token);
+  if (ruleOff['novelty.spelled-out']) return false;
   return letters.length >= 3 && isAcronym(token) && factsOf(source).initials.includes(letters);
 }
 
@@ -186,8 +188,15 @@ export function novelNames(claim: string, source: NoveltySource): string[] {
     const names = compound ? parts.filter(isAcronym) : [];
     const isName = isAcronym(token) || (index > 0 && isCapitalised(token));
     if (!isName && names.length === 0) continue;
-    if (stated(token, source) || definedBefore(claim, token)) continue;
-    if (compound && names.every((part) => stated(part, source))) continue;
+    if (stated(token, source)) continue;
+    if (!ruleOff['novelty.defined-before'] && definedBefore(claim, token)) continue;
+    if (
+      !ruleOff['novelty.compound-parts'] &&
+      compound &&
+      names.every((part) => stated(part, source))
+    ) {
+      continue;
+    }
     novel.push(token);
   }
   return novel;
@@ -214,7 +223,8 @@ export function novelNumber(claim: string, source: NoveltySource): string | unde
     const word = /(?<!\p{L})(\p{L}{2,})[\s-]$/u.exec(
       claim.slice(Math.max(0, match.index - 30), match.index),
     );
-    if (!word || STOP_WORDS.has(word[1]!.toLowerCase())) continue;
+    if (!word || STOP_WORDS.has(word[1]!.toLowerCase()) || ruleOff['novelty.named-number'])
+      continue;
     const named = new RegExp(`(?<![\\p{L}])${word[1]!}[\\s-](\\d+(?:\\.\\d+)?)(?![\\d])`, 'giu');
     let any = false;
     let same = false;
@@ -304,7 +314,7 @@ export function polaritySignals(
     .map((sentence) => wordsOf(source.text.slice(sentence.start, sentence.end)));
   const negationUnmatched = negated && !best.some((words) => words.some(negative)) ? 1 : 0;
   let directionMismatch = 0;
-  if (direction !== 0 && best.length > 0) {
+  if (direction !== 0 && best.length > 0 && !ruleOff['feature.direction-mismatch']) {
     const directions = best.slice(0, 2).map(directionOf);
     if (!directions.includes(direction) && directions.includes(-direction)) directionMismatch = 1;
   }

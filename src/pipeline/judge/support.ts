@@ -11,6 +11,7 @@ import { findContradiction, type ContradictionKind } from './contradiction.js';
 import { supportFeatures } from './features.js';
 import { novelNames } from './novelty.js';
 import { prepareSource, type PreparedSource } from './source.js';
+import { ruleOff } from './rules.js';
 import { DEFAULT_SUPPORT_THRESHOLD, supportScore, type SupportWeights } from './weights.js';
 
 /**
@@ -87,7 +88,7 @@ export function checkSupport(
   // About another subject: the claim names what the source never states, and not the name
   // the source is about. Not enough information, however many other words they share.
   const main =
-    novel.length > 0
+    novel.length > 0 && !ruleOff['support.missing-main-name']
       ? missingMainName(
           plain,
           contentStems(tokensOf(plain)),
