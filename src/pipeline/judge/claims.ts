@@ -20,7 +20,6 @@ export interface Claim {
 }
 
 const TAG = /\[\s*source\s*:\s*([A-Za-z0-9_-]+(?:\s*,\s*[A-Za-z0-9_-]+)*)\s*\]/gi;
-const LEADING_TAGS = /^(?:\s*\[\s*source\s*:\s*[A-Za-z0-9_-]+(?:\s*,\s*[A-Za-z0-9_-]+)*\s*\])+/i;
 
 /** Labels of every `[source: …]` tag in a text, in order, without duplicates. */
 function citedLabels(text: string): string[] {
@@ -59,18 +58,8 @@ export function extractClaims(answer: string): Claim[] {
       if (previousClaim) previousClaim.end = Math.max(previousClaim.end, sentence.end);
       continue;
     }
-    let { start } = sentence;
-    const leading = LEADING_TAGS.exec(sentence.text);
+    const { start } = sentence;
     const previous = claims[claims.length - 1];
-    if (leading && previous && !ruleOff['claims.leading-tags']) {
-      // Tags opening a sentence cite the one before: move them (and their span) back.
-      for (const label of citedLabels(leading[0])) {
-        if (!previous.sourceIds.includes(label)) previous.sourceIds.push(label);
-      }
-      previous.end = start + leading[0].length;
-      const rest = sentence.text.slice(leading[0].length);
-      start += leading[0].length + (rest.length - rest.trimStart().length);
-    }
     const raw = answer.slice(start, sentence.end);
     const text = stripTags(raw);
     if (!/[\p{L}\p{N}]/u.test(text)) {

@@ -1,29 +1,15 @@
 /**
- * Negation for the contradiction checks of the grounding judge: whether a negator stands
- * before a claim's terms, which terms each negator of a claim governs, and whether a sentence
- * negates those terms itself (a negator or a word of absence or failure close to them). Pure.
+ * Negation for the contradiction checks of the grounding judge: which terms each negator of a
+ * claim governs, and whether a sentence negates those terms itself (a negator or a word of absence or failure close to them). Pure.
  * @module
  */
 import { STOP_WORDS } from '../../text/words.js';
 import type { Token } from './contradiction-analysis.js';
 
-// Negators at most this many words before a term negate it.
-const NEGATION_REACH = 2;
 // Content words at most this many words after a negator of the claim are what it negates.
 const GOVERNED_REACH = 3;
 // A negator of the source at most this many words before a governed term negates it.
 const LOCAL_NEGATION_REACH = 4;
-
-/** Whether a negator stands before one of the given terms (within the reach) in the tokens. */
-export function negates(tokens: readonly Token[], terms: ReadonlySet<string>): boolean {
-  return tokens.some(
-    (token, index) =>
-      token.negator &&
-      tokens
-        .slice(index + 1, index + 1 + NEGATION_REACH)
-        .some((next) => terms.has(next.stem) && !next.negator),
-  );
-}
 
 // Words that state an absence or a failure without a negator.
 export const NEGATIVE_WORD =

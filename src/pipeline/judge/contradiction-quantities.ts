@@ -205,14 +205,6 @@ export function sameDimension(a: Quantity, b: Quantity): boolean {
   return dimension !== undefined && dimension === dimensionOf(b.unit);
 }
 
-/** Same value, another unit of the same dimension ("14 days" ↔ "14 weeks", "5 %" ↔ "5 points"). */
-export function unitChanged(a: Quantity, b: Quantity): boolean {
-  if (a.unit === '' || b.unit === '' || a.unit === b.unit) return false;
-  const dimension = dimensionOf(a.unit);
-  if (dimension === undefined || dimension !== dimensionOf(b.unit) || !overlaps(a, b)) return false;
-  return a.before.some((word) => b.before.includes(word));
-}
-
 // A number standing alone (not inside an identifier such as "IL-6" or "BRCA1").
 const NAMED_NUMBER = /(?<![\p{L}\d.,\-·/])(\d+(?:\.\d+)?)(?![\p{L}\d]|[.,·]\d)/gu;
 

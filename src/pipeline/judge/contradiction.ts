@@ -31,7 +31,6 @@ import {
   NEGATIVE_WORD,
   governedGroups,
   governedTerms,
-  negates,
   negatesGoverned,
   prefixOf,
 } from './contradiction-negation.js';
@@ -42,7 +41,6 @@ import {
   renamedNumber,
   sameDimension,
   sameQuantity,
-  unitChanged,
   type Quantity,
 } from './contradiction-quantities.js';
 
@@ -61,8 +59,6 @@ export interface Contradiction {
 const NEGATED_CLAIM_SHARE = 0.5;
 /** Least share of a sentence that states the claim nearly word for word. */
 const VERBATIM_SHARE = 0.9;
-/** Least share for a polarity reversal: the sentence must state (nearly) the claim itself. */
-const NEGATION_SHARE = 0.75;
 
 /**
  * Whether the source gives the quantity's value only with other units of its dimension: every
@@ -127,24 +123,10 @@ export function findContradiction(
         ),
       );
       if (stated) continue;
-      // The claim's value with another unit of the same dimension: after the same word, or
-      // the only unit the source ever gives that value ("for 4 hours" against "for 4 days").
-      const onlyOtherUnit = otherUnitOnly(quantity, analysed);
-      const unitIndex = spans.findIndex(
-        (span, index) =>
-          span.share >= ABOUT_SHARE &&
-          sourceQuantities[index]!.some(
-            (other) =>
-              unitChanged(quantity, other) ||
-              (onlyOtherUnit && sameDimension(quantity, other) && overlaps(quantity, other)),
-          ),
-      );
-      if (unitIndex >= 0 && !ruleOff['contradiction.unit']) {
-        return { kind: 'unit', evidence: evidence(spans[unitIndex]!) };
-      }
-      // The source gives the value only in other units: the sentence that does, even when it
-      // shares few of the claim's words ("At 18 months, …" against "for up to 18 years").
-      if (onlyOtherUnit && !ruleOff['contradiction.unit-elsewhere']) {
+      // The source gives the value only in other units of the same dimension ("for 4 hours"
+      // against "for 4 days"): the sentence that does, even when it shares few of the claim's
+      // words ("At 18 months, …" against "for up to 18 years").
+      if (!ruleOff['contradiction.unit-elsewhere'] && otherUnitOnly(quantity, analysed)) {
         const other = analysed.find((sentence) =>
           sentence.quantities.some(
             (mention) => sameDimension(quantity, mention) && overlaps(quantity, mention),
@@ -231,13 +213,5 @@ export function findContradiction(
   }
   let best: (typeof spans)[number] | undefined;
   for (const span of spans) if (!best || span.share > best.share) best = span;
-  if (
-    best &&
-    best.share >= NEGATION_SHARE &&
-    !off['contradiction.negated-source'] &&
-    negates(best.tokens, claimTerms)
-  ) {
-    return { kind: 'negation', evidence: evidence(best) };
-  }
   return null;
 }

@@ -15,7 +15,6 @@
  * @module
  */
 import { stem } from '../../text/stem.js';
-import { STOP_WORDS } from '../../text/words.js';
 import { ruleOff } from './rules.js';
 
 /** What the novelty checks need of an analysed source (`PreparedSource` has it). */
@@ -210,8 +209,8 @@ const NUMBER = /(?<![\p{L}\d.,\-·/])(\d+(?:[.,]\d+)?)(?![\p{L}\d]|[.,·]\d)/gu;
 
 /**
  * The first number of the claim its source never states (as digits, or as a word: "three",
- * "twice", "II"), or whose naming word the source gives only other numbers ("Type 5" where the
- * source has "Type 1" and no "Type 5"); undefined when every number is stated.
+ * "twice", "II"); undefined when every number is stated. (A number naming what it follows,
+ * "Type 5" where the source has only "Type 1", is a contradiction: `renamedNumber`.)
  */
 export function novelNumber(claim: string, source: NoveltySource): string | undefined {
   const { values } = factsOf(source);
@@ -219,20 +218,6 @@ export function novelNumber(claim: string, source: NoveltySource): string | unde
     const raw = match[1]!;
     const value = Number(raw.replace(/,(?=\d{3}\b)/g, '').replace(',', '.'));
     if (!values.has(value)) return raw;
-    // The word naming the number ("Type 1", "kinase 3"): the source must give it this number.
-    const word = /(?<!\p{L})(\p{L}{2,})[\s-]$/u.exec(
-      claim.slice(Math.max(0, match.index - 30), match.index),
-    );
-    if (!word || STOP_WORDS.has(word[1]!.toLowerCase()) || ruleOff['novelty.named-number'])
-      continue;
-    const named = new RegExp(`(?<![\\p{L}])${word[1]!}[\\s-](\\d+(?:\\.\\d+)?)(?![\\d])`, 'giu');
-    let any = false;
-    let same = false;
-    for (const found of source.text.matchAll(named)) {
-      any = true;
-      if (Number(found[1]) === value) same = true;
-    }
-    if (any && !same) return raw;
   }
   return undefined;
 }

@@ -9,7 +9,6 @@
 
 /** Each rule of the judge with where it lives and what it does. */
 export const JUDGE_RULES = {
-  'claims.leading-tags': 'claims.ts: tags opening a sentence cite the sentence before',
   'claims.block-citations': 'claims.ts: list items and table rows cite what introduces them',
   'claims.code-blocks': 'claims.ts: a fenced code block is no claim, it belongs to the one before',
   'feature.term-weights': 'features.ts: long terms and terms with digits weigh more',
@@ -24,11 +23,9 @@ export const JUDGE_RULES = {
   'feature.novel-number': 'features.ts/novelty.ts: a number the source never states',
   'feature.negation-unmatched': 'novelty.ts: a negated claim, no sentence about it negates',
   'feature.direction-mismatch': 'novelty.ts: increase against decrease',
-  'novelty.named-number': 'novelty.ts: "Type 5" where the source gives "Type" other numbers',
   'novelty.defined-before': 'novelty.ts: an abbreviation the claim defines is stated',
   'novelty.spelled-out': 'novelty.ts: an acronym the source spells out is stated',
   'novelty.compound-parts': 'novelty.ts: a compound is stated when each acronym part is',
-  'contradiction.unit': 'contradiction.ts: the same value in another unit, same sentence',
   'contradiction.unit-elsewhere': 'contradiction.ts: the value only in other units, anywhere',
   'contradiction.number': 'contradiction.ts: another value for the same quantity',
   'contradiction.renamed-number': 'contradiction.ts: "Type 5" against "Type 1" (a contradiction)',
@@ -37,7 +34,6 @@ export const JUDGE_RULES = {
   'contradiction.replaced-entity': 'contradiction-entities.ts: another name in a sentence',
   'contradiction.negation-verbatim': 'contradiction.ts: a (nearly) verbatim sentence decides',
   'contradiction.negated-claim': 'contradiction.ts: a negated claim, sentences never negate',
-  'contradiction.negated-source': 'contradiction.ts: the source negates an affirmative claim',
   'support.missing-main-name': "support.ts: a claim leaving out the source's main name",
 } as const;
 
