@@ -232,7 +232,7 @@ const BASE = '(as shipped)';
 const BASE_AGAIN = '(as shipped, again)';
 
 async function main(): Promise<void> {
-  const known = Object.keys(JUDGE_RULES) as JudgeRule[];
+  const known: readonly JudgeRule[] = JUDGE_RULES;
   for (const rule of [...list('--rules'), ...list('--off')]) {
     if (!known.includes(rule as JudgeRule)) throw new Error(`unknown rule ${rule}`);
   }

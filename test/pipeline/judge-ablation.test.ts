@@ -7,7 +7,7 @@ describe('judge rule switches (issue 26 item 6)', () => {
   afterEach(() => switchOffJudgeRules());
 
   it('ships with every rule on', () => {
-    expect(Object.keys(ruleOff).sort()).toEqual(Object.keys(JUDGE_RULES).sort());
+    expect(Object.keys(ruleOff).sort()).toEqual([...JUDGE_RULES].sort());
     expect(Object.values(ruleOff).every((off) => !off)).toBe(true);
   });
 
