@@ -42,7 +42,7 @@ interface Paragraph {
 
 /** A table being read: its finished rows, the row's cells and the cell's paragraphs. */
 interface Table {
-  readonly rows: string[];
+  readonly rows: string[][];
   cells: string[];
   cell: string[];
 }
@@ -265,7 +265,7 @@ class DocumentReader {
   private endRow(): void {
     const table = this.tables[this.tables.length - 1];
     if (table === undefined) return;
-    if (table.cells.some((cell) => cell !== '')) table.rows.push(`| ${table.cells.join(' | ')} |`);
+    if (table.cells.some((cell) => cell !== '')) table.rows.push(table.cells);
     table.cells = [];
   }
 
@@ -273,9 +273,12 @@ class DocumentReader {
     const table = this.tables.pop();
     if (table === undefined || table.rows.length === 0) return;
     const outer = this.tables[this.tables.length - 1];
-    // A table inside a cell: its rows become that cell's text.
-    if (outer !== undefined) outer.cell.push(table.rows.join(' '));
-    else this.blocks.push({ text: table.rows.join('\n'), list: false });
+    // A table inside a cell: its cells' text becomes that cell's text.
+    if (outer !== undefined) outer.cell.push(table.rows.map((row) => row.join(' ')).join(' '));
+    else {
+      const rows = table.rows.map((row) => `| ${row.join(' | ')} |`);
+      this.blocks.push({ text: rows.join('\n'), list: false });
+    }
   }
 }
 
