@@ -35,7 +35,7 @@ import { PARSE_POOL, ParsePool, ParseTimeoutError, sharedParsePool } from './poo
 
 export { parseMarkdown, splitFrontMatter, type MarkdownContent } from './markdown.js';
 export { parseHtml, type HtmlContent } from './html.js';
-export { parsePdf, PAGE_BREAK, type PdfContent, type UnpdfLibrary } from './pdf.js';
+export { parsePdf, PAGE_BREAK, type PdfContent, type PdfPage, type UnpdfLibrary } from './pdf.js';
 export { parseDocx, type MammothLibrary } from './docx.js';
 export type { LibrarySource } from '../util/optional-import.js';
 export {
