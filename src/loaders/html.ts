@@ -1,5 +1,4 @@
-import { DomHandler, Parser } from 'htmlparser2';
-import type { ChildNode, Element } from 'domhandler';
+import { Parser, type Handler } from 'htmlparser2';
 import type { MetadataValue } from '../ports/common.js';
 import { BLOCK_ELEMENTS } from '../ingest/html.js';
 import { tidyText } from './text.js';
@@ -39,69 +38,23 @@ const CHROME = new Set(['nav', 'aside']);
 const PAGE_FRAME = new Set(['header', 'footer']);
 const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search']);
 
-const HEADING = /^h([1-6])$/;
-
-function isElement(node: ChildNode): node is Element {
-  return node.type === 'tag' || node.type === 'script' || node.type === 'style';
-}
-
-/** Depth-first search for the first element matching `test`, not descending into dropped ones. */
-function find(
-  nodes: readonly ChildNode[],
-  test: (element: Element) => boolean,
-): Element | undefined {
-  for (const node of nodes) {
-    if (!isElement(node)) continue;
-    if (test(node)) return node;
-    if (NEVER_TEXT.has(node.name)) continue;
-    const found = find(node.children, test);
-    if (found) return found;
-  }
-  return undefined;
-}
-
-function findAll(nodes: readonly ChildNode[], test: (element: Element) => boolean): Element[] {
-  const found: Element[] = [];
-  const visit = (list: readonly ChildNode[]) => {
-    for (const node of list) {
-      if (!isElement(node)) continue;
-      if (test(node)) found.push(node);
-      visit(node.children);
-    }
-  };
-  visit(nodes);
-  return found;
-}
-
-function plainText(nodes: readonly ChildNode[]): string {
-  let text = '';
-  for (const node of nodes) {
-    if (node.type === 'text') text += node.data;
-    else if (isElement(node) && !NEVER_TEXT.has(node.name)) text += plainText(node.children);
-  }
-  return text;
+/** The heading level of `h1`–`h6`, else 0. */
+function headingLevel(name: string): number {
+  if (name.length !== 2 || name[0] !== 'h') return 0;
+  const level = name.charCodeAt(1) - 48;
+  return level >= 1 && level <= 6 ? level : 0;
 }
 
 function collapse(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-function isChrome(element: Element, insideArticle: boolean): boolean {
-  if (CHROME.has(element.name)) return true;
-  if (PAGE_FRAME.has(element.name) && !insideArticle) return true;
-  const role = element.attribs.role?.toLowerCase();
+function isChrome(name: string, attribs: Record<string, string>, insideArticle: boolean): boolean {
+  if (CHROME.has(name)) return true;
+  if (PAGE_FRAME.has(name) && !insideArticle) return true;
+  const role = attribs.role?.toLowerCase();
   if (role && CHROME_ROLES.has(role)) return true;
-  return 'hidden' in element.attribs || element.attribs['aria-hidden'] === 'true';
-}
-
-/** The main content: `<main>` or `[role=main]`, else the only `<article>`, else `<body>`. */
-function mainContent(nodes: readonly ChildNode[]): readonly ChildNode[] {
-  const main = find(nodes, (e) => e.name === 'main' || e.attribs.role?.toLowerCase() === 'main');
-  if (main) return [main];
-  const articles = findAll(nodes, (e) => e.name === 'article');
-  if (articles.length === 1) return articles;
-  const body = find(nodes, (e) => e.name === 'body');
-  return body ? body.children : nodes;
+  return 'hidden' in attribs || attribs['aria-hidden'] === 'true';
 }
 
 /**
@@ -148,80 +101,177 @@ class TextBuffer {
   }
 }
 
-/** Renders elements as markdown-like text; the state tracks lists and article nesting. */
-class Renderer {
-  private readonly out = new TextBuffer();
+/** What an element does when it closes (see `StreamRenderer`). */
+const NONE = 0;
+const BLOCK = 1;
+const ITEM = 2;
+const LIST = 3;
+const ROW = 4;
 
-  render(nodes: readonly ChildNode[], insideArticle: boolean, listDepth: number): void {
-    for (const node of nodes) {
-      if (node.type === 'text') {
-        this.inline(node.data);
-        continue;
-      }
-      if (!isElement(node) || NEVER_TEXT.has(node.name)) continue;
-      if (isChrome(node, insideArticle)) continue;
-      this.element(
-        node,
-        insideArticle || node.name === 'article' || node.name === 'main',
-        listDepth,
-      );
-    }
+/** Text collected for a heading or `pre` (`level` 0), or for the title `h1`. */
+interface Capture {
+  /** Depth of the element collected. */
+  readonly from: number;
+  readonly level: number;
+  readonly parts: string[];
+}
+
+/** The element whose content is the page's main content, by the order elements open in. */
+interface Region {
+  /** The element, counted from 1 in the order start tags come. */
+  readonly ordinal: number;
+  /** Render the element itself (`main`, `article`), or only its children (`body`). */
+  readonly self: boolean;
+}
+
+/**
+ * Renders HTML as markdown-like text from the parser's events, without a DOM: a stack of what
+ * each open element does when it closes, the text written once. Only `region` is rendered
+ * (the whole page when undefined). Headings as `#` lines, list items as `- ` lines, table
+ * rows as lines of cells, `pre` fenced; scripts, forms and page chrome dropped.
+ */
+class StreamRenderer implements Partial<Handler> {
+  private readonly out = new TextBuffer();
+  private readonly kinds: number[] = [];
+  /** For each open element: whether its children are inside an article (or `main`). */
+  private readonly insideArticle: boolean[] = [];
+  private ordinal = 0;
+  private inRegion: boolean;
+  private regionDepth = 0;
+  /** Depth of the dropped element being skipped, else 0. */
+  private skipFrom = 0;
+  /** Depth of the element whose content is never text (in the region), else 0. */
+  private neverTextFrom = 0;
+  private listDepth = 0;
+  private capture: Capture | undefined;
+  private h1: Capture | undefined;
+  private h1Seen = false;
+  /** The text of the region's first `h1`, collapsed. */
+  h1Text: string | undefined;
+
+  constructor(private readonly region: Region | undefined) {
+    this.inRegion = region === undefined;
   }
 
-  private element(element: Element, insideArticle: boolean, listDepth: number): void {
-    const { name } = element;
-    const heading = HEADING.exec(name);
-    if (heading) {
-      const title = collapse(plainText(element.children));
-      if (title) this.block(`${'#'.repeat(Number(heading[1]))} ${title}`);
-      return;
-    }
-    if (name === 'pre') {
-      const code = plainText(element.children).replace(/^\n/, '').trimEnd();
-      if (code) this.block(`\`\`\`\n${code}\n\`\`\``);
-      return;
-    }
-    if (name === 'br') {
-      this.out.trimSpaces();
-      this.out.append('\n');
-      return;
-    }
-    if (name === 'li') {
-      this.lineBreak();
-      this.out.append(`${'  '.repeat(Math.max(0, listDepth - 1))}- `);
-      this.render(element.children, insideArticle, listDepth);
-      this.lineBreak();
-      return;
-    }
-    if (name === 'ul' || name === 'ol') {
-      this.paragraphBreak(listDepth === 0);
-      this.render(element.children, insideArticle, listDepth + 1);
-      this.paragraphBreak(listDepth === 0);
-      return;
-    }
-    if (name === 'td' || name === 'th') {
-      if (!this.out.empty && !this.out.tail(1).endsWith('\n')) {
-        this.out.trimSpaces();
-        this.out.append(' | ');
+  onopentag(name: string, attribs: Record<string, string>): void {
+    const parentArticle = this.insideArticle[this.insideArticle.length - 1] ?? false;
+    const depth = this.kinds.length + 1;
+    const enters = this.region !== undefined && ++this.ordinal === this.region.ordinal;
+    if (enters && this.region?.self === true) this.enter(depth);
+    let kind = NONE;
+    let childArticle = parentArticle;
+    if (this.inRegion) {
+      if (!this.h1Seen && name === 'h1' && this.neverTextFrom === 0) {
+        this.h1Seen = true;
+        this.h1 = { from: depth, level: 1, parts: [] };
       }
-      this.render(element.children, insideArticle, listDepth);
-      return;
+      if (this.skipFrom === 0 && this.capture === undefined) {
+        if (NEVER_TEXT.has(name) || isChrome(name, attribs, parentArticle)) {
+          this.skipFrom = depth;
+        } else {
+          kind = this.open(name, attribs, depth);
+          childArticle = parentArticle || name === 'article' || name === 'main';
+        }
+      }
+      if (this.neverTextFrom === 0 && NEVER_TEXT.has(name)) this.neverTextFrom = depth;
     }
-    if (name === 'tr') {
+    this.kinds.push(kind);
+    this.insideArticle.push(childArticle);
+    if (enters && this.region?.self === false) this.enter(depth);
+  }
+
+  private enter(depth: number): void {
+    this.inRegion = true;
+    this.regionDepth = depth;
+  }
+
+  /** Opens a rendered element; returns what its close does. */
+  private open(name: string, attribs: Record<string, string>, depth: number): number {
+    const level = headingLevel(name);
+    if (level > 0 || name === 'pre') {
+      this.capture = { from: depth, level, parts: [] };
+      return NONE;
+    }
+    switch (name) {
+      case 'br':
+        this.out.trimSpaces();
+        this.out.append('\n');
+        return NONE;
+      case 'li':
+        this.lineBreak();
+        this.out.append(`${'  '.repeat(Math.max(0, this.listDepth - 1))}- `);
+        return ITEM;
+      case 'ul':
+      case 'ol':
+        this.paragraphBreak(this.listDepth === 0);
+        this.listDepth++;
+        return LIST;
+      case 'td':
+      case 'th':
+        if (!this.out.empty && !this.out.tail(1).endsWith('\n')) {
+          this.out.trimSpaces();
+          this.out.append(' | ');
+        }
+        return NONE;
+      case 'tr':
+        this.lineBreak();
+        return ROW;
+      case 'img': {
+        const alt = attribs.alt?.trim();
+        if (alt) this.inline(` ${alt} `);
+        return NONE;
+      }
+      default:
+        break;
+    }
+    if (!BLOCK_ELEMENTS.has(name)) return NONE;
+    this.paragraphBreak(this.listDepth === 0);
+    return BLOCK;
+  }
+
+  ontext(data: string): void {
+    if (!this.inRegion) return;
+    if (this.neverTextFrom === 0) {
+      this.h1?.parts.push(data);
+      this.capture?.parts.push(data);
+    }
+    if (this.skipFrom === 0 && this.capture === undefined) this.inline(data);
+  }
+
+  onclosetag(): void {
+    const depth = this.kinds.length;
+    if (depth === 0) return;
+    const kind = this.kinds.pop()!;
+    this.insideArticle.pop();
+    if (!this.inRegion) return;
+    if (this.h1?.from === depth) {
+      this.h1Text = collapse(this.h1.parts.join(''));
+      this.h1 = undefined;
+    }
+    if (this.capture?.from === depth) this.endCapture(this.capture);
+    if (this.skipFrom === depth) this.skipFrom = 0;
+    if (this.neverTextFrom === depth) this.neverTextFrom = 0;
+    if (kind === ITEM || kind === ROW) {
       this.lineBreak();
-      this.render(element.children, insideArticle, listDepth);
-      this.lineBreak();
+    } else if (kind === LIST) {
+      this.listDepth--;
+      this.paragraphBreak(this.listDepth === 0);
+    } else if (kind === BLOCK) {
+      this.paragraphBreak(this.listDepth === 0);
+    }
+    if (this.region !== undefined && depth === this.regionDepth) this.inRegion = false;
+  }
+
+  private endCapture(capture: Capture): void {
+    this.capture = undefined;
+    const text = capture.parts.join('');
+    if (capture.level > 0) {
+      const title = collapse(text);
+      if (title) this.block(`${'#'.repeat(capture.level)} ${title}`);
       return;
     }
-    if (name === 'img') {
-      const alt = element.attribs.alt?.trim();
-      if (alt) this.inline(` ${alt} `);
-      return;
-    }
-    const block = BLOCK_ELEMENTS.has(name);
-    if (block) this.paragraphBreak(listDepth === 0);
-    this.render(element.children, insideArticle, listDepth);
-    if (block) this.paragraphBreak(listDepth === 0);
+    const code = (text.startsWith('\n') ? text.slice(1) : text).trimEnd();
+    if (code) this.block(`\`\`\`\n${code}\n\`\`\``);
   }
 
   private inline(text: string): void {
@@ -255,27 +305,28 @@ class Renderer {
   }
 }
 
-function renderText(nodes: readonly ChildNode[]): string {
-  const renderer = new Renderer();
-  renderer.render(nodes, false, 0);
-  return renderer.text();
-}
-
-/**
- * A DOM builder that stops the parser at the limits, while it parses: an element nested deeper
- * than `maxNesting` (the parser's own cost per tag grows with the depth), or more block elements
- * than `maxParagraphs`, throws `LoadLimitError`. The DOM it builds is never deeper than the
- * limit, so walking it recursively is safe.
- */
-class BoundedHandler extends DomHandler {
+/** What the first pass over a page finds: where its main content is, its title and metadata. */
+class PageSurvey implements Partial<Handler> {
   private depth = 0;
   private blocks = 0;
+  private ordinal = 0;
+  /** Depth of an element whose content is never text, else 0 (`head` aside, for `<title>`). */
+  private neverTextFrom = 0;
+  private headFrom = 0;
+  private titleFrom = 0;
+  private readonly titleParts: string[] = [];
+  main: number | undefined;
+  body: number | undefined;
+  firstArticle: number | undefined;
+  articles = 0;
+  title: string | undefined;
+  lang: string | undefined;
+  htmlSeen = false;
+  readonly metadata: Record<string, MetadataValue> = {};
 
-  constructor(private readonly limits: Pick<LoadLimits, 'maxNesting' | 'maxParagraphs'>) {
-    super(undefined, {});
-  }
+  constructor(private readonly limits: Pick<LoadLimits, 'maxNesting' | 'maxParagraphs'>) {}
 
-  override onopentag(name: string, attribs: Record<string, string>): void {
+  onopentag(name: string, attribs: Record<string, string>): void {
     if (++this.depth > this.limits.maxNesting) {
       throw new LoadLimitError(
         'maxNesting',
@@ -288,56 +339,90 @@ class BoundedHandler extends DomHandler {
         `more than maxParagraphs (${this.limits.maxParagraphs}) block elements`,
       );
     }
-    super.onopentag(name, attribs);
+    const ordinal = ++this.ordinal;
+    const visible = this.neverTextFrom === 0;
+    if (visible && this.main === undefined) {
+      if (name === 'main' || attribs.role?.toLowerCase() === 'main') this.main = ordinal;
+    }
+    if (name === 'article' && this.articles++ === 0) this.firstArticle = ordinal;
+    if (visible && name === 'body') this.body ??= ordinal;
+    if (visible && name === 'html' && !this.htmlSeen) {
+      this.htmlSeen = true;
+      this.lang = attribs.lang?.trim() || undefined;
+    }
+    if (name === 'meta') {
+      const key = attribs.name?.toLowerCase();
+      const value = attribs.content?.trim();
+      if (value && (key === 'description' || key === 'author' || key === 'keywords')) {
+        this.metadata[key] = value;
+      }
+    }
+    // A page's <title> is inside <head>, whose content is otherwise never text.
+    const titleVisible = visible || (this.neverTextFrom === this.headFrom && this.headFrom !== 0);
+    if (name === 'title' && this.title === undefined && this.titleFrom === 0 && titleVisible) {
+      this.titleFrom = this.depth;
+    }
+    if (this.neverTextFrom === 0 && NEVER_TEXT.has(name)) {
+      this.neverTextFrom = this.depth;
+      if (name === 'head') this.headFrom = this.depth;
+    }
   }
 
-  override onclosetag(): void {
-    this.depth--;
-    super.onclosetag();
+  ontext(data: string): void {
+    if (this.titleFrom !== 0) this.titleParts.push(data);
+  }
+
+  onclosetag(): void {
+    const depth = this.depth--;
+    if (depth === this.titleFrom) {
+      this.titleFrom = 0;
+      this.title = collapse(this.titleParts.join(''));
+    }
+    if (depth === this.neverTextFrom) {
+      this.neverTextFrom = 0;
+      this.headFrom = 0;
+    }
+  }
+
+  /** The main content: `<main>` or `[role=main]`, else the only `<article>`, else `<body>`. */
+  region(): Region | undefined {
+    if (this.main !== undefined) return { ordinal: this.main, self: true };
+    if (this.articles === 1) return { ordinal: this.firstArticle!, self: true };
+    if (this.body !== undefined) return { ordinal: this.body, self: false };
+    return undefined;
   }
 }
 
-/** Parses HTML into a DOM within the limits (see `BoundedHandler`). */
-function parseBounded(
-  html: string,
-  limits: Pick<LoadLimits, 'maxNesting' | 'maxParagraphs'>,
-): ChildNode[] {
-  const handler = new BoundedHandler(limits);
+function parse(html: string, handler: Partial<Handler>): void {
   new Parser(handler, { decodeEntities: true }).end(html);
-  return handler.root.children;
 }
 
 /**
- * An HTML page's main content as text, with its title and metadata. A page past `limits`
- * (nesting, block elements) throws `LoadLimitError`.
+ * An HTML page's main content as text, with its title and metadata. Two passes of the parser's
+ * events, no DOM (memory is the page and its text): the first finds the main content, title
+ * and metadata and stops at `limits` (nesting, block elements: `LoadLimitError`), the second
+ * renders the main content.
  */
 export function parseHtml(
   html: string,
   limits: Pick<LoadLimits, 'maxNesting' | 'maxParagraphs'> = DEFAULT_LOAD_LIMITS,
 ): HtmlContent {
-  const nodes = parseBounded(html, limits);
-  const content = mainContent(nodes);
-  const text = renderText(content);
-  const h1 = find(content, (e) => e.name === 'h1');
-  const titleElement = find(nodes, (e) => e.name === 'title');
-  const title =
-    (h1 && collapse(plainText(h1.children))) ||
-    (titleElement && collapse(plainText(titleElement.children))) ||
-    undefined;
+  const survey = new PageSurvey(limits);
+  parse(html, survey);
+  const renderer = new StreamRenderer(survey.region());
+  parse(html, renderer);
   const metadata: Record<string, MetadataValue> = {};
-  const lang = find(nodes, (e) => e.name === 'html')?.attribs.lang?.trim();
-  if (lang) metadata.lang = lang;
-  for (const meta of findAll(nodes, (e) => e.name === 'meta')) {
-    const name = meta.attribs.name?.toLowerCase();
-    const value = meta.attribs.content?.trim();
-    if (value && (name === 'description' || name === 'author' || name === 'keywords')) {
-      metadata[name] = value;
-    }
-  }
-  return { text, title, metadata };
+  if (survey.lang) metadata.lang = survey.lang;
+  Object.assign(metadata, survey.metadata);
+  const title = renderer.h1Text || survey.title || undefined;
+  return { text: renderer.text(), title, metadata };
 }
 
 /** Text of an HTML fragment (raw HTML inside markdown): tags removed, entities decoded. */
 export function htmlFragmentText(html: string): string {
-  return renderText(parseBounded(html, DEFAULT_LOAD_LIMITS));
+  // Within the default limits (the parser's cost per tag grows with the depth).
+  parse(html, new PageSurvey(DEFAULT_LOAD_LIMITS));
+  const renderer = new StreamRenderer(undefined);
+  parse(html, renderer);
+  return renderer.text();
 }

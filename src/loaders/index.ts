@@ -1,7 +1,8 @@
 /**
  * Document loaders for Node: walks files, folders and glob patterns and turns Markdown, HTML,
  * PDF, DOCX, plain text and JSON / JSONL records into documents for `engine.ingest`, reporting
- * every file it leaves out and why. PDF and DOCX need the optional peers `unpdf` and `mammoth`.
+ * every file it leaves out and why. PDF files need the optional peer `unpdf`; DOCX files are
+ * read by cortexis's own reader.
  * @module
  * @example
  * ```ts
@@ -34,7 +35,7 @@ import { PARSE_POOL, ParsePool, ParseTimeoutError, sharedParsePool } from './poo
 
 export { parseMarkdown, splitFrontMatter, type MarkdownContent } from './markdown.js';
 export { parseHtml, type HtmlContent } from './html.js';
-export { parsePdf, PAGE_BREAK, type PdfContent, type UnpdfLibrary } from './pdf.js';
+export { parsePdf, PAGE_BREAK, type PdfContent, type PdfPage, type UnpdfLibrary } from './pdf.js';
 export { parseDocx, type MammothLibrary } from './docx.js';
 export type { LibrarySource } from '../util/optional-import.js';
 export {
@@ -113,7 +114,10 @@ export interface LoadOptions extends RecordFields {
   readonly onProgress?: ((progress: LoadProgress) => void) | undefined;
   /** The `unpdf` module (or a function loading it) for PDF files. Default: `import('unpdf')`. */
   readonly unpdf?: LibrarySource<UnpdfLibrary> | undefined;
-  /** The `mammoth` module (or a function loading it) for DOCX files. Default: `import('mammoth')`. */
+  /**
+   * The `mammoth` module (or a function loading it): DOCX files are then converted by mammoth
+   * instead of cortexis's own DOCX reader (the default, which needs no peer).
+   */
   readonly mammoth?: LibrarySource<MammothLibrary> | undefined;
   /** Stops loading; the promise rejects with the signal's reason. */
   readonly signal?: AbortSignal | undefined;

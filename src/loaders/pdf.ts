@@ -16,6 +16,14 @@ export interface PdfContent {
   readonly metadata: Record<string, MetadataValue>;
 }
 
+/** A page of a pdf.js document: its text items. */
+export interface PdfPage {
+  /** The page's text items (`str`, and `hasEOL` where a line ends). */
+  getTextContent(): Promise<{ items: readonly unknown[] }>;
+  /** Frees what pdf.js keeps of the page once read. */
+  cleanup?(): unknown;
+}
+
 /** The part of `unpdf` the PDF loader uses. */
 export interface UnpdfLibrary {
   /** Opens a PDF. */
@@ -26,12 +34,47 @@ export interface UnpdfLibrary {
     numPages: number;
     getMetadata(): Promise<{ info: unknown }>;
     destroy(): Promise<void>;
+    /** A page, from 1 (pdf.js); without it, `extractText` reads every page. */
+    getPage?(pageNumber: number): Promise<PdfPage>;
   }>;
   /** Text of each page. */
   extractText(
     pdf: unknown,
     options: { mergePages: false },
   ): Promise<{ totalPages: number; text: string[] }>;
+}
+
+/** Pages read at a time: all at once (what `extractText` does) holds every page's objects. */
+const PAGE_CONCURRENCY = 8;
+
+/** A page's text as unpdf's `extractText` gives it: the items' strings, a newline at each end of line. */
+function pageText(items: readonly unknown[]): string {
+  let text = '';
+  for (const item of items) {
+    const { str, hasEOL } = item as { str?: unknown; hasEOL?: unknown };
+    if (typeof str !== 'string') continue;
+    text += hasEOL === true ? `${str}\n` : str;
+  }
+  return text;
+}
+
+/** Text of pages `1…count`, `PAGE_CONCURRENCY` at a time, each page freed once read. */
+async function readPages(
+  getPage: (pageNumber: number) => Promise<PdfPage>,
+  count: number,
+): Promise<string[]> {
+  const texts: string[] = new Array<string>(count);
+  let next = 1;
+  const reader = async (): Promise<void> => {
+    while (next <= count) {
+      const pageNumber = next++;
+      const page = await getPage(pageNumber);
+      texts[pageNumber - 1] = pageText((await page.getTextContent()).items);
+      page.cleanup?.();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PAGE_CONCURRENCY, count) }, reader));
+  return texts;
 }
 
 function infoString(info: unknown, key: string): string | undefined {
@@ -72,7 +115,10 @@ export async function parsePdf(
         `${pdf.numPages} pages, more than maxPages (${limits.maxPages})`,
       );
     }
-    const { text } = await unpdf.extractText(pdf, { mergePages: false });
+    const text =
+      pdf.getPage === undefined
+        ? (await unpdf.extractText(pdf, { mergePages: false })).text
+        : await readPages(pdf.getPage.bind(pdf), pdf.numPages);
     const info = await pdf
       .getMetadata()
       .then((meta) => meta.info)

@@ -28,11 +28,21 @@ function defaultWorker(): URL | undefined {
 }
 
 /**
+ * The worker's young generation (V8's space for new objects), in MiB. Parsers allocate
+ * mostly short-lived objects; V8 lets this space grow to tens of MiB, which then counts in the
+ * process's peak memory. Capped, a 1 MB HTML page peaks at 12–14 MiB above the process's
+ * start instead of 21–23, a 2,000-page PDF at 17–19 instead of 44, in the same CPU time
+ * (bench/loaders.ts, issue 28).
+ */
+const YOUNG_GENERATION_MB = 6;
+
+/**
  * Starts a worker on `url`. A TypeScript script (the sources, under vitest or tsx) is loaded
  * through tsx's loader, registered inside the worker (a `--import` flag does not reach it).
  */
 function startWorker(url: URL): Worker {
-  if (!url.pathname.endsWith('.ts')) return new Worker(url);
+  const resourceLimits = { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB };
+  if (!url.pathname.endsWith('.ts')) return new Worker(url, { resourceLimits });
   // tsx's ES module API (`require.resolve` finds its CommonJS twin, next to it).
   const api = createRequire(here() ?? url)
     .resolve('tsx/esm/api')
@@ -40,7 +50,7 @@ function startWorker(url: URL): Worker {
   const code =
     `import(${JSON.stringify(pathToFileURL(api).href)}).then(({ register }) => { register(); ` +
     `return import(${JSON.stringify(url.href)}); })`;
-  return new Worker(code, { eval: true });
+  return new Worker(code, { eval: true, resourceLimits });
 }
 
 /** The longest delay `setTimeout` keeps (a longer one fires at once). */

@@ -7,6 +7,8 @@ export interface ZipCheck {
   readonly expandedBytes: number;
   /** Paragraphs (`<w:p>` elements) of `word/document.xml`, for a DOCX file. */
   readonly paragraphs: number;
+  /** The inflated bytes of the entries asked for (`keep`) that the archive holds. */
+  readonly parts: ReadonlyMap<string, Buffer>;
 }
 
 const EOCD = 0x06054b50;
@@ -45,10 +47,12 @@ function countParagraphs(xml: Buffer, stopAfter: number): number {
  * all, before the parser sees it: an archive whose entries say they are small but inflate to
  * gigabytes stops at the budget (zlib's `maxOutputLength`), in the time that budget takes.
  * Throws `LoadLimitError` past the budget or `limits.maxParagraphs`, `Error` for a damaged one.
+ * The entries named in `keep` are returned inflated (`parts`); the others are dropped once counted.
  */
 export function checkZip(
   bytes: Uint8Array,
   limits: Pick<LoadLimits, 'maxExpandedBytes' | 'maxParagraphs'>,
+  keep: ReadonlySet<string> = new Set(),
 ): ZipCheck {
   const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let eocd = -1;
@@ -85,6 +89,7 @@ export function checkZip(
   }
   let expandedBytes = 0;
   let paragraphs = 0;
+  const parts = new Map<string, Buffer>();
   for (const entry of found) {
     const { local, size, method } = entry;
     if (local + 30 > view.length || view.readUInt32LE(local) !== LOCAL) {
@@ -107,7 +112,9 @@ export function checkZip(
     }
     expandedBytes += content.length;
     if (expandedBytes > budget) throw tooLarge(budget);
-    if (entry.name === 'word/document.xml') {
+    if (keep.has(entry.name)) parts.set(entry.name, content);
+    // A caller that keeps the document counts its paragraphs itself, while it reads them.
+    if (entry.name === 'word/document.xml' && !keep.has(entry.name)) {
       paragraphs = countParagraphs(content, limits.maxParagraphs);
       if (paragraphs > limits.maxParagraphs) {
         throw new LoadLimitError(
@@ -117,5 +124,5 @@ export function checkZip(
       }
     }
   }
-  return { expandedBytes, paragraphs };
+  return { expandedBytes, paragraphs, parts };
 }

@@ -22,6 +22,7 @@ const MODULES = [
   'loaders/text.ts',
   'loaders/markdown.ts',
   'loaders/html.ts',
+  'loaders/xml-scan.ts',
   'pipeline/judge/claims.ts',
   'pipeline/rewrite.ts',
   'pipeline/route/intent.ts',
