@@ -9,7 +9,9 @@
  * - `vectors`: the vectors' bytes;
  * - `keyword`: every text the keyword index tokenizes with its terms (the postings follow from
  *   them), and its search results (ids, scores) for the corpus's questions;
- * - `graph`: every graph store write (node upserts, edge upserts, node deletes), in order.
+ * - `graph`: every graph store write (node upserts, edge upserts, node deletes), in order;
+ * - `search`: `engine.search` results (ids, scores) for the questions, from an engine with its
+ *   own default stores (whose keyword index gets its terms from the ingest workers).
  *
  * ```
  * node --import tsx bench/ingest-dump.ts --data ../shared/data/scifact --docs docs [--out FILE]
@@ -153,7 +155,20 @@ async function dumpCorpus(corpus: Corpus): Promise<Record<string, string>> {
       ]);
     }
   }
+  // The engine's own stores (its keyword index gets its terms from the ingest workers): what
+  // `engine.search` answers for the corpus's questions.
+  const search = new Digest();
+  const plain = createChatEngine(
+    corpus.language === undefined ? {} : { text: { language: corpus.language } },
+  );
+  await plain.ingest([...corpus.docs], { concurrency });
+  if (corpus.again) await plain.ingest([...corpus.docs], { concurrency });
+  for (const query of corpus.queries) {
+    const hits = await plain.search(query, { k: 10 });
+    search.add([query, hits.map((hit) => [hit.id, hit.score])]);
+  }
   return {
+    search: `${search.hex()} (${search.count})`,
     chunks: `${chunks.hex()} (${chunks.count})`,
     vectors: `${vectors.hex()} (${vectors.count})`,
     keyword: `${keyword.hex()} (${keyword.count})`,

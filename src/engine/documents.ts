@@ -125,6 +125,8 @@ export function createDocumentOperations(options: DocumentOperationsOptions) {
         signal: parsed.signal,
         partial: parsed.partial === true,
         preparer,
+        // The engine's own keyword index: the workers analyse its texts as it would.
+        keywordLanguage: resolved.keywordIndex === undefined ? resolved.text.language : undefined,
       });
       clearQueryCaches();
       events.emit('metrics', {

@@ -4,6 +4,7 @@ import type { KeywordIndex } from '../ports/keyword-index.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
 import type { VectorMatch, VectorStore } from '../ports/vector-store.js';
 import { documentSchema, documentsSchema, parseInput, type IngestProgress } from '../validate.js';
+import type { LanguageSetting } from '../text/language-detection.js';
 import type { IngestDocument, IngestResult, RejectedDocument } from '../types.js';
 import { describeIssues, safeParse } from '../util/schema.js';
 import { ulid } from '../util/ids.js';
@@ -49,6 +50,11 @@ export interface IngestSettings {
    * workers know them by their settings.
    */
   readonly preparer?: GroupPreparer | undefined;
+  /**
+   * The language of the engine's default keyword index, when `deps.keywordIndex` is it: the
+   * preparer then computes the chunks' keyword terms too. Omitted: the index analyses texts.
+   */
+  readonly keywordLanguage?: LanguageSetting | undefined;
 }
 
 /** Prepares groups of documents elsewhere (worker threads), several at once. */
@@ -301,6 +307,7 @@ export async function ingestDocuments(
             id: chunk.id,
             text: chunk.keywordText,
             metadata: chunk.metadata,
+            ...(chunk.keywordTerms === undefined ? {} : { terms: chunk.keywordTerms }),
           })),
         );
       }
@@ -356,6 +363,7 @@ function preparedAhead(
       chunkSize: settings.chunkSize,
       chunkOverlap: settings.chunkOverlap,
       tokenizer,
+      keywordLanguage: settings.keywordLanguage,
     };
     // A failure (a worker's error or crash) answers `undefined`: the group is then prepared on
     // the calling thread, which throws the very error the single-thread path throws.
@@ -382,6 +390,7 @@ function preparedAhead(
 function fitsGroup(documents: readonly IngestDocument[], wire: PreparedWire): boolean {
   if (wire.chunks.length !== documents.length || wire.dimensions < 1) return false;
   const chunks = wire.chunks.reduce((sum, list) => sum + list.length, 0);
+  if (wire.keywordTerms !== undefined && wire.keywordTerms.length !== chunks) return false;
   return wire.vectors.length === chunks * wire.dimensions;
 }
 

@@ -9,6 +9,7 @@ import { throwIfAborted } from '../errors/index.js';
 import type { Metadata } from '../ports/common.js';
 import type { EmbeddingProvider } from '../ports/embedding-provider.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
+import type { LanguageSetting } from '../text/language-detection.js';
 import type { IngestDocument } from '../types.js';
 import { checkChunkerOutput, pageMetadata, tokenChunker, type Chunker } from './chunkers.js';
 
@@ -20,6 +21,11 @@ export interface PreparedChunk {
   /** Text that is keyword-indexed: the same, its header weighted (`HEADER_KEYWORD_WEIGHT`). */
   readonly keywordText: string;
   readonly metadata: Metadata;
+  /**
+   * The keyword index's terms of `keywordText`, when an ingest worker computed them for the
+   * engine's default keyword index; otherwise the index analyses the text itself.
+   */
+  readonly keywordTerms?: readonly string[] | undefined;
 }
 
 /** What preparing a group of documents needs to know. */
@@ -150,6 +156,11 @@ export interface PrepareJob {
   readonly chunkOverlap: number;
   /** The tokenizer's name: `cl100k_base`, `o200k_base` or `utf8-estimate`. */
   readonly tokenizer: string;
+  /**
+   * The language of the engine's default keyword index, when it is the one written to: the
+   * worker then computes each chunk's keyword terms as that index would.
+   */
+  readonly keywordLanguage?: LanguageSetting | undefined;
 }
 
 /** A prepared group as it crosses the thread boundary: chunks per document, vectors flat. */
@@ -159,6 +170,8 @@ export interface PreparedWire {
   /** Every chunk's vector, one after another (`dimensions` numbers each). */
   readonly vectors: Float32Array;
   readonly dimensions: number;
+  /** Per chunk, in order, its keyword terms joined by U+0000 (with `keywordLanguage`). */
+  readonly keywordTerms?: string[] | undefined;
 }
 
 /** Prepares a job: what an ingest worker runs. */
@@ -166,6 +179,7 @@ export async function prepareJob(
   job: PrepareJob,
   tokenizer: Tokenizer,
   embedder: EmbeddingProvider,
+  keywordTerms?: ((text: string) => string[]) | undefined,
 ): Promise<PreparedWire> {
   const settings = { chunkSize: job.chunkSize, chunkOverlap: job.chunkOverlap };
   const documents = await prepareDocuments(job.documents, job.revision, settings, tokenizer);
@@ -174,8 +188,17 @@ export async function prepareJob(
   const dimensions = vectors[0]?.length ?? embedder.dimensions;
   const flat = new Float32Array(vectors.length * dimensions);
   vectors.forEach((vector, index) => flat.set(vector, index * dimensions));
-  return { chunks: documents.map((entry) => entry.chunks), vectors: flat, dimensions };
+  const chunks = documents.map((entry) => entry.chunks);
+  if (keywordTerms === undefined) return { chunks, vectors: flat, dimensions };
+  // One string per chunk: far cheaper to copy across threads than an array of terms. Texts
+  // hold no U+0000 (documents with one are refused), so neither do their terms.
+  const terms = chunks.flatMap((list) =>
+    list.map((chunk) => keywordTerms(chunk.keywordText).join(TERM_SEPARATOR)),
+  );
+  return { chunks, vectors: flat, dimensions, keywordTerms: terms };
 }
+
+const TERM_SEPARATOR = '\u0000';
 
 /** A prepared group from its wire form and the documents of its job. */
 export function fromWire(docs: readonly IngestDocument[], wire: PreparedWire): PreparedGroup {
@@ -186,8 +209,18 @@ export function fromWire(docs: readonly IngestDocument[], wire: PreparedWire): P
   for (let index = 0; index < count; index++) {
     vectors.push(wire.vectors.slice(index * dimensions, (index + 1) * dimensions));
   }
+  const terms = wire.keywordTerms;
+  let at = 0;
+  const withTerms = (chunk: PreparedChunk): PreparedChunk => {
+    const joined = terms?.[at++];
+    if (joined === undefined) return chunk;
+    return { ...chunk, keywordTerms: joined === '' ? [] : joined.split(TERM_SEPARATOR) };
+  };
   return {
-    documents: docs.map((doc, index) => ({ doc, chunks: wire.chunks[index] ?? [] })),
+    documents: docs.map((doc, index) => ({
+      doc,
+      chunks: (wire.chunks[index] ?? []).map(withTerms),
+    })),
     vectors,
   };
 }

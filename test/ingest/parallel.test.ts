@@ -12,6 +12,7 @@ import { IngestPool, sharedIngestPool } from '../../src/engine/ingest-pool.js';
 import { ingestDocuments, type GroupPreparer } from '../../src/ingest/ingest.js';
 import { createHashingEmbedder } from '../../src/adapters/hashing/embedder.js';
 import { createGptTokenizer } from '../../src/adapters/tokenizer/gpt-tokenizer.js';
+import { tokenizeForIndex } from '../../src/query/bm25.js';
 
 const WORDS = (
   'refund shipping invoice bicycle battery helmet station dock unlock subscription member ' +
@@ -97,6 +98,47 @@ describe('ingestion on worker threads', () => {
     // One progress event per group of 256 documents, the same either way.
     expect(parallel.progress).toEqual(inline.progress);
     expect(parallel.progress.map((event) => event.documentsDone)).toEqual([256, 512, 700]);
+  });
+
+  it("computes the default keyword index's terms in the workers, as the index would", async () => {
+    const seen: { text: string; terms: readonly string[] | undefined }[] = [];
+    const keywords = createMemoryKeywordIndex();
+    const keywordIndex: KeywordIndex = Object.assign(Object.create(keywords) as KeywordIndex, {
+      add: (namespace: string, records: Parameters<KeywordIndex['add']>[1]) => {
+        for (const record of records) seen.push({ text: record.text, terms: record.terms });
+        return keywords.add(namespace, records);
+      },
+    });
+    const deps = {
+      vectorStore: createMemoryVectorStore(),
+      keywordIndex,
+      embedder: createHashingEmbedder(),
+      tokenizer: await createGptTokenizer(),
+    };
+    await ingestDocuments(deps, corpus(600), {
+      namespace: 'n',
+      chunkSize: 512,
+      chunkOverlap: 64,
+      maxDocumentLength: 1e6,
+      preparer: sharedIngestPool().preparer(2),
+      keywordLanguage: 'auto',
+    });
+    expect(seen.length).toBeGreaterThan(600);
+    for (const { text, terms } of seen) expect(terms).toEqual(tokenizeForIndex(text));
+  });
+
+  it('answers searches alike with the default stores, on any thread count', async () => {
+    const answers = async (concurrency: number) => {
+      const engine = createChatEngine();
+      await engine.ingest(corpus(600), { concurrency });
+      const hits = await Promise.all(
+        ['battery repair', 'student annual fare discount', 'lost card support ticket'].map((q) =>
+          engine.search(q, { k: 10 }),
+        ),
+      );
+      return hits.map((list) => list.map((hit) => [hit.id, hit.score]));
+    };
+    expect(await answers(2)).toEqual(await answers(1));
   });
 
   it('prepares a single group on the calling thread', async () => {
