@@ -46,6 +46,12 @@ export function defaultIngestConcurrency(): number {
   return Math.max(1, availableParallelism());
 }
 
+/**
+ * How long a worker may take to load before the pool gives up on workers (and every group is
+ * prepared on the calling thread): a worker that never reports ready must not hang ingestion.
+ */
+const START_TIMEOUT_MS = 60_000;
+
 interface Queued {
   readonly job: PrepareJob;
   readonly resolve: (wire: PreparedWire) => void;
@@ -62,6 +68,8 @@ interface Slot {
 export interface IngestPoolOptions {
   /** The worker's script; default the package's own (`dist/ingest-worker.js`). */
   readonly url?: URL | undefined;
+  /** How long a worker may take to report ready (default 60 s); past it, no worker is used. */
+  readonly startTimeoutMs?: number | undefined;
 }
 
 /**
@@ -78,12 +86,14 @@ export class IngestPool {
   /** Jobs rejected (a worker's error, crash or missing script). */
   failed = 0;
   readonly #script: URL | undefined;
+  readonly #startTimeoutMs: number;
   readonly #slots: Slot[] = [];
   readonly #queue: Queued[] = [];
   #unavailable = false;
 
   constructor(options: IngestPoolOptions = {}) {
     this.#script = options.url ?? defaultWorker();
+    this.#startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
     if (this.#script === undefined) this.#unavailable = true;
   }
 
@@ -142,13 +152,20 @@ export class IngestPool {
       }
       this.started += 1;
       const failed = () => {
+        clearTimeout(timer);
         this.#unavailable = true;
         slot.worker = undefined;
         resolve(undefined);
       };
+      const timer = setTimeout(() => {
+        failed();
+        void worker.terminate().catch(() => undefined);
+      }, this.#startTimeoutMs);
+      timer.unref?.();
       worker.once('error', failed);
       worker.once('exit', failed);
       worker.once('message', (reply: IngestWorkerReply) => {
+        clearTimeout(timer);
         worker.off('error', failed);
         worker.off('exit', failed);
         worker.unref();

@@ -199,6 +199,25 @@ describe('a preparer that fails', () => {
     }
   });
 
+  it('a worker that never gets ready: the calling thread prepares every group', async () => {
+    const pool = new IngestPool({
+      url: new URL('../fixtures/silent-ingest-worker.ts', import.meta.url),
+      startTimeoutMs: 3000,
+    });
+    try {
+      const base = await deps();
+      const result = await ingestDocuments(base, corpus(600), {
+        ...settings,
+        preparer: pool.preparer(2),
+      });
+      expect(pool.answered).toBe(0);
+      expect(pool.failed).toBe(3);
+      expect(await base.vectorStore.count('n')).toBe(result.chunks);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it("throws the calling thread's error, with nothing half-indexed", async () => {
     const failing: GroupPreparer = {
       concurrency: 2,
