@@ -80,7 +80,7 @@ async function ingestWith(docs: unknown[], concurrency: number) {
 
 afterAll(() => sharedIngestPool().close());
 
-describe('ingestion on worker threads', () => {
+describe('ingestion on worker threads', { timeout: 120_000 }, () => {
   it('writes exactly what the calling thread writes, and the workers did the work', async () => {
     const docs: unknown[] = corpus(700);
     docs.splice(300, 0, { id: 'bad', text: 'late \u0000 nul' }, 'not a document');
@@ -170,7 +170,7 @@ describe('ingestion on worker threads', () => {
   });
 });
 
-describe('a preparer that fails', () => {
+describe('a preparer that fails', { timeout: 120_000 }, () => {
   const deps = async () => ({
     vectorStore: createMemoryVectorStore(),
     keywordIndex: createMemoryKeywordIndex(),
