@@ -127,6 +127,11 @@ export function createDocumentOperations(options: DocumentOperationsOptions) {
         preparer,
         // The engine's own keyword index: the workers analyse its texts as it would.
         keywordLanguage: resolved.keywordIndex === undefined ? resolved.text.language : undefined,
+        // The graph indexer's term settings (`runtime.ts`; its shortest term is the default, 4).
+        graphTerms:
+          graphIndexer && resolved.graph.maxTermsPerChunk > 0
+            ? { characters: resolved.graph.termCharacters, minLength: 4 }
+            : undefined,
       });
       clearQueryCaches();
       events.emit('metrics', {

@@ -55,6 +55,11 @@ export interface IngestSettings {
    * preparer then computes the chunks' keyword terms too. Omitted: the index analyses texts.
    */
   readonly keywordLanguage?: LanguageSetting | undefined;
+  /**
+   * The graph indexer's term settings, when there is a graph: the preparer then counts the
+   * chunks' terms too. Omitted: the graph builder counts them.
+   */
+  readonly graphTerms?: { readonly characters: number; readonly minLength: number } | undefined;
 }
 
 /** Prepares groups of documents elsewhere (worker threads), several at once. */
@@ -281,7 +286,11 @@ export async function ingestDocuments(
     const documentIds = group.map((doc) => doc.id);
     const written = perDocument.map((entry) => ({
       doc: entry.doc,
-      chunks: entry.chunks.map((chunk) => ({ id: chunk.id, text: chunk.indexText })),
+      chunks: entry.chunks.map((chunk) => ({
+        id: chunk.id,
+        text: chunk.indexText,
+        ...(chunk.graphTerms === undefined ? {} : { terms: chunk.graphTerms }),
+      })),
     }));
     // Read before the first write: what to put back if a write fails.
     const undo: GroupUndo = {
@@ -364,13 +373,15 @@ function preparedAhead(
       chunkOverlap: settings.chunkOverlap,
       tokenizer,
       keywordLanguage: settings.keywordLanguage,
+      graphTerms: settings.graphTerms,
     };
     // A failure (a worker's error or crash) answers `undefined`: the group is then prepared on
     // the calling thread, which throws the very error the single-thread path throws.
     pending.set(
       index,
       preparer.prepare(job).then(
-        (wire) => (fitsGroup(documents, wire) ? fromWire(documents, wire) : undefined),
+        (wire) =>
+          fitsGroup(documents, wire) ? fromWire(documents, wire, settings.graphTerms) : undefined,
         () => undefined,
       ),
     );
@@ -391,6 +402,7 @@ function fitsGroup(documents: readonly IngestDocument[], wire: PreparedWire): bo
   if (wire.chunks.length !== documents.length || wire.dimensions < 1) return false;
   const chunks = wire.chunks.reduce((sum, list) => sum + list.length, 0);
   if (wire.keywordTerms !== undefined && wire.keywordTerms.length !== chunks) return false;
+  if (wire.graphTerms !== undefined && wire.graphTerms.length !== chunks) return false;
   return wire.vectors.length === chunks * wire.dimensions;
 }
 

@@ -12,6 +12,8 @@ import type { Tokenizer } from '../ports/tokenizer.js';
 import type { LanguageSetting } from '../text/language-detection.js';
 import type { IngestDocument } from '../types.js';
 import { checkChunkerOutput, pageMetadata, tokenChunker, type Chunker } from './chunkers.js';
+import type { ChunkTerms } from './graph-state.js';
+import { termFrequencies } from './graph-terms.js';
 
 /** A chunk ready to index. */
 export interface PreparedChunk {
@@ -26,6 +28,8 @@ export interface PreparedChunk {
    * engine's default keyword index; otherwise the index analyses the text itself.
    */
   readonly keywordTerms?: readonly string[] | undefined;
+  /** The graph's term frequencies of `indexText`, when an ingest worker computed them. */
+  readonly graphTerms?: ChunkTerms | undefined;
 }
 
 /** What preparing a group of documents needs to know. */
@@ -161,6 +165,8 @@ export interface PrepareJob {
    * worker then computes each chunk's keyword terms as that index would.
    */
   readonly keywordLanguage?: LanguageSetting | undefined;
+  /** When the engine builds a graph: the settings its chunks' term frequencies are read with. */
+  readonly graphTerms?: { readonly characters: number; readonly minLength: number } | undefined;
 }
 
 /** A prepared group as it crosses the thread boundary: chunks per document, vectors flat. */
@@ -172,6 +178,8 @@ export interface PreparedWire {
   readonly dimensions: number;
   /** Per chunk, in order, its keyword terms joined by U+0000 (with `keywordLanguage`). */
   readonly keywordTerms?: string[] | undefined;
+  /** Per chunk, in order, its graph terms and their counts, U+0000 between (`graphTerms`). */
+  readonly graphTerms?: string[] | undefined;
 }
 
 /** Prepares a job: what an ingest worker runs. */
@@ -189,19 +197,50 @@ export async function prepareJob(
   const flat = new Float32Array(vectors.length * dimensions);
   vectors.forEach((vector, index) => flat.set(vector, index * dimensions));
   const chunks = documents.map((entry) => entry.chunks);
-  if (keywordTerms === undefined) return { chunks, vectors: flat, dimensions };
+  const all = chunks.flat();
   // One string per chunk: far cheaper to copy across threads than an array of terms. Texts
   // hold no U+0000 (documents with one are refused), so neither do their terms.
-  const terms = chunks.flatMap((list) =>
-    list.map((chunk) => keywordTerms(chunk.keywordText).join(TERM_SEPARATOR)),
-  );
-  return { chunks, vectors: flat, dimensions, keywordTerms: terms };
+  const terms = keywordTerms
+    ? all.map((chunk) => keywordTerms(chunk.keywordText).join(TERM_SEPARATOR))
+    : undefined;
+  const graph = job.graphTerms;
+  const graphTerms = graph
+    ? all.map((chunk) => {
+        const frequencies = termFrequencies(
+          chunk.indexText.slice(0, graph.characters),
+          graph.minLength,
+        );
+        return [...frequencies].flat().join(TERM_SEPARATOR);
+      })
+    : undefined;
+  return {
+    chunks,
+    vectors: flat,
+    dimensions,
+    ...(terms ? { keywordTerms: terms } : {}),
+    ...(graphTerms ? { graphTerms } : {}),
+  };
 }
 
 const TERM_SEPARATOR = '\u0000';
 
+/** Term frequencies from their wire form: term, count, term, count, … */
+function countedTerms(joined: string): Map<string, number> {
+  const frequencies = new Map<string, number>();
+  if (joined === '') return frequencies;
+  const parts = joined.split(TERM_SEPARATOR);
+  for (let index = 0; index + 1 < parts.length; index += 2) {
+    frequencies.set(parts[index]!, Number(parts[index + 1]));
+  }
+  return frequencies;
+}
+
 /** A prepared group from its wire form and the documents of its job. */
-export function fromWire(docs: readonly IngestDocument[], wire: PreparedWire): PreparedGroup {
+export function fromWire(
+  docs: readonly IngestDocument[],
+  wire: PreparedWire,
+  settings?: { readonly characters: number; readonly minLength: number },
+): PreparedGroup {
   const { dimensions } = wire;
   const count = wire.vectors.length / Math.max(dimensions, 1);
   const vectors: Float32Array[] = [];
@@ -210,11 +249,22 @@ export function fromWire(docs: readonly IngestDocument[], wire: PreparedWire): P
     vectors.push(wire.vectors.slice(index * dimensions, (index + 1) * dimensions));
   }
   const terms = wire.keywordTerms;
+  const graph = wire.graphTerms;
   let at = 0;
   const withTerms = (chunk: PreparedChunk): PreparedChunk => {
-    const joined = terms?.[at++];
-    if (joined === undefined) return chunk;
-    return { ...chunk, keywordTerms: joined === '' ? [] : joined.split(TERM_SEPARATOR) };
+    const joined = terms?.[at];
+    const counted = graph?.[at];
+    at++;
+    if (joined === undefined && counted === undefined) return chunk;
+    return {
+      ...chunk,
+      ...(joined === undefined
+        ? {}
+        : { keywordTerms: joined === '' ? [] : joined.split(TERM_SEPARATOR) }),
+      ...(counted === undefined || settings === undefined
+        ? {}
+        : { graphTerms: { ...settings, frequencies: countedTerms(counted) } }),
+    };
   };
   return {
     documents: docs.map((doc, index) => ({

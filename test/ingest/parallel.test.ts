@@ -2,8 +2,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   AbortError,
   createChatEngine,
+  createMemoryGraphStore,
   createMemoryKeywordIndex,
   createMemoryVectorStore,
+  type GraphStore,
   type IngestProgress,
   type KeywordIndex,
   type VectorStore,
@@ -59,7 +61,19 @@ function recording() {
       return keywords.add(namespace, records);
     },
   });
-  return { vectorStore, keywordIndex, written, indexed };
+  const graph = createMemoryGraphStore();
+  const graphWrites: unknown[] = [];
+  const graphStore: GraphStore = Object.assign(Object.create(graph) as GraphStore, {
+    upsertNodes: (namespace: string, nodes: Parameters<GraphStore['upsertNodes']>[1]) => {
+      graphWrites.push(['nodes', nodes]);
+      return graph.upsertNodes(namespace, nodes);
+    },
+    upsertEdges: (namespace: string, edges: Parameters<GraphStore['upsertEdges']>[1]) => {
+      graphWrites.push(['edges', edges]);
+      return graph.upsertEdges(namespace, edges);
+    },
+  });
+  return { vectorStore, keywordIndex, graphStore, written, indexed, graphWrites };
 }
 
 async function ingestWith(docs: unknown[], concurrency: number) {
@@ -67,6 +81,7 @@ async function ingestWith(docs: unknown[], concurrency: number) {
   const engine = createChatEngine({
     vectorStore: stores.vectorStore,
     keywordIndex: stores.keywordIndex,
+    graphStore: stores.graphStore,
   });
   const progress: IngestProgress[] = [];
   const result = await engine.ingest(docs as never, {
@@ -92,6 +107,8 @@ describe('ingestion on worker threads', { timeout: 120_000 }, () => {
     expect(parallel.written.length).toBeGreaterThan(700);
     expect(parallel.written).toEqual(inline.written);
     expect(parallel.indexed).toEqual(inline.indexed);
+    expect(parallel.graphWrites.length).toBeGreaterThan(0);
+    expect(parallel.graphWrites).toEqual(inline.graphWrites);
     expect(parallel.hits).toEqual(inline.hits);
     expect(parallel.result.rejected.map((item) => item.index)).toEqual([300, 301]);
     expect({ ...parallel.result, durationMs: 0 }).toEqual({ ...inline.result, durationMs: 0 });
