@@ -144,19 +144,26 @@ describe('ingestion on worker threads', { timeout: 120_000 }, () => {
     for (const { text, terms } of seen) expect(terms).toEqual(tokenizeForIndex(text));
   });
 
-  it('answers searches alike with the default stores, on any thread count', async () => {
-    const answers = async (concurrency: number) => {
-      const engine = createChatEngine();
-      await engine.ingest(corpus(600), { concurrency });
-      const hits = await Promise.all(
-        ['battery repair', 'student annual fare discount', 'lost card support ticket'].map((q) =>
-          engine.search(q, { k: 10 }),
-        ),
-      );
-      return hits.map((list) => list.map((hit) => [hit.id, hit.score]));
-    };
-    expect(await answers(2)).toEqual(await answers(1));
-  });
+  it.each([['auto'], ['de']] as const)(
+    'answers searches alike with the default stores, on any thread count (language %s)',
+    async (language) => {
+      const answers = async (concurrency: number) => {
+        const engine = createChatEngine({ text: { language } });
+        await engine.ingest(corpus(600), { concurrency });
+        const hits = await Promise.all(
+          ['battery repair', 'student annual fare discount', 'lost card support ticket'].map(
+            (query) => engine.search(query, { k: 10 }),
+          ),
+        );
+        return hits.map((list) => list.map((hit) => [hit.id, hit.score]));
+      };
+      const answered = sharedIngestPool().answered;
+      const parallel = await answers(2);
+      expect(sharedIngestPool().answered - answered).toBe(3);
+      expect(parallel.flat().length).toBeGreaterThan(0);
+      expect(parallel).toEqual(await answers(1));
+    },
+  );
 
   it('prepares a single group on the calling thread', async () => {
     const answered = sharedIngestPool().answered;
