@@ -40,10 +40,14 @@ const encodingTables = {
 
 /**
  * The loaders' parse worker (`src/loaders/pool.ts` starts it from `./loaders-worker.js`, next
- * to the code): an ES module of its own, not a subpath export.
+ * to the code), the ingest worker pool (`src/engine/documents.ts` loads it from
+ * `./ingest-pool.js`, in Node only) and its worker (`./ingest-worker.js`): ES modules of their
+ * own, not subpath exports.
  */
 export const workerEntries = {
   'loaders-worker': 'src/loaders/parse-worker.ts',
+  'ingest-pool': 'src/engine/ingest-pool.ts',
+  'ingest-worker': 'src/engine/ingest-worker.ts',
 } as const;
 
 /**

@@ -11,18 +11,32 @@
  * `--profile DIR` writes a CPU profile of each ingest (`ingest-1.cpuprofile`, …) for
  * `bench/profile-summary.ts`.
  *
+ * `--concurrency N` ingests with N threads (`engine.ingest(docs, { concurrency })`; default the
+ * engine's: the machine's parallelism). CPU time is the process's, worker threads included.
+ *
  * ```
- * node --import tsx bench/ingest-cpu.ts --data ../shared/data/scifact [--runs 4]
+ * node --import tsx bench/ingest-cpu.ts --data ../shared/data/scifact [--runs 4] [--concurrency 1]
  * node --import tsx bench/ingest-cpu.ts --data ../shared/data/scifact --first --runs 3 [--reload]
  * ```
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { createChatEngine } from '../src/index.js';
 import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
+
+/** The main thread's CPU time in ms (Linux: `/proc/self/task/<pid>/stat`, 10 ms ticks), or NaN. */
+function mainThreadCpuMs(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -41,6 +55,8 @@ async function main(): Promise<void> {
   const first = process.argv.includes('--first');
   const reload = process.argv.includes('--reload');
   const profileDir = flag('--profile');
+  const concurrency =
+    flag('--concurrency') === undefined ? undefined : Number(flag('--concurrency'));
   const load = () =>
     loadCorpus(dir).map((doc) => ({ id: doc.id, title: doc.title, text: doc.text }));
   let docs = load();
@@ -57,6 +73,7 @@ async function main(): Promise<void> {
   const cpu: number[] = [];
   const wall: number[] = [];
   const gc: number[] = [];
+  const main: number[] = [];
   let chunks = 0;
   for (let run = first ? 0 : -1; run < runs; run++) {
     if (reload && run > (first ? 0 : -1)) docs = load();
@@ -64,10 +81,12 @@ async function main(): Promise<void> {
     if (inspector) await inspector.post('Profiler.start');
     const gcBefore = gcMs;
     const usage = process.cpuUsage();
+    const mainBefore = mainThreadCpuMs();
     const started = performance.now();
-    chunks = (await engine.ingest(docs)).chunks;
+    chunks = (await engine.ingest(docs, { concurrency })).chunks;
     const elapsed = performance.now() - started;
     const used = process.cpuUsage(usage);
+    const mainUsed = mainThreadCpuMs() - mainBefore;
     // GC entries are delivered after the pause: let them arrive before reading the sum.
     await new Promise((done) => setTimeout(done, 0));
     if (inspector) {
@@ -77,6 +96,7 @@ async function main(): Promise<void> {
     if (run < 0) continue;
     wall.push(elapsed);
     cpu.push((used.user + used.system) / 1000);
+    main.push(mainUsed);
     gc.push(gcMs - gcBefore);
   }
   const loadAverage = loadavg()
@@ -84,8 +104,8 @@ async function main(): Promise<void> {
     .join(' ');
   const list = (values: readonly number[]) => values.map((v) => v.toFixed(0)).join(' / ');
   console.log(
-    `chunks ${chunks}; CPU per ingest ${list(cpu)} ms (median ${median(cpu).toFixed(0)}); ` +
-      `wall ${list(wall)} ms (median ${median(wall).toFixed(0)})` +
+    `concurrency ${concurrency ?? 'default'}; chunks ${chunks}; CPU per ingest ${list(cpu)} ms (median ${median(cpu).toFixed(0)}); ` +
+      `main thread CPU ${list(main)} ms; wall ${list(wall)} ms (median ${median(wall).toFixed(0)})` +
       (first
         ? `; GC pauses ${list(gc)} ms; first ÷ third CPU ${(cpu[0]! / cpu[2]!).toFixed(2)}`
         : '') +

@@ -9,10 +9,19 @@
  * - `vectors`: the vectors' bytes;
  * - `keyword`: every text the keyword index tokenizes with its terms (the postings follow from
  *   them), and its search results (ids, scores) for the corpus's questions;
- * - `graph`: every graph store write (node upserts, edge upserts, node deletes), in order.
+ * - `graph`: every graph store write (node upserts, edge upserts, node deletes), in order;
+ * - `search`: `engine.search` results (ids, scores) for the questions, from an engine with its
+ *   own default stores (whose keyword index gets its terms from the ingest workers).
  *
  * ```
  * node --import tsx bench/ingest-dump.ts --data ../shared/data/scifact --docs docs [--out FILE]
+ * ```
+ *
+ * `--concurrency N` ingests with N threads (`engine.ingest(docs, { concurrency })`; default
+ * 1, the calling thread): the dump must not change with N.
+ *
+ * ```
+ * node --import tsx bench/ingest-dump.ts --data ../shared/data/scifact --docs docs --concurrency 2
  * ```
  */
 import { createHash } from 'node:crypto';
@@ -30,6 +39,7 @@ import {
   type KeywordIndex,
   type VectorStore,
 } from '../src/index.js';
+import { sharedIngestPool } from '../src/engine/ingest-pool.js';
 import { tokenizeForIndex } from '../src/query/bm25.js';
 import { createTextAnalyzer } from '../src/text/analyzer.js';
 import type { LanguageSetting } from '../src/text/language-detection.js';
@@ -41,6 +51,10 @@ function flag(name: string): string | undefined {
   const at = process.argv.indexOf(name);
   return at >= 0 ? process.argv[at + 1] : undefined;
 }
+
+const concurrency = Number(flag('--concurrency') ?? 1);
+// The pool `engine.ingest` loads (the same module): how many groups its workers prepared.
+const pool = sharedIngestPool();
 
 /** A running SHA-256 of JSON values. */
 class Digest {
@@ -124,8 +138,8 @@ async function dumpCorpus(corpus: Corpus): Promise<Record<string, string>> {
     graphStore,
     ...(corpus.language === undefined ? {} : { text: { language: corpus.language } }),
   });
-  await engine.ingest([...corpus.docs]);
-  if (corpus.again) await engine.ingest([...corpus.docs]);
+  await engine.ingest([...corpus.docs], { concurrency });
+  if (corpus.again) await engine.ingest([...corpus.docs], { concurrency });
   for (const query of corpus.queries) {
     const found = await keywordIndex.search('default', query, { k: 20 });
     keyword.add([query, found.map((match) => [match.id, match.score, match.coverage])]);
@@ -141,7 +155,20 @@ async function dumpCorpus(corpus: Corpus): Promise<Record<string, string>> {
       ]);
     }
   }
+  // The engine's own stores (its keyword index gets its terms from the ingest workers): what
+  // `engine.search` answers for the corpus's questions.
+  const search = new Digest();
+  const plain = createChatEngine(
+    corpus.language === undefined ? {} : { text: { language: corpus.language } },
+  );
+  await plain.ingest([...corpus.docs], { concurrency });
+  if (corpus.again) await plain.ingest([...corpus.docs], { concurrency });
+  for (const query of corpus.queries) {
+    const hits = await plain.search(query, { k: 10 });
+    search.add([query, hits.map((hit) => [hit.id, hit.score])]);
+  }
   return {
+    search: `${search.hex()} (${search.count})`,
     chunks: `${chunks.hex()} (${chunks.count})`,
     vectors: `${vectors.hex()} (${vectors.count})`,
     keyword: `${keyword.hex()} (${keyword.count})`,
@@ -203,6 +230,11 @@ async function main(): Promise<void> {
   }
   const out = flag('--out');
   if (out !== undefined) writeFileSync(out, `${lines.join('\n')}\n`);
+  // Not in the dump (it must not differ): whether the workers did the work.
+  console.log(
+    `concurrency ${concurrency}: workers started ${pool.started}, groups prepared by them ` +
+      `${pool.answered}, failed ${pool.failed}`,
+  );
 }
 
 await main();

@@ -61,8 +61,8 @@ const DEFAULT_ADAPTERS = [
   'adapter:tokenizer',
 ];
 
-/** The one core file that picks concrete adapters: the engine's defaults. */
-const COMPOSITION_ROOT = 'engine/runtime.ts';
+/** The core files that pick concrete adapters, the defaults: the engine's, an ingest worker's. */
+const COMPOSITION_ROOTS = new Set(['engine/runtime.ts', 'engine/ingest-worker.ts']);
 
 /** Core modules: the engine's composition and the public types and events. */
 const CORE_FILES = new Set([
@@ -334,7 +334,7 @@ export function checkImportRules(srcDir: string): ImportViolation[] {
     const coreAdapter =
       from === 'core' &&
       to.startsWith('adapter:') &&
-      (edge.from !== COMPOSITION_ROOT || !DEFAULT_ADAPTERS.includes(to));
+      (!COMPOSITION_ROOTS.has(edge.from) || !DEFAULT_ADAPTERS.includes(to));
     if (!isAllowed(from, to) || coreAdapter) {
       violations.push({
         rule: 'layer',

@@ -324,6 +324,7 @@ export const ingestOptionsSchema = lazySchema(() => {
     ),
     signal: z.optional(signal),
     partial: z.optional(z.boolean()),
+    concurrency: z.optional(z.int().check(z.minimum(1), z.maximum(256))),
   });
 });
 

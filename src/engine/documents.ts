@@ -5,7 +5,7 @@
  */
 import type { ResolvedConfig } from '../config.js';
 import type { EngineEmitter } from '../events.js';
-import { deleteDocuments, ingestDocuments } from '../ingest/ingest.js';
+import { deleteDocuments, ingestDocuments, type GroupPreparer } from '../ingest/ingest.js';
 import { retrieve } from '../pipeline/retrieve.js';
 import { planRetrieval, retrievalOptions } from '../pipeline/route.js';
 import { toSearchHits } from '../pipeline/turn/sources.js';
@@ -41,6 +41,48 @@ export interface IngestOptions {
    * `ValidationError` naming it and nothing is stored.
    */
   readonly partial?: boolean | undefined;
+  /**
+   * Threads that prepare documents (chunking, token counting, embedding), in Node: default the
+   * machine's parallelism (`os.availableParallelism()`); `1` prepares on the calling thread.
+   * Only the default chunker, embedder and tokenizer run in worker threads; with a `chunker`,
+   * `embedder` or `tokenizer` of your own, and in browsers, Deno and edge runtimes, documents are
+   * prepared on the calling thread. The results are the same either way.
+   */
+  readonly concurrency?: number | undefined;
+}
+
+/** Documents per group (`ingest.ts`): a batch of one group is prepared on the calling thread. */
+const GROUP = 256;
+
+/** The ingest pool module, next to this one in the build (`dist/ingest-pool.js`). */
+const POOL_MODULE = './ingest-pool.js';
+
+/** Whether this runtime is Node (Deno and Bun emulate `process`; their workers differ). */
+function isNode(): boolean {
+  const runtime = globalThis as { process?: { versions?: { node?: string } }; Deno?: unknown };
+  return (
+    typeof runtime.process?.versions?.node === 'string' &&
+    runtime.Deno === undefined &&
+    !('Bun' in globalThis)
+  );
+}
+
+/**
+ * A preparer on the process's ingest worker pool, in Node; `undefined` elsewhere or when the
+ * pool's module cannot be loaded (a bundle without it): documents are then prepared on the
+ * calling thread. The specifier is one bundlers do not follow, so no bundle holds the pool.
+ */
+async function ingestPreparer(concurrency: number | undefined): Promise<GroupPreparer | undefined> {
+  if (!isNode()) return undefined;
+  try {
+    const pool = (await import(/* webpackIgnore: true */ /* @vite-ignore */ POOL_MODULE)) as {
+      sharedIngestPool: () => { preparer(concurrency?: number): GroupPreparer };
+    };
+    const preparer = pool.sharedIngestPool().preparer(concurrency);
+    return preparer.concurrency > 1 ? preparer : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** What the document operations use of their engine. */
@@ -65,6 +107,14 @@ export function createDocumentOperations(options: DocumentOperationsOptions) {
     ): Promise<IngestResult> {
       const parsed = parseInput(ingestOptionsSchema(), options, 'ingest options');
       const deps = { ...base, graphIndexer, tokenizer: await loadTokenizer() };
+      const portable =
+        resolved.embedder === undefined &&
+        resolved.tokenizer === undefined &&
+        resolved.chunking.chunker === undefined;
+      const preparer =
+        portable && parsed.concurrency !== 1 && Array.isArray(docs) && docs.length > GROUP
+          ? await ingestPreparer(parsed.concurrency)
+          : undefined;
       const result = await ingestDocuments(deps, docs, {
         namespace: resolved.namespace,
         chunkSize: resolved.chunking.chunkSize,
@@ -74,6 +124,14 @@ export function createDocumentOperations(options: DocumentOperationsOptions) {
         onProgress: parsed.onProgress,
         signal: parsed.signal,
         partial: parsed.partial === true,
+        preparer,
+        // The engine's own keyword index: the workers analyse its texts as it would.
+        keywordLanguage: resolved.keywordIndex === undefined ? resolved.text.language : undefined,
+        // The graph indexer's term settings (`runtime.ts`; its shortest term is the default, 4).
+        graphTerms:
+          graphIndexer && resolved.graph.maxTermsPerChunk > 0
+            ? { characters: resolved.graph.termCharacters, minLength: 4 }
+            : undefined,
       });
       clearQueryCaches();
       events.emit('metrics', {

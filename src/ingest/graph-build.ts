@@ -91,9 +91,13 @@ export function buildGraph(
   };
 
   // Term statistics of the whole group before choosing salient terms.
-  const chunkTerms: Map<string, number>[][] = group.map(({ chunks }) =>
+  const chunkTerms: ReadonlyMap<string, number>[][] = group.map(({ chunks }) =>
     maxTerms > 0
-      ? chunks.map((chunk) => termFrequencies(chunk.text.slice(0, characters), minLength))
+      ? chunks.map((chunk) =>
+          chunk.terms?.characters === characters && chunk.terms.minLength === minLength
+            ? chunk.terms.frequencies
+            : termFrequencies(chunk.text.slice(0, characters), minLength),
+        )
       : [],
   );
   for (const perDocument of chunkTerms) {

@@ -12,6 +12,20 @@ export interface GraphChunk {
   readonly id: string;
   /** Text whose terms relate it to other chunks. */
   readonly text: string;
+  /**
+   * Its term frequencies when computed already (an ingest worker), with the settings they were
+   * computed with; used only when those equal the builder's.
+   */
+  readonly terms?: ChunkTerms | undefined;
+}
+
+/** A chunk's term frequencies (`termFrequencies`) and what they were computed from. */
+export interface ChunkTerms {
+  /** Characters of the text read (`termCharacters`). */
+  readonly characters: number;
+  /** Shortest term kept (`minTermLength`). */
+  readonly minLength: number;
+  readonly frequencies: ReadonlyMap<string, number>;
 }
 
 /** One ingested document and its chunks. */

@@ -1,15 +1,26 @@
 import { AbortError, throwIfAborted, ValidationError } from '../errors/index.js';
-import type { Metadata } from '../ports/common.js';
 import type { EmbeddingProvider } from '../ports/embedding-provider.js';
 import type { KeywordIndex } from '../ports/keyword-index.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
 import type { VectorMatch, VectorStore } from '../ports/vector-store.js';
 import { documentSchema, documentsSchema, parseInput, type IngestProgress } from '../validate.js';
+import type { LanguageSetting } from '../text/language-detection.js';
 import type { IngestDocument, IngestResult, RejectedDocument } from '../types.js';
 import { describeIssues, safeParse } from '../util/schema.js';
 import { ulid } from '../util/ids.js';
-import { checkChunkerOutput, pageMetadata, tokenChunker, type Chunker } from './chunkers.js';
+import type { Chunker } from './chunkers.js';
 import type { GraphDocument, GraphIndexer, GraphSnapshot } from './graph.js';
+import {
+  embedAll,
+  fromWire,
+  indexTexts,
+  prepareDocuments,
+  type PreparedGroup,
+  type PrepareJob,
+  type PreparedWire,
+} from './prepare.js';
+
+export { chunkId } from './prepare.js';
 
 /** What ingestion writes to. */
 export interface IngestDeps {
@@ -33,26 +44,35 @@ export interface IngestSettings {
   readonly signal?: AbortSignal | undefined;
   /** Index the valid documents and report the others, instead of refusing the batch. */
   readonly partial?: boolean | undefined;
+  /**
+   * Prepares groups off the calling thread (an ingest worker pool); omitted: every group is
+   * prepared on the calling thread. Only for the default chunker, embedder and tokenizer: the
+   * workers know them by their settings.
+   */
+  readonly preparer?: GroupPreparer | undefined;
+  /**
+   * The language of the engine's default keyword index, when `deps.keywordIndex` is it: the
+   * preparer then computes the chunks' keyword terms too. Omitted: the index analyses texts.
+   */
+  readonly keywordLanguage?: LanguageSetting | undefined;
+  /**
+   * The graph indexer's term settings, when there is a graph: the preparer then counts the
+   * chunks' terms too. Omitted: the graph builder counts them.
+   */
+  readonly graphTerms?: { readonly characters: number; readonly minLength: number } | undefined;
 }
 
-/** A chunk ready to index. */
-interface PreparedChunk {
-  readonly id: string;
-  /** Text that is embedded: title and section, then the chunk. */
-  readonly indexText: string;
-  /** Text that is keyword-indexed: the same, its header weighted (`HEADER_KEYWORD_WEIGHT`). */
-  readonly keywordText: string;
-  readonly metadata: Metadata;
+/** Prepares groups of documents elsewhere (worker threads), several at once. */
+export interface GroupPreparer {
+  /** Groups it prepares at once. */
+  readonly concurrency: number;
+  /** The prepared group, or a rejection (the group is then prepared on the calling thread). */
+  prepare(job: PrepareJob): Promise<PreparedWire>;
 }
 
 // Documents chunked, embedded and indexed together: bounds memory, gives progress steps, and
 // each group costs one stale-chunk delete per store.
 const DOCUMENTS_PER_GROUP = 256;
-
-/** Chunk id of a document's n-th chunk. */
-export function chunkId(documentId: string, index: number): string {
-  return `${documentId}#${index}`;
-}
 
 /** Validates a whole batch before anything is stored; names the bad document and field. */
 export function validateDocuments(docs: unknown, maxDocumentLength: number): IngestDocument[] {
@@ -123,81 +143,6 @@ export function partitionDocuments(
 
 function joinPath(index: number, path: string): string {
   return path === '' || path === '(root)' ? String(index) : `${index}.${path}`;
-}
-
-/**
- * How many times a chunk's header (its document's title and its section) counts in the keyword
- * index against once for its body: BM25F's field weight, written as repetition so that every
- * keyword index backend weighs it alike. SciFact train nDCG@10 by weight: 1 0.6910, 2 0.6930,
- * 3 0.6939, 4 0.6937, 5 0.6936 (`bench/quality.ts`); test at 3: 0.6807 → 0.6882.
- */
-const HEADER_KEYWORD_WEIGHT = 3;
-
-/** Texts indexed for a chunk: embedded (header once) and keyword-indexed (header weighted). */
-function indexTexts(
-  title: string | undefined,
-  section: string | undefined,
-  text: string,
-): { indexText: string; keywordText: string } {
-  const header = [title, section].filter((part) => part && part.length > 0).join('\n');
-  if (!header) return { indexText: text, keywordText: text };
-  return {
-    indexText: `${header}\n${text}`,
-    keywordText: `${`${header}\n`.repeat(HEADER_KEYWORD_WEIGHT)}${text}`,
-  };
-}
-
-const defaultChunker = tokenChunker();
-
-async function prepareChunks(
-  doc: IngestDocument,
-  revision: string,
-  settings: IngestSettings,
-  tokenizer: Tokenizer,
-) {
-  const chunker = settings.chunker ?? defaultChunker;
-  const context = { tokenizer, chunkSize: settings.chunkSize, chunkOverlap: settings.chunkOverlap };
-  const pieces = checkChunkerOutput(await chunker(doc, context), doc);
-  return pieces.map((piece, index): PreparedChunk => {
-    const section = (piece.headingPath ?? []).join(' › ');
-    const pages =
-      piece.start === undefined
-        ? {}
-        : pageMetadata(doc.text, piece.start, piece.end ?? piece.start + piece.text.length);
-    return {
-      id: chunkId(doc.id, index),
-      ...indexTexts(doc.title, section, piece.text),
-      metadata: {
-        ...doc.metadata,
-        ...pages,
-        ...piece.metadata,
-        documentId: doc.id,
-        chunkIndex: index,
-        revision,
-        text: piece.text,
-        ...(doc.title === undefined ? {} : { title: doc.title }),
-        ...(doc.uri === undefined ? {} : { uri: doc.uri }),
-        ...(section ? { section } : {}),
-      },
-    };
-  });
-}
-
-async function embedAll(
-  embedder: EmbeddingProvider,
-  texts: readonly string[],
-  signal: AbortSignal | undefined,
-): Promise<Float32Array[]> {
-  const batchSize = embedder.maxBatchSize ?? 64;
-  const vectors: Float32Array[] = [];
-  for (let start = 0; start < texts.length; start += batchSize) {
-    throwIfAborted(signal);
-    // One by one: spreading a batch as arguments overflows the stack when it is large.
-    for (const vector of await embedder.embed(texts.slice(start, start + batchSize), { signal })) {
-      vectors.push(vector);
-    }
-  }
-  return vectors;
 }
 
 /** What a group of documents held before this call wrote it, to put back on failure. */
@@ -313,33 +258,39 @@ export async function ingestDocuments(
   let chunksDone = 0;
   let removedChunks = 0;
   const done: GroupUndo[] = [];
+  const groups: IngestDocument[][] = [];
   for (let start = 0; start < batch.length; start += DOCUMENTS_PER_GROUP) {
-    throwIfAborted(signal);
-    const group = batch.slice(start, start + DOCUMENTS_PER_GROUP);
-    const perDocument: { doc: IngestDocument; chunks: PreparedChunk[] }[] = [];
+    groups.push(batch.slice(start, start + DOCUMENTS_PER_GROUP));
+  }
+  const prepareHere = async (group: IngestDocument[]): Promise<PreparedGroup> => {
+    let documents;
     try {
-      for (const doc of group) {
-        perDocument.push({
-          doc,
-          chunks: await prepareChunks(doc, revision, settings, deps.tokenizer),
-        });
-      }
+      documents = await prepareDocuments(group, revision, settings, deps.tokenizer);
     } catch (error) {
       // A chunker that fails on a later group must not leave the earlier groups written.
       await undoAll(deps, namespace, revision, [...done].reverse());
       throw error;
     }
+    const texts = documents.flatMap((entry) => entry.chunks.map((chunk) => chunk.indexText));
+    return { documents, vectors: await embedAll(deps.embedder, texts, signal) };
+  };
+  const ahead = preparedAhead(groups, revision, settings, deps.tokenizer.name);
+  let documentsDone = 0;
+  for (const [index, group] of groups.entries()) {
+    throwIfAborted(signal);
+    const prepared = (await ahead?.take(index)) ?? (await prepareHere(group));
+    const perDocument = prepared.documents;
     const chunks = perDocument.flatMap((entry) => entry.chunks);
-    const vectors = await embedAll(
-      deps.embedder,
-      chunks.map((chunk) => chunk.indexText),
-      signal,
-    );
+    const { vectors } = prepared;
     throwIfAborted(signal);
     const documentIds = group.map((doc) => doc.id);
     const written = perDocument.map((entry) => ({
       doc: entry.doc,
-      chunks: entry.chunks.map((chunk) => ({ id: chunk.id, text: chunk.indexText })),
+      chunks: entry.chunks.map((chunk) => ({
+        id: chunk.id,
+        text: chunk.indexText,
+        ...(chunk.graphTerms === undefined ? {} : { terms: chunk.graphTerms }),
+      })),
     }));
     // Read before the first write: what to put back if a write fails.
     const undo: GroupUndo = {
@@ -365,6 +316,7 @@ export async function ingestDocuments(
             id: chunk.id,
             text: chunk.keywordText,
             metadata: chunk.metadata,
+            ...(chunk.keywordTerms === undefined ? {} : { terms: chunk.keywordTerms }),
           })),
         );
       }
@@ -380,8 +332,9 @@ export async function ingestDocuments(
     }
     done.push(undo);
     chunksDone += chunks.length;
+    documentsDone += group.length;
     settings.onProgress?.({
-      documentsDone: start + group.length,
+      documentsDone,
       documentsTotal: batch.length,
       chunksDone,
     });
@@ -393,6 +346,64 @@ export async function ingestDocuments(
     durationMs: performance.now() - started,
     rejected,
   };
+}
+
+/**
+ * The groups prepared by `settings.preparer`, each asked for a few groups before it is needed
+ * (as many at once as the preparer runs), so that the workers prepare while the calling thread
+ * indexes. `undefined` when there is no preparer or a single group (starting workers for it
+ * would cost more than it saves).
+ */
+function preparedAhead(
+  groups: readonly IngestDocument[][],
+  revision: string,
+  settings: IngestSettings,
+  tokenizer: string,
+): { take(index: number): Promise<PreparedGroup | undefined> } | undefined {
+  const { preparer } = settings;
+  if (!preparer || preparer.concurrency < 1 || groups.length < 2) return undefined;
+  const pending = new Map<number, Promise<PreparedGroup | undefined>>();
+  let next = 0;
+  const ask = (index: number): void => {
+    const documents = groups[index]!;
+    const job: PrepareJob = {
+      documents,
+      revision,
+      chunkSize: settings.chunkSize,
+      chunkOverlap: settings.chunkOverlap,
+      tokenizer,
+      keywordLanguage: settings.keywordLanguage,
+      graphTerms: settings.graphTerms,
+    };
+    // A failure (a worker's error or crash) answers `undefined`: the group is then prepared on
+    // the calling thread, which throws the very error the single-thread path throws.
+    pending.set(
+      index,
+      preparer.prepare(job).then(
+        (wire) =>
+          fitsGroup(documents, wire) ? fromWire(documents, wire, settings.graphTerms) : undefined,
+        () => undefined,
+      ),
+    );
+  };
+  return {
+    take(index) {
+      // Keep `concurrency` groups in the preparer beyond the one taken.
+      while (next < groups.length && next <= index + preparer.concurrency) ask(next++);
+      const prepared = pending.get(index) ?? Promise.resolve(undefined);
+      pending.delete(index);
+      return prepared;
+    },
+  };
+}
+
+/** Whether a prepared group answers its documents: one chunk list each, a vector per chunk. */
+function fitsGroup(documents: readonly IngestDocument[], wire: PreparedWire): boolean {
+  if (wire.chunks.length !== documents.length || wire.dimensions < 1) return false;
+  const chunks = wire.chunks.reduce((sum, list) => sum + list.length, 0);
+  if (wire.keywordTerms !== undefined && wire.keywordTerms.length !== chunks) return false;
+  if (wire.graphTerms !== undefined && wire.graphTerms.length !== chunks) return false;
+  return wire.vectors.length === chunks * wire.dimensions;
 }
 
 /**

@@ -67,6 +67,9 @@ function checkRecords(records: readonly KeywordRecord[]): void {
     if (typeof record.text !== 'string') {
       throw invalid(`records.${index}.text`, `of '${record.id}' must be a string`);
     }
+    if (record.terms !== undefined && !Array.isArray(record.terms)) {
+      throw invalid(`records.${index}.terms`, `of '${record.id}' must be an array of strings`);
+    }
     const metadata: unknown = record.metadata;
     if (
       metadata !== undefined &&
@@ -75,6 +78,18 @@ function checkRecords(records: readonly KeywordRecord[]): void {
       throw invalid(`records.${index}.metadata`, `of '${record.id}' must be an object`);
     }
   });
+}
+
+/**
+ * The index terms of a text as the in-memory index analyses it by default in `language`
+ * (`'auto'`: detected per text). The engine's ingest workers compute records' `terms` with it.
+ */
+export function defaultKeywordTerms(
+  language: LanguageSetting | undefined,
+): (text: string) => string[] {
+  return language === undefined || language === 'auto'
+    ? tokenizeForIndex
+    : createTextAnalyzer({ language }).terms;
 }
 
 /**
@@ -96,11 +111,7 @@ export function createMemoryKeywordIndex(
   ) {
     throw invalid('settings.language', `must be 'auto' or one of ${TEXT_LANGUAGES.join(', ')}`);
   }
-  const tokenize =
-    settings.tokenize ??
-    (settings.language === undefined || settings.language === 'auto'
-      ? tokenizeForIndex
-      : createTextAnalyzer({ language: settings.language }).terms);
+  const tokenize = settings.tokenize ?? defaultKeywordTerms(settings.language);
   let spaces = new Map<string, Space>();
 
   return {

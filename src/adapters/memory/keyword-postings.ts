@@ -150,7 +150,8 @@ export function addDocument(
   tokenize: (text: string) => string[],
 ): void {
   removeDocument(space, record.id);
-  const tokens = tokenize(record.text);
+  // Terms computed by the caller with this index's analysis (ingest workers) save analysing.
+  const tokens = record.terms ?? tokenize(record.text);
   const frequencies = new Map<string, number>();
   for (const token of tokens) frequencies.set(token, (frequencies.get(token) ?? 0) + 1);
   const number = space.free.pop() ?? space.ids.length;

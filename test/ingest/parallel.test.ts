@@ -1,0 +1,270 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  AbortError,
+  createChatEngine,
+  createMemoryGraphStore,
+  createMemoryKeywordIndex,
+  createMemoryVectorStore,
+  type GraphStore,
+  type IngestProgress,
+  type KeywordIndex,
+  type VectorStore,
+} from 'cortexis';
+import { IngestPool, sharedIngestPool } from '../../src/engine/ingest-pool.js';
+import { ingestDocuments, type GroupPreparer } from '../../src/ingest/ingest.js';
+import { createHashingEmbedder } from '../../src/adapters/hashing/embedder.js';
+import { createGptTokenizer } from '../../src/adapters/tokenizer/gpt-tokenizer.js';
+import { tokenizeForIndex } from '../../src/query/bm25.js';
+
+const WORDS = (
+  'refund shipping invoice bicycle battery helmet station dock unlock subscription member ' +
+  'route rider repair brake chain tyre pedal weather winter summer night weekend fare ' +
+  'discount student annual monthly card phone app support ticket lost found damage'
+).split(' ');
+
+/** `count` documents of varied length (one to several chunks), deterministic. */
+function corpus(count: number) {
+  return Array.from({ length: count }, (_, index) => {
+    const sentences = Array.from({ length: 3 + ((index * 7) % 60) }, (_, at) => {
+      const words = Array.from({ length: 6 + ((index + at) % 9) }, (_, w) => {
+        return WORDS[(index * 13 + at * 5 + w * 3) % WORDS.length];
+      });
+      return `${words.join(' ')} number ${index}-${at}.`;
+    });
+    return {
+      id: `doc-${index}`,
+      ...(index % 3 === 0 ? { title: `Guide ${index}` } : {}),
+      text: index % 5 === 0 ? `# Part ${index}\n\n${sentences.join(' ')}` : sentences.join(' '),
+      metadata: { group: index % 4 },
+    };
+  });
+}
+
+/** A memory vector store and keyword index that record what they are given. */
+function recording() {
+  const vectors = createMemoryVectorStore();
+  const keywords = createMemoryKeywordIndex();
+  const written: { id: string; vector: number[]; metadata: Record<string, unknown> }[] = [];
+  const indexed: { id: string; text: string }[] = [];
+  const vectorStore: VectorStore = Object.assign(Object.create(vectors) as VectorStore, {
+    upsert: (namespace: string, records: Parameters<VectorStore['upsert']>[1]) => {
+      for (const record of records) {
+        const { revision: _revision, ...metadata } = record.metadata;
+        written.push({ id: record.id, vector: [...record.vector], metadata });
+      }
+      return vectors.upsert(namespace, records);
+    },
+  });
+  const keywordIndex: KeywordIndex = Object.assign(Object.create(keywords) as KeywordIndex, {
+    add: (namespace: string, records: Parameters<KeywordIndex['add']>[1]) => {
+      for (const record of records) indexed.push({ id: record.id, text: record.text });
+      return keywords.add(namespace, records);
+    },
+  });
+  const graph = createMemoryGraphStore();
+  const graphWrites: unknown[] = [];
+  const graphStore: GraphStore = Object.assign(Object.create(graph) as GraphStore, {
+    upsertNodes: (namespace: string, nodes: Parameters<GraphStore['upsertNodes']>[1]) => {
+      graphWrites.push(['nodes', nodes]);
+      return graph.upsertNodes(namespace, nodes);
+    },
+    upsertEdges: (namespace: string, edges: Parameters<GraphStore['upsertEdges']>[1]) => {
+      graphWrites.push(['edges', edges]);
+      return graph.upsertEdges(namespace, edges);
+    },
+  });
+  return { vectorStore, keywordIndex, graphStore, written, indexed, graphWrites };
+}
+
+async function ingestWith(docs: unknown[], concurrency: number) {
+  const stores = recording();
+  const engine = createChatEngine({
+    vectorStore: stores.vectorStore,
+    keywordIndex: stores.keywordIndex,
+    graphStore: stores.graphStore,
+  });
+  const progress: IngestProgress[] = [];
+  const result = await engine.ingest(docs as never, {
+    concurrency,
+    partial: true,
+    onProgress: (event) => progress.push(event),
+  });
+  const hits = await engine.search('battery repair station winter', { k: 5 });
+  return { ...stores, result, progress, hits: hits.map((hit) => [hit.id, hit.score]) };
+}
+
+afterAll(() => sharedIngestPool().close());
+
+describe('ingestion on worker threads', { timeout: 120_000 }, () => {
+  it('writes exactly what the calling thread writes, and the workers did the work', async () => {
+    const docs: unknown[] = corpus(700);
+    docs.splice(300, 0, { id: 'bad', text: 'late \u0000 nul' }, 'not a document');
+    const answered = sharedIngestPool().answered;
+    const parallel = await ingestWith(docs, 2);
+    expect(sharedIngestPool().answered - answered).toBe(3);
+    const inline = await ingestWith(docs, 1);
+    expect(sharedIngestPool().answered - answered).toBe(3);
+    expect(parallel.written.length).toBeGreaterThan(700);
+    expect(parallel.written).toEqual(inline.written);
+    expect(parallel.indexed).toEqual(inline.indexed);
+    expect(parallel.graphWrites.length).toBeGreaterThan(0);
+    expect(parallel.graphWrites).toEqual(inline.graphWrites);
+    expect(parallel.hits).toEqual(inline.hits);
+    expect(parallel.result.rejected.map((item) => item.index)).toEqual([300, 301]);
+    expect({ ...parallel.result, durationMs: 0 }).toEqual({ ...inline.result, durationMs: 0 });
+    // One progress event per group of 256 documents, the same either way.
+    expect(parallel.progress).toEqual(inline.progress);
+    expect(parallel.progress.map((event) => event.documentsDone)).toEqual([256, 512, 700]);
+  });
+
+  it("computes the default keyword index's terms in the workers, as the index would", async () => {
+    const seen: { text: string; terms: readonly string[] | undefined }[] = [];
+    const keywords = createMemoryKeywordIndex();
+    const keywordIndex: KeywordIndex = Object.assign(Object.create(keywords) as KeywordIndex, {
+      add: (namespace: string, records: Parameters<KeywordIndex['add']>[1]) => {
+        for (const record of records) seen.push({ text: record.text, terms: record.terms });
+        return keywords.add(namespace, records);
+      },
+    });
+    const deps = {
+      vectorStore: createMemoryVectorStore(),
+      keywordIndex,
+      embedder: createHashingEmbedder(),
+      tokenizer: await createGptTokenizer(),
+    };
+    await ingestDocuments(deps, corpus(600), {
+      namespace: 'n',
+      chunkSize: 512,
+      chunkOverlap: 64,
+      maxDocumentLength: 1e6,
+      preparer: sharedIngestPool().preparer(2),
+      keywordLanguage: 'auto',
+    });
+    expect(seen.length).toBeGreaterThan(600);
+    for (const { text, terms } of seen) expect(terms).toEqual(tokenizeForIndex(text));
+  });
+
+  it.each([['auto'], ['de']] as const)(
+    'answers searches alike with the default stores, on any thread count (language %s)',
+    async (language) => {
+      const answers = async (concurrency: number) => {
+        const engine = createChatEngine({ text: { language } });
+        await engine.ingest(corpus(600), { concurrency });
+        const hits = await Promise.all(
+          ['battery repair', 'student annual fare discount', 'lost card support ticket'].map(
+            (query) => engine.search(query, { k: 10 }),
+          ),
+        );
+        return hits.map((list) => list.map((hit) => [hit.id, hit.score]));
+      };
+      const answered = sharedIngestPool().answered;
+      const parallel = await answers(2);
+      expect(sharedIngestPool().answered - answered).toBe(3);
+      expect(parallel.flat().length).toBeGreaterThan(0);
+      expect(parallel).toEqual(await answers(1));
+    },
+  );
+
+  it('prepares a single group on the calling thread', async () => {
+    const answered = sharedIngestPool().answered;
+    const { result } = await ingestWith(corpus(40), 2);
+    expect(result.documents).toBe(40);
+    expect(sharedIngestPool().answered).toBe(answered);
+  });
+
+  it('keeps the groups done when aborted, and stops asking the workers', async () => {
+    const controller = new AbortController();
+    const engine = createChatEngine();
+    const events: number[] = [];
+    await expect(
+      engine.ingest(corpus(1500), {
+        concurrency: 2,
+        signal: controller.signal,
+        onProgress: (event) => {
+          events.push(event.documentsDone);
+          if (event.documentsDone === 512) controller.abort();
+        },
+      }),
+    ).rejects.toThrow(AbortError);
+    expect(events).toEqual([256, 512]);
+    const hits = await engine.search('battery repair station', { k: 200 });
+    const documents = new Set(hits.map((hit) => Number(hit.documentId.slice(4))));
+    expect(documents.size).toBeGreaterThan(0);
+    expect(Math.max(...documents)).toBeLessThan(512);
+  });
+});
+
+describe('a preparer that fails', { timeout: 120_000 }, () => {
+  const deps = async () => ({
+    vectorStore: createMemoryVectorStore(),
+    keywordIndex: createMemoryKeywordIndex(),
+    embedder: createHashingEmbedder(),
+    tokenizer: await createGptTokenizer(),
+  });
+  const settings = { namespace: 'n', chunkSize: 512, chunkOverlap: 64, maxDocumentLength: 1e6 };
+
+  it('a crashed worker: its group is prepared on the calling thread, the same', async () => {
+    const pool = new IngestPool({
+      url: new URL('../fixtures/crashing-ingest-worker.ts', import.meta.url),
+    });
+    try {
+      const base = await deps();
+      const result = await ingestDocuments(base, corpus(600), {
+        ...settings,
+        preparer: pool.preparer(2),
+      });
+      expect(pool.failed).toBe(3);
+      expect(pool.answered).toBe(0);
+      const inline = await ingestDocuments(await deps(), corpus(600), settings);
+      expect(result.chunks).toBe(inline.chunks);
+      expect(await base.vectorStore.count('n')).toBe(inline.chunks);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a worker that never gets ready: the calling thread prepares every group', async () => {
+    const pool = new IngestPool({
+      url: new URL('../fixtures/silent-ingest-worker.ts', import.meta.url),
+      startTimeoutMs: 3000,
+    });
+    try {
+      const base = await deps();
+      const result = await ingestDocuments(base, corpus(600), {
+        ...settings,
+        preparer: pool.preparer(2),
+      });
+      expect(pool.answered).toBe(0);
+      expect(pool.failed).toBe(3);
+      expect(await base.vectorStore.count('n')).toBe(result.chunks);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("throws the calling thread's error, with nothing half-indexed", async () => {
+    const failing: GroupPreparer = {
+      concurrency: 2,
+      prepare: () => Promise.reject(new Error('worker failed')),
+    };
+    const base = await deps();
+    let counted = 0;
+    // The tokenizer fails in the third group; the workers' failure is not what is thrown.
+    const check = (text: string) => {
+      if (text.includes(' 600-')) throw new RangeError('cannot count document 600');
+      counted += 1;
+    };
+    const tokenizer = {
+      name: base.tokenizer.name,
+      count: (text: string) => (check(text), base.tokenizer.count(text)),
+      encode: (text: string) => (check(text), base.tokenizer.encode(text)),
+      decode: (tokens: readonly number[]) => base.tokenizer.decode(tokens),
+    };
+    await expect(
+      ingestDocuments({ ...base, tokenizer }, corpus(700), { ...settings, preparer: failing }),
+    ).rejects.toThrow(/cannot count document 600/);
+    expect(counted).toBeGreaterThan(0);
+    expect(await base.vectorStore.count('n')).toBe(0);
+    expect(await base.keywordIndex.count?.('n')).not.toBeGreaterThan(0);
+  });
+});
