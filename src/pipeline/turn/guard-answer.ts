@@ -6,7 +6,8 @@
 import type { MessageRecord } from '../../ports/chat-records.js';
 import type { ChatResponse } from '../../types.js';
 import { inSpan } from '../../util/tracing.js';
-import { decideGuard, DEFAULT_GUARD_MODEL, type GuardDecision } from '../guard.js';
+import { missingFocus } from '../guard-focus.js';
+import { decideGuard, DEFAULT_GUARD_MODEL, indexTerms, type GuardDecision } from '../guard.js';
 import type { RecalledMessage } from '../recall.js';
 import { DEFAULT_COSINE_RANGE } from '../retrieve/relevance.js';
 import type { RetrievalResult } from '../retrieve.js';
@@ -56,14 +57,15 @@ export async function decideTurnGuard(
             cosineRange: config.retrieval.cosineRange ?? runtime.embedder.similarityRange,
             minSimilarity: fixedMinSimilarity,
           });
+          const focused = focusDecision(turnContext.request.message, candidates, decided);
           span?.setAttributes({
-            'cortexis.guard': decided.guard,
-            'cortexis.guard.reason': decided.reason ?? undefined,
-            'cortexis.guard.evidence': decided.evidence,
-            'cortexis.guard.threshold': decided.threshold,
-            'cortexis.guard.adaptive': decided.adaptive,
+            'cortexis.guard': focused.guard,
+            'cortexis.guard.reason': focused.reason ?? undefined,
+            'cortexis.guard.evidence': focused.evidence,
+            'cortexis.guard.threshold': focused.threshold,
+            'cortexis.guard.adaptive': focused.adaptive,
           });
-          return decided;
+          return focused;
         });
   const minSimilarity = decision?.threshold ?? fixedMinSimilarity ?? DEFAULT_GUARD_MODEL.cut;
   if (decision) {
@@ -85,6 +87,35 @@ export async function decideTurnGuard(
     }
   }
   return { decision, minSimilarity, memory: undefined, memoryOnly: false };
+}
+
+/**
+ * The adaptive guard's decision, refusing also when the question's focus is missing from every
+ * retrieved chunk (`src/pipeline/guard-focus.ts`). A fixed `minSimilarity` is the user's own
+ * guard and is left as it decided.
+ */
+function focusDecision(
+  question: string,
+  retrieval: RetrievalResult,
+  decided: GuardDecision,
+): GuardDecision {
+  if (decided.guard || !decided.adaptive) return decided;
+  const missing = missingFocus(
+    question,
+    // A chunk names its document and headings too: a README's package name is often only there.
+    retrieval.chunks.map((chunk) =>
+      [chunk.documentId, chunk.title ?? '', sectionOf(chunk.metadata), chunk.text].join('\n'),
+    ),
+    retrieval.topScore,
+    indexTerms,
+  );
+  return missing.refuse ? { ...decided, guard: true, reason: 'missing-focus' } : decided;
+}
+
+/** A chunk's heading path (`metadata.section`), or ''. */
+function sectionOf(metadata: Readonly<Record<string, unknown>>): string {
+  const section = metadata['section'];
+  return typeof section === 'string' ? section : '';
 }
 
 /** A turn the guard answers: what was retrieved, and why it is not evidence enough. */

@@ -1,0 +1,88 @@
+/**
+ * The guard's focus check: a question whose own subject the retrieved chunks never mention is
+ * not answered by them, however close they are otherwise ("How do I set the passphrase of a
+ * client certificate?" retrieves the TLS pages, none of which says "passphrase"). The focus is
+ * the question's content words without the words that say what kind of answer is wanted
+ * ("which *function*", "the *default*", "*how* do I") and without words that carry no topic
+ * ("whether", "another"). The check refuses when
+ *
+ * - a literal the question writes exactly (a version `1.3`, an identifier `Set-Cookie`,
+ *   `keepAliveTimeout`) occurs in no retrieved chunk, or
+ * - a focus term occurs in no retrieved chunk and the best chunk's score is below
+ *   `MISSING_TERM_TOP_SCORE`: strong retrieval evidence speaks for a chunk that says the same
+ *   thing in other words.
+ *
+ * Measured on the tune half of `npm run bench:docs` (docs/benchmarks.md, "issue 26, answers
+ * round 3"). Pure; looks only at the texts and the score.
+ */
+import { questionLiterals } from '../text/question-intent.js';
+import { stem, stemmedTerms } from '../text/stem.js';
+
+/**
+ * Below this best-chunk score a focus term no chunk contains refuses. On the tune half the
+ * unanswerable questions missing a focus term scored 0.16–0.69 and the answerable ones
+ * 0.82–0.96.
+ */
+export const MISSING_TERM_TOP_SCORE = 0.75;
+
+// Words that say what kind of answer is wanted, not what it is about: the docs name the
+// thing asked for without them ("Which function parses …" ↔ "`parse(header)` parses …").
+const ANSWER_KIND_WORDS =
+  'function functions method methods class classes option options flag flags command commands ' +
+  'event events property properties hook hooks api setting settings field fields helper ' +
+  'helpers utility constructor call default defaults value values name type kind way ' +
+  'maximum minimum max min limit example';
+// Words that carry no topic of their own, words that ask rather than name, and the quantity
+// words of "how many / much / often".
+const GENERIC_WORDS =
+  'whether another one ones let make makes get gets use using used set sets do does thing ' +
+  'things something anything possible able need want explain describe tell please list give ' +
+  'show know mean means happen happens work works many much often';
+
+let builtIgnored: ReadonlySet<string> | undefined;
+
+/** Stemmed words that are never a question's focus (stemmed on the first call). */
+function ignoredTerms(): ReadonlySet<string> {
+  return (builtIgnored ??= new Set(
+    `${ANSWER_KIND_WORDS} ${GENERIC_WORDS}`.split(' ').map(stem),
+  ));
+}
+
+/** The stemmed focus terms of a question (see the module comment). */
+export function focusTerms(question: string): string[] {
+  const ignored = ignoredTerms();
+  return [...new Set(stemmedTerms(question))].filter((term) => !ignored.has(term));
+}
+
+/** What the focus check found missing from every chunk. */
+export interface MissingFocus {
+  /** Focus terms no chunk contains (stemmed). */
+  readonly terms: readonly string[];
+  /** Literals of the question no chunk contains (lower-cased). */
+  readonly literals: readonly string[];
+  /** Whether the check refuses (see the module comment). */
+  readonly refuse: boolean;
+}
+
+/**
+ * The focus terms and literals of `question` that none of `chunks` contains, and whether that
+ * refuses given the best chunk's `topScore`. `termsOf` gives a chunk's stemmed terms (the
+ * guard's cache of them).
+ */
+export function missingFocus(
+  question: string,
+  chunks: readonly string[],
+  topScore: number,
+  termsOf: (text: string) => ReadonlySet<string>,
+): MissingFocus {
+  const chunkTerms = chunks.map(termsOf);
+  const terms = focusTerms(question).filter((term) => !chunkTerms.some((set) => set.has(term)));
+  const lower = chunks.map((text) => text.toLowerCase());
+  const literals = questionLiterals(question).filter(
+    (literal) => !lower.some((text) => text.includes(literal)),
+  );
+  const refuse =
+    chunks.length > 0 &&
+    (literals.length > 0 || (terms.length > 0 && topScore < MISSING_TERM_TOP_SCORE));
+  return { terms, literals, refuse };
+}
