@@ -258,7 +258,7 @@ export function capConfidence(
   }
   if (input.answerLacks === 'restates') cap(levels.medium - 0.001, 'answer-restates-question');
   else if (input.answerLacks === 'asked-for') {
-    cap(levels.medium - 0.001, 'answer-lacks-asked-for');
+    cap(levels.high - 0.001, 'answer-lacks-asked-for');
   }
   return { ...(capped.length > 0 ? { capped } : {}), cappedAt };
 }
