@@ -24,6 +24,7 @@ for (const set of heldout ? HELDOUT_SETS : QUESTION_SETS) {
   const { documents } = await loadDocuments([folder]);
   const inner = createExtractiveProvider();
   const seen: { last?: { request: LLMRequest; result: LLMResult } | undefined } = {};
+  const lastCall = () => seen.last;
   const llm = {
     ...inner,
     async generate(request: LLMRequest) {
@@ -60,10 +61,10 @@ for (const set of heldout ? HELDOUT_SETS : QUESTION_SETS) {
         category: item.category,
         kind: item.expected?.kind ?? null,
         question: item.turns.at(-1),
-        retrievalQuery: seen.last?.request.retrievalQuery ?? null,
-        sources: seen.last?.request.sources ?? [],
-        modelAnswer: seen.last?.result.text ?? null,
-        certainty: seen.last?.result.certainty ?? null,
+        retrievalQuery: lastCall()?.request.retrievalQuery ?? null,
+        sources: lastCall()?.request.sources ?? [],
+        modelAnswer: lastCall()?.result.text ?? null,
+        certainty: lastCall()?.result.certainty ?? null,
         text: reply.text,
         refused: reply.refused,
         correct: graded.correct,

@@ -56,9 +56,7 @@ let builtIgnored: ReadonlySet<string> | undefined;
 
 /** Stemmed words that are never a question's focus (stemmed on the first call). */
 function ignoredTerms(): ReadonlySet<string> {
-  return (builtIgnored ??= new Set(
-    `${ANSWER_KIND_WORDS} ${GENERIC_WORDS}`.split(' ').map(stem),
-  ));
+  return (builtIgnored ??= new Set(`${ANSWER_KIND_WORDS} ${GENERIC_WORDS}`.split(' ').map(stem)));
 }
 
 /** The stemmed focus terms of a question (see the module comment). */
@@ -101,7 +99,6 @@ export function missingFocus(
   const refuse =
     chunks.length > 0 &&
     asks(question) &&
-    (literals.length > 0 ||
-      (terms.length >= MISSING_TERMS && topScore < MISSING_TERM_TOP_SCORE));
+    (literals.length > 0 || (terms.length >= MISSING_TERMS && topScore < MISSING_TERM_TOP_SCORE));
   return { terms, literals, refuse };
 }
