@@ -7,8 +7,8 @@
  * ("whether", "another"). The check refuses when
  *
  * - the text asks a question (ends with "?"; a claim to check is left to the guard's model), and
- * - a literal the question writes exactly (a version `1.3`, an identifier `Set-Cookie`,
- *   `keepAliveTimeout`) occurs in no retrieved chunk, or `MISSING_TERMS` focus terms occur in
+ * - a literal the question writes as code (a version `1.3`, a call `parse()`, a dotted path
+ *   `a.b`, a flag) occurs in no retrieved chunk, or `MISSING_TERMS` focus terms occur in
  *   no retrieved chunk (a price or time-of-day word counts as present where an amount or a
  *   clock time is stated) and the best chunk's score is below `MISSING_TERM_TOP_SCORE`: strong
  *   retrieval evidence speaks for a chunk that says the same thing in other words.
@@ -50,7 +50,8 @@ const ANSWER_KIND_WORDS =
 const GENERIC_WORDS =
   'whether another one ones let make makes get gets use using used set sets do does thing ' +
   'things something anything possible able need want explain describe tell please list give ' +
-  'show know mean means happen happens work works many much often';
+  'show know mean means happen happens work works many much often long soon far big old fast ' +
+  'quickly';
 
 let builtIgnored: ReadonlySet<string> | undefined;
 
@@ -63,6 +64,16 @@ function ignoredTerms(): ReadonlySet<string> {
 export function focusTerms(question: string): string[] {
   const ignored = ignoredTerms();
   return [...new Set(stemmedTerms(question))].filter((term) => !ignored.has(term));
+}
+
+/**
+ * Whether a literal of the question (lower-cased) is written as code is: a version `1.3`, a
+ * range `^0.2`, a call `parse()`, a dotted path `a.b`, a flag `--watch`; not a hyphenated
+ * compound ("end-to-end", "built-in", "Set-Cookie") that docs may spell apart. A camelCase name
+ * missing from every chunk is a missing focus term.
+ */
+function isCodeLiteral(literal: string): boolean {
+  return /\d|[\^~<>=]|[a-z]\.[a-z]|\(\)|^--?[a-z]/.test(literal);
 }
 
 /** What the focus check found missing from every chunk. */
@@ -93,9 +104,9 @@ export function missingFocus(
   for (const text of chunks) for (const term of answeredByType(absent, text)) typed.add(term);
   const terms = absent.filter((term) => !typed.has(term));
   const lower = chunks.map((text) => text.toLowerCase());
-  const literals = questionLiterals(question).filter(
-    (literal) => !lower.some((text) => text.includes(literal)),
-  );
+  const literals = questionLiterals(question)
+    .filter(isCodeLiteral)
+    .filter((literal) => !lower.some((text) => text.includes(literal)));
   const refuse =
     chunks.length > 0 &&
     asks(question) &&

@@ -55,3 +55,12 @@ describe('missingFocus', () => {
     expect(missing.refuse).toBe(false);
   });
 });
+
+describe('missingFocus: words a paraphrase may lack', () => {
+  it('does not refuse on a hyphenated compound or a quantity word', () => {
+    const chunk = 'The web chat is tested from end to end in Chromium, with a strong score.';
+    const compound = 'Which browser drives the web chat end-to-end test?';
+    expect(missingFocus(compound, [chunk], 0.72, indexTerms).literals).toEqual([]);
+    expect(focusTerms('How far does a full battery last?')).not.toContain('far');
+  });
+});
