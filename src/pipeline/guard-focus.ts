@@ -76,6 +76,28 @@ function isCodeLiteral(literal: string): boolean {
   return /\d|[\^~<>=]|[a-z]\.[a-z]|\(\)|^--?[a-z]/.test(literal);
 }
 
+/**
+ * Below this best-chunk score, one focus term no chunk contains makes an answer `low`
+ * (`weakFocus`). On the tune half of `bench:docs` the answered questions missing a focus term
+ * scored 0.45–0.69 when unanswerable or answered wrongly, 0.82–0.96 when answered right.
+ */
+export const WEAK_FOCUS_TOP_SCORE = 0.75;
+
+/**
+ * Whether an answer from `chunks` to `question` stands on weak evidence: the question asks,
+ * one of its focus terms is in no chunk, and the best chunk scores below
+ * `WEAK_FOCUS_TOP_SCORE`. Not a refusal (`missingFocus` decides that): a lower confidence.
+ */
+export function weakFocus(
+  question: string,
+  chunks: readonly string[],
+  topScore: number,
+  termsOf: (text: string) => ReadonlySet<string>,
+): boolean {
+  if (chunks.length === 0 || topScore >= WEAK_FOCUS_TOP_SCORE || !asks(question)) return false;
+  return missingFocus(question, chunks, topScore, termsOf).terms.length > 0;
+}
+
 /** What the focus check found missing from every chunk. */
 export interface MissingFocus {
   /** Focus terms no chunk contains (stemmed). */

@@ -119,6 +119,12 @@ export interface ConfidenceInput {
    * default, …) keeps it below `high`; `restates` (it only repeats the question) makes it `low`.
    */
   readonly answerLacks?: 'asked-for' | 'restates' | undefined;
+  /**
+   * Whether a word the question is about occurs in none of the sources while the best of them
+   * is weak (`src/pipeline/guard-focus.ts`, `weakFocus`): the answer is about something
+   * else, and `low`.
+   */
+  readonly focusMissing?: boolean | undefined;
 }
 
 /** Below this share of supported claims an answer is never `high`. */
@@ -238,12 +244,12 @@ export function scoreConfidence(
 /**
  * The caps every confidence mode applies, lowest last: mostly unsupported claims (the judge's
  * verdict) and an answer lacking what was asked are never `high`; one that only restates the
- * question is `low`. `lower(limit)` lowers `overall` to `limit` and says whether it was above.
+ * question, or whose sources miss a word the question is about, is `low`. `lower(limit)` lowers `overall` to `limit` and says whether it was above.
  * `cappedAt` is the lowest cap that applies (`overall` = min(uncapped, cappedAt)); `capped`
  * names the caps that lowered it.
  */
 export function capConfidence(
-  input: Pick<ConfidenceInput, 'supportedRatio' | 'answerLacks'>,
+  input: Pick<ConfidenceInput, 'supportedRatio' | 'answerLacks' | 'focusMissing'>,
   levels: ConfidenceLevels,
   lower: (limit: number) => boolean,
 ): { capped?: ConfidenceCap[]; cappedAt: number | null } {
@@ -256,6 +262,7 @@ export function capConfidence(
   if (input.supportedRatio !== undefined && input.supportedRatio < MIN_SUPPORTED_FOR_HIGH) {
     cap(levels.high - 0.001, 'unsupported-claims');
   }
+  if (input.focusMissing) cap(levels.medium - 0.001, 'question-focus-missing');
   if (input.answerLacks === 'restates') cap(levels.medium - 0.001, 'answer-restates-question');
   else if (input.answerLacks === 'asked-for') {
     cap(levels.high - 0.001, 'answer-lacks-asked-for');

@@ -62,6 +62,9 @@ describe('scoreConfidence: an answer that lacks what was asked', () => {
     const restates = scoreConfidence({ sources, llmCertainty: 1, answerLacks: 'restates' });
     expect(restates.level).toBe('low');
     expect(restates.capped).toEqual(['answer-restates-question']);
+    const offFocus = scoreConfidence({ sources, llmCertainty: 1, focusMissing: true });
+    expect(offFocus.level).toBe('low');
+    expect(offFocus.capped).toEqual(['question-focus-missing']);
     const both = scoreConfidence({ sources, llmCertainty: 1, supportedRatio: 0 });
     expect(both.capped).toEqual(['unsupported-claims']);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { focusTerms, missingFocus } from '../../src/pipeline/guard-focus.js';
+import { focusTerms, missingFocus, weakFocus } from '../../src/pipeline/guard-focus.js';
 import { indexTerms } from '../../src/pipeline/guard.js';
 
 const TLS =
@@ -62,5 +62,16 @@ describe('missingFocus: words a paraphrase may lack', () => {
     const compound = 'Which browser drives the web chat end-to-end test?';
     expect(missingFocus(compound, [chunk], 0.72, indexTerms).literals).toEqual([]);
     expect(focusTerms('How far does a full battery last?')).not.toContain('far');
+  });
+});
+
+describe('weakFocus', () => {
+  it('marks a question missing one focus word only while the best chunk is weak', () => {
+    const question = 'How do I set the passphrase of a client certificate?';
+    expect(weakFocus(question, [TLS], 0.5, indexTerms)).toBe(true);
+    expect(weakFocus(question, [TLS], 0.9, indexTerms)).toBe(false);
+    expect(weakFocus('How do I set the key of a client certificate?', [TLS], 0.5, indexTerms)).toBe(
+      false,
+    );
   });
 });

@@ -36,7 +36,7 @@ export async function decideTurnGuard(
   // guard: a fixed minSimilarity when the user set one, else the index-adaptive model
   const fixedMinSimilarity = settings.minSimilarity ?? config.retrieval.minSimilarity;
   const candidates = retrieval;
-  const decision =
+  const decisions =
     candidates === null
       ? null
       : await inSpan(scope, 'cortexis.guard', async (span) => {
@@ -65,15 +65,19 @@ export async function decideTurnGuard(
             'cortexis.guard.threshold': focused.threshold,
             'cortexis.guard.adaptive': focused.adaptive,
           });
-          return focused;
+          return { decided, focused };
         });
+  // The user's own statements are judged against the guard's decision on the documents; the
+  // focus check refuses only when no statement answers instead.
+  const decision = decisions?.focused ?? null;
   const minSimilarity = decision?.threshold ?? fixedMinSimilarity ?? DEFAULT_GUARD_MODEL.cut;
-  if (decision) {
+  if (decisions) {
+    const { decided } = decisions;
     const cosineRange =
       config.retrieval.cosineRange ?? runtime.embedder.similarityRange ?? DEFAULT_COSINE_RANGE;
     const memory = judgeMemory(rewrite.query, recalled, cosineRange, fixedMinSimilarity, inHistory);
     if (memory && !memory.decision.guard) {
-      if (decision.guard) {
+      if (decided.guard) {
         return {
           decision: memory.decision,
           minSimilarity,
@@ -81,8 +85,8 @@ export async function decideTurnGuard(
           memoryOnly: true,
         };
       }
-      if (memory.decision.evidence > decision.evidence) {
-        return { decision, minSimilarity, memory: memory.chunks, memoryOnly: false };
+      if (memory.decision.evidence > decided.evidence) {
+        return { decision: decided, minSimilarity, memory: memory.chunks, memoryOnly: false };
       }
     }
   }
