@@ -17,7 +17,9 @@
  * round 3"). Pure; looks only at the texts and the score.
  */
 import { questionLiterals } from '../text/question-intent.js';
+import { createSecondSightCache } from '../util/second-sight.js';
 import { answeredByType } from './guard-answer-type.js';
+import { indexTerms } from './guard.js';
 import { stem, stemmedTerms } from '../text/stem.js';
 
 /**
@@ -58,6 +60,15 @@ let builtIgnored: ReadonlySet<string> | undefined;
 /** Stemmed words that are never a question's focus (stemmed on the first call). */
 function ignoredTerms(): ReadonlySet<string> {
   return (builtIgnored ??= new Set(`${ANSWER_KIND_WORDS} ${GENERIC_WORDS}`.split(' ').map(stem)));
+}
+
+// The chunks of a turn come back turn after turn, and the guard and the confidence both read
+// them: the terms of texts seen at least twice are kept (shared, never mutated).
+const keptTerms = createSecondSightCache<ReadonlySet<string>>(4096);
+
+/** The index terms of a chunk's text (with its document id, title and headings), cached. */
+export function focusChunkTerms(text: string): ReadonlySet<string> {
+  return keptTerms.get(text, () => indexTerms(text));
 }
 
 /** The stemmed focus terms of a question (see the module comment). */

@@ -8,8 +8,7 @@ import type { PromptSource } from '../../ports/llm-provider.js';
 import type { EngineRuntime } from '../../runtime.js';
 import { inSpan, type TraceScope } from '../../util/tracing.js';
 import { checkAnswerShape } from '../answer-shape.js';
-import { indexTerms } from '../guard.js';
-import { weakFocus } from '../guard-focus.js';
+import { focusChunkTerms, weakFocus } from '../guard-focus.js';
 import { judgeAnswer, type JudgePolicy, type JudgeResult } from '../judge.js';
 import type { TurnContext, TurnState } from './state.js';
 
@@ -81,7 +80,7 @@ export async function judgeGeneratedTurn(
       ].join('\n'),
     ),
     topScore,
-    indexTerms,
+    focusChunkTerms,
   );
   return { ...turn, answerShape: focusMissing ? { ...answerShape, focusMissing } : answerShape };
 }

@@ -6,8 +6,8 @@
 import type { MessageRecord } from '../../ports/chat-records.js';
 import type { ChatResponse } from '../../types.js';
 import { inSpan } from '../../util/tracing.js';
-import { missingFocus } from '../guard-focus.js';
-import { decideGuard, DEFAULT_GUARD_MODEL, indexTerms, type GuardDecision } from '../guard.js';
+import { focusChunkTerms, missingFocus } from '../guard-focus.js';
+import { decideGuard, DEFAULT_GUARD_MODEL, type GuardDecision } from '../guard.js';
 import type { RecalledMessage } from '../recall.js';
 import { DEFAULT_COSINE_RANGE } from '../retrieve/relevance.js';
 import type { RetrievalResult } from '../retrieve.js';
@@ -111,7 +111,7 @@ function focusDecision(
       [chunk.documentId, chunk.title ?? '', sectionOf(chunk.metadata), chunk.text].join('\n'),
     ),
     retrieval.topScore,
-    indexTerms,
+    focusChunkTerms,
   );
   return missing.refuse ? { ...decided, guard: true, reason: 'missing-focus' } : decided;
 }
