@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createChatEngine } from '../../src/index.js';
 import { focusTerms, missingFocus, weakFocus } from '../../src/pipeline/guard-focus.js';
 import { indexTerms } from '../../src/pipeline/guard.js';
 
@@ -73,5 +74,47 @@ describe('weakFocus', () => {
     expect(weakFocus('How do I set the key of a client certificate?', [TLS], 0.5, indexTerms)).toBe(
       false,
     );
+  });
+});
+
+describe('the guard refuses a question whose focus no chunk mentions', () => {
+  const docs = [
+    {
+      id: 'tls',
+      title: 'Connector',
+      text: '# Connector\n\nThe connector opens the TLS connection of a client. Pass `ca`, `cert` and `key` to trust a client certificate. The connection timeout defaults to 10 seconds.',
+    },
+    {
+      id: 'pool',
+      title: 'Pool',
+      text: '# Pool\n\nA pool keeps several client connections open to one origin. Set `connections` to limit how many.',
+    },
+    {
+      id: 'retry',
+      title: 'Retry',
+      text: '# Retry\n\nFailed requests are retried twice by default. Set `maxRetries` to change it.',
+    },
+  ];
+  const question = 'How do I set the passphrase and the pin of a client certificate?';
+
+  it('says so in `refused`, with the guard answer and no sources', async () => {
+    const engine = createChatEngine();
+    await engine.ingest(docs);
+    const reply = await engine.chat({ message: question, mode: 'query' });
+    expect(reply.refused).toEqual({ by: 'guard', reason: 'missing-focus' });
+    expect(reply.guard).toBe(true);
+    expect(reply.sources).toEqual([]);
+    const answered = await engine.chat({
+      message: 'How do I trust a client certificate?',
+      mode: 'query',
+    });
+    expect(answered.refused).toBeNull();
+  });
+
+  it('leaves a fixed minSimilarity as the user set it', async () => {
+    const engine = createChatEngine({ retrieval: { minSimilarity: 0.05 } });
+    await engine.ingest(docs);
+    const reply = await engine.chat({ message: question, mode: 'query' });
+    expect(reply.refused?.reason).not.toBe('missing-focus');
   });
 });
