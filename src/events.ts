@@ -87,7 +87,7 @@ export interface GuardEvent {
   /** The conversation (session id), or null for a stateless query. */
   readonly sessionId: string | null;
   /** Why: nothing relevant retrieved, or the judge found too little of the answer supported. */
-  readonly reason: 'low-similarity' | 'no-sources' | 'judge';
+  readonly reason: 'low-similarity' | 'no-sources' | 'missing-focus' | 'judge';
   /** Best score found. */
   readonly topScore: number;
   /** The threshold it missed: `minSimilarity` when set, else the adaptive guard's cut on `evidence`. */

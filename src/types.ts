@@ -186,10 +186,11 @@ export interface Refusal {
   /** `guard`: too little evidence; `model`: the model wrote a refusal; `judge`: policy `block`. */
   readonly by: 'guard' | 'model' | 'judge';
   /**
-   * Why: the guard's `no-sources` or `low-similarity`, the model's `no-answer`, the judge's
+   * Why: the guard's `no-sources`, `low-similarity` or `missing-focus` (a word or literal the
+   * question is about occurs in no retrieved chunk), the model's `no-answer`, the judge's
    * `unsupported` (the answer's claims were not supported by its sources).
    */
-  readonly reason: 'no-sources' | 'low-similarity' | 'no-answer' | 'unsupported';
+  readonly reason: 'no-sources' | 'low-similarity' | 'missing-focus' | 'no-answer' | 'unsupported';
 }
 
 /** An earlier message recalled into a turn's prompt (its text is in that session's history). */

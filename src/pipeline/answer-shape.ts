@@ -19,6 +19,11 @@ export interface AnswerShape {
   readonly holds: boolean;
   /** Whether the answer adds fewer than two content words to the question's. */
   readonly restates: boolean;
+  /**
+   * Whether a word the question is about is in none of the sources while the best is weak
+   * (set by the turn from `weakFocus` of `src/pipeline/guard-focus.ts`).
+   */
+  readonly focusMissing?: boolean | undefined;
 }
 
 // Fewer new content words than this, and no code block: the answer restates the question.

@@ -77,7 +77,7 @@ export interface GuardDecision {
   /** True: refuse with the guard answer. */
   readonly guard: boolean;
   /** Why it refused, or null when it answers. */
-  readonly reason: 'no-sources' | 'low-similarity' | null;
+  readonly reason: 'no-sources' | 'low-similarity' | 'missing-focus' | null;
   /** What was compared: the answer probability (adaptive) or `topScore` (fixed threshold). */
   readonly evidence: number;
   /** What it was compared with: the model's `cut` or `minSimilarity`. */

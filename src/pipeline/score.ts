@@ -119,7 +119,20 @@ export interface ConfidenceInput {
    * default, …) keeps it below `high`; `restates` (it only repeats the question) makes it `low`.
    */
   readonly answerLacks?: 'asked-for' | 'restates' | undefined;
+  /**
+   * Whether a word the question is about occurs in none of the sources while the best of them
+   * is weak (`src/pipeline/guard-focus.ts`, `weakFocus`): with a certainty below
+   * `FOCUS_MISSING_CERTAINTY`, the answer is about something else, and `low`.
+   */
+  readonly focusMissing?: boolean | undefined;
 }
+
+/**
+ * Below this certainty of the model, an answer whose sources miss a focus word of the question
+ * (`focusMissing`) is `low`. On the tune parts of `bench:docs` and `bench:trust`, such answers
+ * were wrong at certainties 0.29–0.58 and right at 0.60–0.72 (paraphrased questions).
+ */
+export const FOCUS_MISSING_CERTAINTY = 0.6;
 
 /** Below this share of supported claims an answer is never `high`. */
 export const MIN_SUPPORTED_FOR_HIGH = 0.5;
@@ -238,12 +251,12 @@ export function scoreConfidence(
 /**
  * The caps every confidence mode applies, lowest last: mostly unsupported claims (the judge's
  * verdict) and an answer lacking what was asked are never `high`; one that only restates the
- * question is `low`. `lower(limit)` lowers `overall` to `limit` and says whether it was above.
+ * question, or whose sources miss a word the question is about, is `low`. `lower(limit)` lowers `overall` to `limit` and says whether it was above.
  * `cappedAt` is the lowest cap that applies (`overall` = min(uncapped, cappedAt)); `capped`
  * names the caps that lowered it.
  */
 export function capConfidence(
-  input: Pick<ConfidenceInput, 'supportedRatio' | 'answerLacks'>,
+  input: Pick<ConfidenceInput, 'supportedRatio' | 'answerLacks' | 'focusMissing' | 'llmCertainty'>,
   levels: ConfidenceLevels,
   lower: (limit: number) => boolean,
 ): { capped?: ConfidenceCap[]; cappedAt: number | null } {
@@ -255,6 +268,9 @@ export function capConfidence(
   };
   if (input.supportedRatio !== undefined && input.supportedRatio < MIN_SUPPORTED_FOR_HIGH) {
     cap(levels.high - 0.001, 'unsupported-claims');
+  }
+  if (input.focusMissing && (input.llmCertainty ?? 0) < FOCUS_MISSING_CERTAINTY) {
+    cap(levels.medium - 0.001, 'question-focus-missing');
   }
   if (input.answerLacks === 'restates') cap(levels.medium - 0.001, 'answer-restates-question');
   else if (input.answerLacks === 'asked-for') {

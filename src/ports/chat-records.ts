@@ -113,7 +113,10 @@ export interface ConfidenceFitted {
  * lacking what the question asks for (never `high`), or one only restating the question (`low`).
  */
 export type ConfidenceCap =
-  'unsupported-claims' | 'answer-lacks-asked-for' | 'answer-restates-question';
+  | 'unsupported-claims'
+  | 'answer-lacks-asked-for'
+  | 'answer-restates-question'
+  | 'question-focus-missing';
 
 /** Role of a stored message. `system-summary` replaces older turns in the context. */
 export type MessageRole = 'user' | 'assistant' | 'system' | 'system-summary';

@@ -61,7 +61,7 @@ export const COMMAND =
 // An instruction in prose: a sentence opening with a verb in its base form and its object
 // ("Scan the QR code", "Click Settings"), or a "by doing" clause.
 const INSTRUCTION =
-  /(?:^|[.!?:][ \t\n]{1,4}|\n[ \t]{0,8}(?:[-*+•][ \t]{1,4}|\d{1,3}[.)][ \t]{1,4})?)(?!(?:The|This|That|These|Those|It|There|They|We|He|She|What|When|Where|Which|Who|If|In|On|For|With|As|At|Of|And|But|Or|Not|No|Yes)\s)[A-Z][a-z]{1,15}(?<!s)\s+(?:the|a|an|your|its|this|that|these|those|it|them|one|each|all|[A-Z][\w-]{0,40})\b|\bby\s+[a-z]{2,20}ing\b/;
+  /(?:^|[.!?:][ \t\n]{1,4}|\n[ \t]{0,8}(?:[-*+•][ \t]{1,4}|\d{1,3}[.)][ \t]{1,4})?)(?!(?:The|This|That|These|Those|It|There|They|We|He|She|What|When|Where|Which|Who|If|In|On|For|With|As|At|Of|And|But|Or|Not|No|Yes)\s)[A-Z][a-z]{1,15}(?<!s)\s+(?:the|a|an|your|its|this|that|these|those|it|them|one|each|all|[A-Z][\w-]{0,40}|[a-z_$][\w$]{0,40}\.(?=[A-Za-z_$]))\b|\bby\s+(?:[a-z]{2,20}ly\s+)?[a-z]{2,20}ing\b/;
 
 /** Whether a text gives an instruction in prose (an imperative sentence, "by doing"). */
 export function givesInstruction(text: string): boolean {
@@ -111,7 +111,6 @@ export function answerHolds(answer: string, intent: Intent, subject?: string): b
         CODE_BLOCK.test(answer) ||
         COMMAND.test(answer) ||
         /`[^`\n]+`/.test(answer) ||
-        namesIdentifier(answer) ||
         givesInstruction(answer)
       );
     case 'list':

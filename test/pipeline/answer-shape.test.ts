@@ -62,6 +62,12 @@ describe('scoreConfidence: an answer that lacks what was asked', () => {
     const restates = scoreConfidence({ sources, llmCertainty: 1, answerLacks: 'restates' });
     expect(restates.level).toBe('low');
     expect(restates.capped).toEqual(['answer-restates-question']);
+    const offFocus = scoreConfidence({ sources, llmCertainty: 0.4, focusMissing: true });
+    expect(offFocus.level).toBe('low');
+    expect(offFocus.capped).toEqual(['question-focus-missing']);
+    // a model that covers the question well despite the missing word (a paraphrase) keeps it
+    const covered = scoreConfidence({ sources, llmCertainty: 0.7, focusMissing: true });
+    expect(covered.capped).toBeUndefined();
     const both = scoreConfidence({ sources, llmCertainty: 1, supportedRatio: 0 });
     expect(both.capped).toEqual(['unsupported-claims']);
   });

@@ -25,6 +25,9 @@ describe('question intents', () => {
     expect(answerHolds('Run `npm install x`.', 'how-to')).toBe(true);
     expect(answerHolds('Scan the QR code first.', 'how-to')).toBe(true);
     expect(answerHolds('Colours are enabled by the theme.', 'how-to')).toBe(false);
+    // a property named is not a way to do something; an instruction after an adverb is
+    expect(answerHolds('queue.paused: true when the queue is paused.', 'how-to')).toBe(false);
+    expect(answerHolds('Enable it by explicitly setting the flag.', 'how-to')).toBe(true);
     expect(answerHolds('- a\n- b', 'list')).toBe(true);
     expect(answerHolds('Default: 5', 'value')).toBe(true);
     expect(answerHolds('Use getSetCookies(headers).', 'api')).toBe(true);

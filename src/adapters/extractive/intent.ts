@@ -29,7 +29,6 @@ export function holds(candidate: Candidate, intent: Intent, subject?: string): b
         candidate.unit === 'code' ||
         candidate.blockKind === 'code' ||
         COMMAND.test(text) ||
-        namesIdentifier(text) ||
         givesInstruction(text)
       );
     case 'list':

@@ -8,6 +8,7 @@ import type { PromptSource } from '../../ports/llm-provider.js';
 import type { EngineRuntime } from '../../runtime.js';
 import { inSpan, type TraceScope } from '../../util/tracing.js';
 import { checkAnswerShape } from '../answer-shape.js';
+import { focusChunkTerms, weakFocus } from '../guard-focus.js';
 import { judgeAnswer, type JudgePolicy, type JudgeResult } from '../judge.js';
 import type { TurnContext, TurnState } from './state.js';
 
@@ -66,7 +67,22 @@ export async function judgeGeneratedTurn(
       blocked: judged.blocked,
     });
   }
-  return answerShape ? { ...turn, answerShape } : turn;
+  if (!answerShape) return turn;
+  // The sources as the guard read them: a chunk names its document and headings too.
+  const focusMissing = weakFocus(
+    turnContext.request.message,
+    promptSources.map((source, index) =>
+      [
+        sources[index]?.documentId ?? '',
+        source.title ?? '',
+        source.section ?? '',
+        source.text,
+      ].join('\n'),
+    ),
+    topScore,
+    focusChunkTerms,
+  );
+  return { ...turn, answerShape: focusMissing ? { ...answerShape, focusMissing } : answerShape };
 }
 
 /** Runs the grounding judge on a generated answer and reports it. */

@@ -6,6 +6,7 @@
 import type { MessageRecord } from '../../ports/chat-records.js';
 import type { ChatResponse } from '../../types.js';
 import { inSpan } from '../../util/tracing.js';
+import { focusChunkTerms, missingFocus } from '../guard-focus.js';
 import { decideGuard, DEFAULT_GUARD_MODEL, type GuardDecision } from '../guard.js';
 import type { RecalledMessage } from '../recall.js';
 import { DEFAULT_COSINE_RANGE } from '../retrieve/relevance.js';
@@ -35,7 +36,7 @@ export async function decideTurnGuard(
   // guard: a fixed minSimilarity when the user set one, else the index-adaptive model
   const fixedMinSimilarity = settings.minSimilarity ?? config.retrieval.minSimilarity;
   const candidates = retrieval;
-  const decision =
+  const decisions =
     candidates === null
       ? null
       : await inSpan(scope, 'cortexis.guard', async (span) => {
@@ -56,22 +57,27 @@ export async function decideTurnGuard(
             cosineRange: config.retrieval.cosineRange ?? runtime.embedder.similarityRange,
             minSimilarity: fixedMinSimilarity,
           });
+          const focused = focusDecision(turnContext.request.message, candidates, decided);
           span?.setAttributes({
-            'cortexis.guard': decided.guard,
-            'cortexis.guard.reason': decided.reason ?? undefined,
-            'cortexis.guard.evidence': decided.evidence,
-            'cortexis.guard.threshold': decided.threshold,
-            'cortexis.guard.adaptive': decided.adaptive,
+            'cortexis.guard': focused.guard,
+            'cortexis.guard.reason': focused.reason ?? undefined,
+            'cortexis.guard.evidence': focused.evidence,
+            'cortexis.guard.threshold': focused.threshold,
+            'cortexis.guard.adaptive': focused.adaptive,
           });
-          return decided;
+          return { decided, focused };
         });
+  // The user's own statements are judged against the guard's decision on the documents; the
+  // focus check refuses only when no statement answers instead.
+  const decision = decisions?.focused ?? null;
   const minSimilarity = decision?.threshold ?? fixedMinSimilarity ?? DEFAULT_GUARD_MODEL.cut;
-  if (decision) {
+  if (decisions) {
+    const { decided } = decisions;
     const cosineRange =
       config.retrieval.cosineRange ?? runtime.embedder.similarityRange ?? DEFAULT_COSINE_RANGE;
     const memory = judgeMemory(rewrite.query, recalled, cosineRange, fixedMinSimilarity, inHistory);
     if (memory && !memory.decision.guard) {
-      if (decision.guard) {
+      if (decided.guard) {
         return {
           decision: memory.decision,
           minSimilarity,
@@ -79,12 +85,41 @@ export async function decideTurnGuard(
           memoryOnly: true,
         };
       }
-      if (memory.decision.evidence > decision.evidence) {
-        return { decision, minSimilarity, memory: memory.chunks, memoryOnly: false };
+      if (memory.decision.evidence > decided.evidence) {
+        return { decision: decided, minSimilarity, memory: memory.chunks, memoryOnly: false };
       }
     }
   }
   return { decision, minSimilarity, memory: undefined, memoryOnly: false };
+}
+
+/**
+ * The adaptive guard's decision, refusing also when the question's focus is missing from every
+ * retrieved chunk (`src/pipeline/guard-focus.ts`). A fixed `minSimilarity` is the user's own
+ * guard and is left as it decided.
+ */
+function focusDecision(
+  question: string,
+  retrieval: RetrievalResult,
+  decided: GuardDecision,
+): GuardDecision {
+  if (decided.guard || !decided.adaptive) return decided;
+  const missing = missingFocus(
+    question,
+    // A chunk names its document and headings too: a README's package name is often only there.
+    retrieval.chunks.map((chunk) =>
+      [chunk.documentId, chunk.title ?? '', sectionOf(chunk.metadata), chunk.text].join('\n'),
+    ),
+    retrieval.topScore,
+    focusChunkTerms,
+  );
+  return missing.refuse ? { ...decided, guard: true, reason: 'missing-focus' } : decided;
+}
+
+/** A chunk's heading path (`metadata.section`), or ''. */
+function sectionOf(metadata: Readonly<Record<string, unknown>>): string {
+  const section = metadata['section'];
+  return typeof section === 'string' ? section : '';
 }
 
 /** A turn the guard answers: what was retrieved, and why it is not evidence enough. */

@@ -193,6 +193,7 @@ const REFUSED_BY: readonly Refusal['by'][] = ['guard', 'model', 'judge'];
 const REFUSED_REASONS: readonly Refusal['reason'][] = [
   'no-sources',
   'low-similarity',
+  'missing-focus',
   'no-answer',
   'unsupported',
 ];

@@ -129,6 +129,7 @@ export function confidenceOf(runtime: EngineRuntime, turn: TurnState) {
       : turn.answerShape && !turn.answerShape.holds
         ? 'asked-for'
         : undefined,
+    focusMissing: turn.answerShape?.focusMissing,
   });
 }
 

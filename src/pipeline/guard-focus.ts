@@ -1,0 +1,148 @@
+/**
+ * The guard's focus check: a question whose own subject the retrieved chunks never mention is
+ * not answered by them, however close they are otherwise ("How do I set the passphrase of a
+ * client certificate?" retrieves the TLS pages, none of which says "passphrase"). The focus is
+ * the question's content words without the words that say what kind of answer is wanted
+ * ("which *function*", "the *default*", "*how* do I") and without words that carry no topic
+ * ("whether", "another"). The check refuses when
+ *
+ * - the text asks a question (ends with "?"; a claim to check is left to the guard's model), and
+ * - a literal the question writes as code (a version `1.3`, a call `parse()`, a dotted path
+ *   `a.b`, a flag) occurs in no retrieved chunk, or `MISSING_TERMS` focus terms occur in
+ *   no retrieved chunk (a price or time-of-day word counts as present where an amount or a
+ *   clock time is stated) and the best chunk's score is below `MISSING_TERM_TOP_SCORE`: strong
+ *   retrieval evidence speaks for a chunk that says the same thing in other words.
+ *
+ * Measured on the tune half of `npm run bench:docs` (docs/benchmarks.md, "issue 26, answers
+ * round 3"). Pure; looks only at the texts and the score.
+ */
+import { questionLiterals } from '../text/question-intent.js';
+import { createSecondSightCache } from '../util/second-sight.js';
+import { answeredByType } from './guard-answer-type.js';
+import { indexTerms } from './guard.js';
+import { stem, stemmedTerms } from '../text/stem.js';
+
+/**
+ * Below this best-chunk score, `MISSING_TERMS` focus terms no chunk contains refuse. Chosen on
+ * the tune parts of `bench:docs` and `bench:trust` together: one missing term, or a bound of
+ * 0.75, refused paraphrased questions the trust benchmark answers ("What does a call that
+ * failed after several attempts reject with?").
+ */
+export const MISSING_TERM_TOP_SCORE = 0.6;
+/** Focus terms missing from every chunk that, with a weak best chunk, refuse. */
+export const MISSING_TERMS = 2;
+
+/**
+ * Whether a text asks a question (ends with "?"): a statement to check (a claim) is matched
+ * against the sources whatever words it uses.
+ */
+function asks(text: string): boolean {
+  return /\?[\s"'”’)]*$/.test(text);
+}
+
+// Words that say what kind of answer is wanted, not what it is about: the docs name the
+// thing asked for without them ("Which function parses …" ↔ "`parse(header)` parses …").
+const ANSWER_KIND_WORDS =
+  'function functions method methods class classes option options flag flags command commands ' +
+  'event events property properties hook hooks api setting settings field fields helper ' +
+  'helpers utility constructor call default defaults value values name type kind way ' +
+  'maximum minimum max min limit example';
+// Words that carry no topic of their own, words that ask rather than name, and the quantity
+// words of "how many / much / often".
+const GENERIC_WORDS =
+  'whether another one ones let make makes get gets use using used set sets do does thing ' +
+  'things something anything possible able need want explain describe tell please list give ' +
+  'show know mean means happen happens work works many much often long soon far big old fast ' +
+  'quickly';
+
+let builtIgnored: ReadonlySet<string> | undefined;
+
+/** Stemmed words that are never a question's focus (stemmed on the first call). */
+function ignoredTerms(): ReadonlySet<string> {
+  return (builtIgnored ??= new Set(`${ANSWER_KIND_WORDS} ${GENERIC_WORDS}`.split(' ').map(stem)));
+}
+
+// The chunks of a turn come back turn after turn, and the guard and the confidence both read
+// them: the terms of texts seen at least twice are kept (shared, never mutated).
+const keptTerms = createSecondSightCache<ReadonlySet<string>>(4096);
+
+/** The index terms of a chunk's text (with its document id, title and headings), cached. */
+export function focusChunkTerms(text: string): ReadonlySet<string> {
+  return keptTerms.get(text, () => indexTerms(text));
+}
+
+/** The stemmed focus terms of a question (see the module comment). */
+export function focusTerms(question: string): string[] {
+  const ignored = ignoredTerms();
+  return [...new Set(stemmedTerms(question))].filter((term) => !ignored.has(term));
+}
+
+/**
+ * Whether a literal of the question (lower-cased) is written as code is: a version `1.3`, a
+ * range `^0.2`, a call `parse()`, a dotted path `a.b`, a flag `--watch`; not a hyphenated
+ * compound ("end-to-end", "built-in", "Set-Cookie") that docs may spell apart. A camelCase name
+ * missing from every chunk is a missing focus term.
+ */
+function isCodeLiteral(literal: string): boolean {
+  return /\d|[\^~<>=]|[a-z]\.[a-z]|\(\)|^--?[a-z]/.test(literal);
+}
+
+/**
+ * Below this best-chunk score, one focus term no chunk contains makes an answer `low`
+ * (`weakFocus`). On the tune half of `bench:docs` the answered questions missing a focus term
+ * scored 0.45–0.69 when unanswerable or answered wrongly, 0.82–0.96 when answered right.
+ */
+export const WEAK_FOCUS_TOP_SCORE = 0.75;
+
+/**
+ * Whether an answer from `chunks` to `question` stands on weak evidence: the question asks,
+ * one of its focus terms is in no chunk, and the best chunk scores below
+ * `WEAK_FOCUS_TOP_SCORE`. Not a refusal (`missingFocus` decides that): a lower confidence.
+ */
+export function weakFocus(
+  question: string,
+  chunks: readonly string[],
+  topScore: number,
+  termsOf: (text: string) => ReadonlySet<string>,
+): boolean {
+  if (chunks.length === 0 || topScore >= WEAK_FOCUS_TOP_SCORE || !asks(question)) return false;
+  return missingFocus(question, chunks, topScore, termsOf).terms.length > 0;
+}
+
+/** What the focus check found missing from every chunk. */
+export interface MissingFocus {
+  /** Focus terms no chunk contains (stemmed). */
+  readonly terms: readonly string[];
+  /** Literals of the question no chunk contains (lower-cased). */
+  readonly literals: readonly string[];
+  /** Whether the check refuses (see the module comment). */
+  readonly refuse: boolean;
+}
+
+/**
+ * The focus terms and literals of `question` that none of `chunks` contains, and whether that
+ * refuses given the best chunk's `topScore`. `termsOf` gives a chunk's stemmed terms (the
+ * guard's cache of them).
+ */
+export function missingFocus(
+  question: string,
+  chunks: readonly string[],
+  topScore: number,
+  termsOf: (text: string) => ReadonlySet<string>,
+): MissingFocus {
+  const chunkTerms = chunks.map(termsOf);
+  const absent = focusTerms(question).filter((term) => !chunkTerms.some((set) => set.has(term)));
+  // A price or time-of-day word is answered by a chunk stating an amount or a clock time.
+  const typed = new Set<string>();
+  for (const text of chunks) for (const term of answeredByType(absent, text)) typed.add(term);
+  const terms = absent.filter((term) => !typed.has(term));
+  const lower = chunks.map((text) => text.toLowerCase());
+  const literals = questionLiterals(question)
+    .filter(isCodeLiteral)
+    .filter((literal) => !lower.some((text) => text.includes(literal)));
+  const refuse =
+    chunks.length > 0 &&
+    asks(question) &&
+    (literals.length > 0 || (terms.length >= MISSING_TERMS && topScore < MISSING_TERM_TOP_SCORE));
+  return { terms, literals, refuse };
+}

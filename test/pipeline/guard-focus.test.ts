@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { createChatEngine } from '../../src/index.js';
+import { focusTerms, missingFocus, weakFocus } from '../../src/pipeline/guard-focus.js';
+import { indexTerms } from '../../src/pipeline/guard.js';
+
+const TLS =
+  '# Connector\n\nOptions of the TLS connection: `ca`, `cert` and `key` of a client certificate.';
+
+describe('focusTerms', () => {
+  it('leaves out the words that name the kind of answer and the words without a topic', () => {
+    expect(focusTerms('Which function parses all Set-Cookie headers?')).not.toContain('function');
+    expect(focusTerms('What is the default timeout of a Client?')).not.toContain('default');
+    expect(focusTerms('How do I check whether there is another page?')).toEqual(['check', 'pag']);
+  });
+});
+
+describe('missingFocus', () => {
+  it('refuses a question whose subject no chunk mentions when retrieval is weak', () => {
+    const missing = missingFocus(
+      'How do I set the passphrase and the pin of a client certificate?',
+      [TLS],
+      0.45,
+      indexTerms,
+    );
+    expect(missing.terms).toEqual(expect.arrayContaining(['passphras', 'pin']));
+    expect(missing.refuse).toBe(true);
+  });
+
+  it('answers when one word is missing, when retrieval is strong, or when it is a claim', () => {
+    const one = 'How do I set the passphrase of a client certificate?';
+    expect(missingFocus(one, [TLS], 0.45, indexTerms).refuse).toBe(false);
+    const two = 'How do I set the passphrase and the pin of a client certificate?';
+    expect(missingFocus(two, [TLS], 0.9, indexTerms).refuse).toBe(false);
+    const claim = 'Client certificates need a passphrase and a pin.';
+    expect(missingFocus(claim, [TLS], 0.3, indexTerms).refuse).toBe(false);
+  });
+
+  it('refuses a literal of the question that no chunk contains, whatever the score', () => {
+    const chunk = 'JS-YAML is an implementation of YAML, and supports the 1.2 spec.';
+    const missing = missingFocus('Does js-yaml support YAML 1.3?', [chunk], 0.96, indexTerms);
+    expect(missing.literals).toEqual(['1.3']);
+    expect(missing.refuse).toBe(true);
+    expect(missingFocus('Does js-yaml support YAML 1.2?', [chunk], 0.96, indexTerms).refuse).toBe(
+      false,
+    );
+  });
+
+  it('counts a time-of-day word as present where a clock time is stated', () => {
+    const chunk = 'Service hours are from 5:00 to 1:00 every day.';
+    const missing = missingFocus(
+      'What time does service start in the morning?',
+      [chunk],
+      0.3,
+      indexTerms,
+    );
+    expect(missing.refuse).toBe(false);
+  });
+});
+
+describe('missingFocus: words a paraphrase may lack', () => {
+  it('does not refuse on a hyphenated compound or a quantity word', () => {
+    const chunk = 'The web chat is tested from end to end in Chromium, with a strong score.';
+    const compound = 'Which browser drives the web chat end-to-end test?';
+    expect(missingFocus(compound, [chunk], 0.72, indexTerms).literals).toEqual([]);
+    expect(focusTerms('How far does a full battery last?')).not.toContain('far');
+  });
+});
+
+describe('weakFocus', () => {
+  it('marks a question missing one focus word only while the best chunk is weak', () => {
+    const question = 'How do I set the passphrase of a client certificate?';
+    expect(weakFocus(question, [TLS], 0.5, indexTerms)).toBe(true);
+    expect(weakFocus(question, [TLS], 0.9, indexTerms)).toBe(false);
+    expect(weakFocus('How do I set the key of a client certificate?', [TLS], 0.5, indexTerms)).toBe(
+      false,
+    );
+  });
+});
+
+describe('the guard refuses a question whose focus no chunk mentions', () => {
+  const docs = [
+    {
+      id: 'tls',
+      title: 'Connector',
+      text: '# Connector\n\nThe connector opens the TLS connection of a client. Pass `ca`, `cert` and `key` to trust a client certificate. The connection timeout defaults to 10 seconds.',
+    },
+    {
+      id: 'pool',
+      title: 'Pool',
+      text: '# Pool\n\nA pool keeps several client connections open to one origin. Set `connections` to limit how many.',
+    },
+    {
+      id: 'retry',
+      title: 'Retry',
+      text: '# Retry\n\nFailed requests are retried twice by default. Set `maxRetries` to change it.',
+    },
+  ];
+  const question = 'How do I set the passphrase and the pin of a client certificate?';
+
+  it('says so in `refused`, with the guard answer and no sources', async () => {
+    const engine = createChatEngine();
+    await engine.ingest(docs);
+    const reply = await engine.chat({ message: question, mode: 'query' });
+    expect(reply.refused).toEqual({ by: 'guard', reason: 'missing-focus' });
+    expect(reply.guard).toBe(true);
+    expect(reply.sources).toEqual([]);
+    const answered = await engine.chat({
+      message: 'How do I trust a client certificate?',
+      mode: 'query',
+    });
+    expect(answered.refused).toBeNull();
+  });
+
+  it('leaves a fixed minSimilarity as the user set it', async () => {
+    const engine = createChatEngine({ retrieval: { minSimilarity: 0.05 } });
+    await engine.ingest(docs);
+    const reply = await engine.chat({ message: question, mode: 'query' });
+    expect(reply.refused?.reason).not.toBe('missing-focus');
+  });
+});
