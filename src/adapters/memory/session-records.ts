@@ -5,7 +5,7 @@
  */
 import type { SessionRecord } from '../../ports/chat-records.js';
 
-/** Marks a value {@link plainFrozenCopy} leaves to `structuredClone`. */
+/** Marks a value `plainFrozenCopy` leaves to `structuredClone`. */
 const NOT_PLAIN: unique symbol = Symbol('not plain');
 
 /** Nesting beyond which a value is left to `structuredClone` (which also handles cycles). */
@@ -13,7 +13,7 @@ const MAX_DEPTH = 64;
 
 /**
  * A frozen copy of JSON-like data (primitives, arrays without holes, objects whose prototype
- * is `Object.prototype` or null), built and frozen in one walk; {@link NOT_PLAIN} as soon as
+ * is `Object.prototype` or null), built and frozen in one walk; `NOT_PLAIN` as soon as
  * anything else appears (a `Date`, a `Map`, a class instance, a function, a symbol, a cycle).
  */
 function plainFrozenCopy(value: unknown, depth: number): unknown {

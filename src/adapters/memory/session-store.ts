@@ -87,7 +87,7 @@ function storedSession(record: SessionRecord, usedAt: number): StoredSession {
   };
 }
 
-/** Records a stored message in its session's running state (see {@link StoredSession}). */
+/** Records a stored message in its session's running state (see `StoredSession`). */
 function track(stored: StoredSession, message: MessageRecord): void {
   stored.messageIds.push(message.id);
   if (!message.coveredBy) stored.uncoveredIds.push(message.id);

@@ -2,7 +2,7 @@
  * The WebAssembly SIMD kernel of the exact scan, bound to one space's memory: the scores
  * (float64) at byte 0 and the dimension-major columns (float32) after them, both padded for
  * the kernel's eight-slot steps. Where WebAssembly or its SIMD is unavailable (or code
- * generation is disallowed), {@link createScanMemory} returns null and the space keeps plain
+ * generation is disallowed), `createScanMemory` returns null and the space keeps plain
  * typed arrays, scanned by the JS loop.
  */
 import { VECTOR_SCAN_WASM } from './vector-scan-wasm.js';
@@ -23,7 +23,7 @@ export interface ScanMemory {
   readonly acc1: Kernel;
   /** The scores, `capacity + SCAN_PAD` long, at byte 0. */
   readonly scores: Float64Array;
-  /** The columns, `dimensions · capacity` long (padded after), at byte {@link ScanMemory.dataOffset}. */
+  /** The columns, `dimensions · capacity` long (padded after), at byte `dataOffset`. */
   readonly data: Float32Array;
   /** Byte address of `data[0]`. */
   readonly dataOffset: number;
