@@ -47,6 +47,8 @@ export interface Space {
   scores: Float64Array;
   /** The WebAssembly SIMD kernel whose memory holds `data` and `scores`; null: plain arrays, the JS scan. */
   kernel: ScanMemory | null;
+  /** Whether the space moves into the kernel's memory once it holds {@link KERNEL_MIN_ROWS} rows. */
+  kernelAllowed: boolean;
   ids: string[];
   metadata: Metadata[];
   slots: Map<string, number>;
@@ -68,15 +70,24 @@ export interface Prepared {
 }
 
 /**
- * Columns and scores for `dimensions × capacity`: in the scan kernel's memory when `kernel`
- * and WebAssembly SIMD are available, else plain typed arrays.
+ * Rows from which a space's columns live in the scan kernel's memory. Below, the JS loop is
+ * quick enough, and many small namespaces do not each reserve a WebAssembly memory (V8
+ * reserves address space per memory).
+ */
+export const KERNEL_MIN_ROWS = 256;
+
+/**
+ * Columns and scores for `dimensions × capacity`: in the scan kernel's memory when `kernel`,
+ * the capacity reaches {@link KERNEL_MIN_ROWS} and WebAssembly SIMD is available, else plain
+ * typed arrays.
  */
 function allocate(
   dimensions: number,
   capacity: number,
   kernel: boolean,
 ): Pick<Space, 'data' | 'scores' | 'kernel'> {
-  const memory = kernel ? createScanMemory(dimensions, capacity) : null;
+  const memory =
+    kernel && capacity >= KERNEL_MIN_ROWS ? createScanMemory(dimensions, capacity) : null;
   if (memory) return { data: memory.data, scores: memory.scores, kernel: memory };
   return {
     data: new Float32Array(dimensions * capacity),
@@ -95,6 +106,7 @@ export function createSpace(dimensions: number, capacity: number, kernel = true)
     capacity,
     size: 0,
     ...allocate(dimensions, capacity, kernel),
+    kernelAllowed: kernel,
     ids: [],
     metadata: [],
     slots: new Map(),
@@ -120,7 +132,7 @@ function ensureCapacity(space: Space, rows: number): void {
   if (rows <= space.capacity) return;
   let capacity = Math.max(space.capacity, 1);
   while (capacity < rows) capacity *= 2;
-  const grown = allocate(space.dimensions, capacity, space.kernel !== null);
+  const grown = allocate(space.dimensions, capacity, space.kernelAllowed);
   for (let d = 0; d < space.dimensions; d++) {
     const from = d * space.capacity;
     grown.data.set(space.data.subarray(from, from + space.size), d * capacity);

@@ -4,7 +4,12 @@ import {
   scoreSlot,
   search,
 } from '../../../src/adapters/memory/vector-exact-search.js';
-import { createSpace, remove, write } from '../../../src/adapters/memory/vector-space.js';
+import {
+  createSpace,
+  KERNEL_MIN_ROWS,
+  remove,
+  write,
+} from '../../../src/adapters/memory/vector-space.js';
 
 /** Deterministic pseudo-random numbers in [-0.5, 0.5). */
 function generator(seed: number): () => number {
@@ -78,7 +83,7 @@ describe('exact vector scan in the WebAssembly SIMD kernel', () => {
   /** A kernel space and a plain-array space holding the same rows (ids r0…). */
   function pair(rows: number, seed: number) {
     const next = generator(seed);
-    const inKernel = createSpace(dimensions, 4);
+    const inKernel = createSpace(dimensions, KERNEL_MIN_ROWS);
     const inJs = createSpace(dimensions, 4, false);
     for (let row = 0; row < rows; row++) {
       const record = {
@@ -91,6 +96,24 @@ describe('exact vector scan in the WebAssembly SIMD kernel', () => {
     }
     return { inKernel, inJs, next };
   }
+
+  it('moves a space into its memory once its capacity reaches KERNEL_MIN_ROWS rows', () => {
+    const next = generator(9);
+    const space = createSpace(dimensions, 4);
+    const record = (row: number) => ({
+      id: `r${row}`,
+      vector: unit(Array.from({ length: dimensions }, next)),
+      metadata: {},
+    });
+    // Capacity doubles from 4: 128 rows fit below the threshold, the 129th grows it to 256.
+    for (let row = 0; row < KERNEL_MIN_ROWS / 2; row++) write(space, record(row));
+    expect(space.kernel).toBeNull();
+    write(space, record(KERNEL_MIN_ROWS / 2));
+    expect(space.capacity).toBe(KERNEL_MIN_ROWS);
+    expect(space.kernel).not.toBeNull();
+    expect(space.data.buffer).toBe(space.kernel!.data.buffer);
+    expect(search(space, unit(Array.from({ length: dimensions }, next)), { k: 3 })).toHaveLength(3);
+  });
 
   it('runs in Node, holding the columns in its memory; the fallback keeps plain arrays', () => {
     const { inKernel, inJs } = pair(20, 3);
