@@ -3,9 +3,9 @@
  * SciFact once and runs its 300 test claims as `mode: 'query'` turns (after 50 warm-up turns),
  * then as turns of one chat session. Prints per-turn wall p50/p95/p99 and CPU ms per turn
  * (`process.cpuUsage()`) for each round. `--dump FILE` writes every turn's answer, citations,
- * sources, confidence and guard decision as JSON lines, so two trees can be diffed for
- * identical behaviour. `--profile FILE` writes a CPU profile of the turn loops only (not the
- * ingest), to open in Chrome DevTools or summarise with `bench/profile-summary.ts`.
+ * sources, confidence and guard decision as JSON lines (run-time ids and timestamps masked), so
+ * two trees can be compared with `cmp` for identical behaviour. `--profile FILE` writes a CPU
+ * profile of the turn loops only (not the ingest), to open in Chrome DevTools or summarise with `bench/profile-summary.ts`.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -20,6 +20,16 @@ function flag(name: string): string | undefined {
 
 function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+/**
+ * A dump line with what differs between two runs masked: ids drawn at run time (ULIDs of the
+ * session's messages and sessions) and timestamps, so `cmp` compares behaviour only.
+ */
+function masked(line: string): string {
+  return line
+    .replace(/[0-9A-HJKMNP-TV-Z]{26}/g, 'ULID')
+    .replace(/"\d{4}-\d{2}-\d{2}T[\d:.]+Z"/g, '"TIME"');
 }
 
 function summary(reply: ChatResponse): object {
@@ -68,7 +78,7 @@ async function main(): Promise<void> {
       const started = performance.now();
       const reply = await engine.chat({ message: query, mode: 'query' });
       times.push(performance.now() - started);
-      if (round === 0 && dumpPath) dump.push(JSON.stringify({ query, ...summary(reply) }));
+      if (round === 0 && dumpPath) dump.push(masked(JSON.stringify({ query, ...summary(reply) })));
     }
     const cpu = process.cpuUsage(cpuStart);
     times.sort((a, b) => a - b);
@@ -84,7 +94,7 @@ async function main(): Promise<void> {
     const started = performance.now();
     const reply = await engine.chat({ sessionId: session.id, message: query });
     times.push(performance.now() - started);
-    if (dumpPath) dump.push(JSON.stringify({ session: true, query, ...summary(reply) }));
+    if (dumpPath) dump.push(masked(JSON.stringify({ session: true, query, ...summary(reply) })));
   }
   const cpu = process.cpuUsage(cpuStart);
   times.sort((a, b) => a - b);

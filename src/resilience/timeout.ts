@@ -5,7 +5,7 @@
  * ignores the signal, since the call is raced against it. Streams get a first-byte timeout
  * (time to the first part) and an idle timeout (time between parts).
  */
-import { TimeoutError } from '../errors/index.js';
+import { AbortError, TimeoutError } from '../errors/index.js';
 import { abortErrorOf } from './retry.js';
 
 /** The abort signal of one call, with a restartable timer. */
@@ -25,6 +25,18 @@ export interface CallDeadline {
 }
 
 const noop = (): void => {};
+
+/**
+ * The reason a deadline's signal carries once its call has settled (the call's leftovers are
+ * cancelled): one `AbortError` built on first use and shared, since building one (its stack)
+ * on every successful call cost about 2.5 % of a turn. A timeout or the caller's abort still
+ * aborts the signal with its own error.
+ */
+let settledReason: AbortError | undefined;
+function settled(): AbortError {
+  settledReason ??= new AbortError('The call has settled; its leftovers are cancelled');
+  return settledReason;
+}
 
 /** A deadline bound to the caller's signal (see {@link CallDeadline}). */
 export function createDeadline(callerSignal?: AbortSignal): CallDeadline {
@@ -93,7 +105,7 @@ export function createDeadline(callerSignal?: AbortSignal): CallDeadline {
       disarm();
       callerSignal?.removeEventListener('abort', onCallerAbort);
       pending.clear();
-      if (!controller.signal.aborted) controller.abort(abortErrorOf(undefined, undefined));
+      if (!controller.signal.aborted) controller.abort(settled());
     },
   };
 }

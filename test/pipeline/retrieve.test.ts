@@ -131,6 +131,28 @@ describe('reciprocalRankFusion', () => {
     const tie = reciprocalRankFusion([{ ids: ['x', 'y'] }, { ids: ['y', 'x'] }], 60);
     expect(tie.map((item) => item.id)).toEqual(['x', 'y']);
   });
+
+  it('orders equal scores by best rank, then id, on random lists (reference sort)', () => {
+    let state = 5;
+    const next = () => (state = (state * 1664525 + 1013904223) >>> 0) / 2 ** 32;
+    for (let trial = 0; trial < 50; trial++) {
+      const lists = [0, 1, 2].map((list) => ({
+        ids: Array.from({ length: 20 }, () => `d${Math.floor(next() * 30)}`),
+        weight: list === 2 ? 1 : [0.5, 1][Math.floor(next() * 2)]!,
+      }));
+      const fused = reciprocalRankFusion(lists, 3);
+      const best = (ranks: readonly (number | null)[]) =>
+        Math.min(...ranks.map((rank) => rank ?? Infinity));
+      const reference = [...fused].sort(
+        (a, b) =>
+          b.score - a.score ||
+          best(a.ranks) - best(b.ranks) ||
+          (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+      );
+      expect(fused).toEqual(reference);
+      expect(new Set(fused.map((item) => item.id)).size).toBe(fused.length);
+    }
+  });
 });
 
 describe('relevanceScore and adaptiveK', () => {

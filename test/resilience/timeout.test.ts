@@ -81,6 +81,40 @@ describe('withTimeout', () => {
     expect(call).not.toHaveBeenCalled();
   });
 
+  it('aborts a settled call’s signal with one shared AbortError, not a new one per call', async () => {
+    const { call, signals } = slowCall(10);
+    for (let i = 0; i < 3; i++) {
+      const result = settle(withTimeout(call, { timeoutMs: 1_000 }));
+      await vi.advanceTimersByTimeAsync(10);
+      expect(await result).toEqual({ value: 'done' });
+    }
+    expect(signals.map((signal) => signal.aborted)).toEqual([true, true, true]);
+    expect(AbortError.isInstance(signals[0]!.reason)).toBe(true);
+    expect(signals[1]!.reason).toBe(signals[0]!.reason);
+    expect(signals[2]!.reason).toBe(signals[0]!.reason);
+  });
+
+  it('still aborts with the call’s own TimeoutError or AbortError when the deadline fires', async () => {
+    const timed = slowCall(5_000);
+    const timedOut = settle(withTimeout(timed.call, { timeoutMs: 1_000 }));
+    await vi.advanceTimersByTimeAsync(1_000);
+    const { error: timeout } = (await timedOut) as { error: TimeoutError };
+    expect(TimeoutError.isInstance(timed.signals[0]!.reason)).toBe(true);
+    expect(timed.signals[0]!.reason).toBe(timeout);
+
+    const controller = new AbortController();
+    const cancelled = slowCall(5_000);
+    const aborted = settle(
+      withTimeout(cancelled.call, { timeoutMs: 1_000, signal: controller.signal }),
+    );
+    controller.abort('user left');
+    const { error } = (await aborted) as { error: AbortError };
+    const reason = cancelled.signals[0]!.reason as AbortError;
+    expect(AbortError.isInstance(reason)).toBe(true);
+    expect(reason.cause).toBe('user left');
+    expect(error.cause).toBe('user left');
+  });
+
   it('treats 0 as no timeout', async () => {
     const { call } = slowCall(100_000);
     const result = settle(withTimeout(call, { timeoutMs: 0 }));

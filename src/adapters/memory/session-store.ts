@@ -62,6 +62,41 @@ interface StoredSession {
   usedAt: number;
   /** Message ids in insertion order. */
   readonly messageIds: string[];
+  /**
+   * What a turn reads of a long session, kept as it grows so no call walks the whole history:
+   * the ids not covered by a summary (insertion order), the count of messages per role, the
+   * idempotency keys of the user messages and the questions with a whole (not `incomplete`)
+   * answer.
+   */
+  readonly uncoveredIds: string[];
+  readonly roleCounts: Map<string, number>;
+  readonly requestIds: Set<string>;
+  readonly answered: Set<string>;
+}
+
+/** An empty session's stored state. */
+function storedSession(record: SessionRecord, usedAt: number): StoredSession {
+  return {
+    record,
+    usedAt,
+    messageIds: [],
+    uncoveredIds: [],
+    roleCounts: new Map(),
+    requestIds: new Set(),
+    answered: new Set(),
+  };
+}
+
+/** Records a stored message in its session's running state (see `StoredSession`). */
+function track(stored: StoredSession, message: MessageRecord): void {
+  stored.messageIds.push(message.id);
+  if (!message.coveredBy) stored.uncoveredIds.push(message.id);
+  stored.roleCounts.set(message.role, (stored.roleCounts.get(message.role) ?? 0) + 1);
+  if (message.role === 'user' && message.requestId != null)
+    stored.requestIds.add(message.requestId);
+  if (message.role === 'assistant' && message.replyTo != null && message.status !== 'incomplete') {
+    stored.answered.add(message.replyTo);
+  }
 }
 
 function settingError(path: string, message: string): ConfigError {
@@ -179,7 +214,7 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
           evicted.push(id);
         }
       }
-      sessions.set(session.id, { record, usedAt: now(), messageIds: [] });
+      sessions.set(session.id, storedSession(record, now()));
       reportEvicted(evicted);
     },
 
@@ -307,7 +342,12 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
       });
       // One user message per idempotency key, one whole answer per user message.
       const claims = idempotencyClaims(sessionId, batch);
-      if (claims.requestIds.length > 0 || claims.replies.length > 0) {
+      // The running sets answer whether a claim is taken; only then is the history walked,
+      // so the error names the first conflicting message, as it always has.
+      if (
+        claims.requestIds.some((requestId) => stored.requestIds.has(requestId)) ||
+        claims.replies.some((replyTo) => stored.answered.has(replyTo))
+      ) {
         for (const id of stored.messageIds) {
           const held = messages.get(id);
           if (held?.role === 'user' && held.requestId != null) {
@@ -334,7 +374,7 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
       );
       for (const message of copies) {
         messages.set(message.id, message);
-        stored.messageIds.push(message.id);
+        track(stored, message);
       }
       stored.record = deepFreeze<SessionRecord>({
         ...current,
@@ -361,16 +401,20 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
       }
       if (messages.has(summary.id))
         throw new ConflictError(`message '${summary.id}' already exists`);
-      const sessionMessages = new Set(stored.messageIds);
+      // Ids are unique store-wide and a message names its session: no walk over the history.
       for (const id of covers) {
-        if (!sessionMessages.has(id)) throw new NotFoundError('message', id);
+        if (messages.get(id)?.sessionId !== sessionId) throw new NotFoundError('message', id);
       }
       const copy = frozenCopy(summary);
-      for (const id of covers) {
+      const covered = new Set(covers);
+      for (const id of covered) {
         messages.set(id, deepFreeze({ ...messages.get(id)!, coveredBy: copy.id }));
       }
+      const uncovered = stored.uncoveredIds.filter((id) => !covered.has(id));
+      stored.uncoveredIds.length = 0;
+      stored.uncoveredIds.push(...uncovered);
       messages.set(copy.id, copy);
-      stored.messageIds.push(copy.id);
+      track(stored, copy);
       const current = stored.record;
       stored.record = deepFreeze<SessionRecord>({
         ...current,
@@ -406,7 +450,9 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
       if (options.order !== undefined && options.order !== 'asc' && options.order !== 'desc') {
         throw invalid('order', "must be 'asc' or 'desc'");
       }
-      const ids = use(sessionId)?.messageIds ?? [];
+      const stored = use(sessionId);
+      // Covered messages are skipped: walk only the uncovered ones when that is all that is asked.
+      const ids = (options.uncoveredOnly ? stored?.uncoveredIds : stored?.messageIds) ?? [];
       // One walk in the asked order that stops at the page's end: a turn asks for the newest
       // few messages of a long session.
       const page: MessageRecord[] = [];
@@ -423,12 +469,10 @@ export function createMemorySessionStore(settings: MemorySessionStoreSettings = 
 
     async countMessages(sessionId: string, options?: CountMessagesOptions) {
       throwIfAborted(options?.signal);
-      const ids = use(sessionId)?.messageIds ?? [];
+      const stored = use(sessionId);
+      if (stored === undefined) return 0;
       const role = options?.role;
-      if (role === undefined) return ids.length;
-      let count = 0;
-      for (const id of ids) if (messages.get(id)?.role === role) count++;
-      return count;
+      return role === undefined ? stored.messageIds.length : (stored.roleCounts.get(role) ?? 0);
     },
 
     async getMessage(id: string, options?: CallOptions) {

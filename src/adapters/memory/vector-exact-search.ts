@@ -5,6 +5,7 @@
  */
 import type { VectorMatch, VectorQueryOptions } from '../../ports/vector-store.js';
 import { compileFilter } from '../../query/filter.js';
+import type { ScanMemory } from './vector-scan-kernel.js';
 import type { Space } from './vector-space.js';
 
 /** Better-first order of two hits: higher score, then smaller id (deterministic ties). */
@@ -133,6 +134,7 @@ function accumulate(space: Space, unit: Float32Array): Float64Array {
   const { data, size, capacity, scores } = space;
   scores.fill(0, 0, size);
   const nonZero = nonZeroComponents(unit);
+  if (space.kernel !== null) return accumulateInKernel(space.kernel, space, unit, nonZero);
   let k = 0;
   for (; k + 7 < nonZero.length; k += 8) {
     const d1 = nonZero[k]!;
@@ -193,6 +195,62 @@ function accumulate(space: Space, unit: Float32Array): Float64Array {
     for (let slot = 0; slot < size; slot++) scores[slot]! += weight * data[base + slot]!;
   }
   return scores;
+}
+
+/**
+ * `accumulate` in the WebAssembly SIMD kernel: the same groups of eight, four and one
+ * columns, each slot's sums in the same order, so the scores are bit-identical to the JS loop
+ * (about 2.5× faster on 5,495 rows × 384 dimensions, measured).
+ */
+function accumulateInKernel(
+  kernel: ScanMemory,
+  space: Space,
+  unit: Float32Array,
+  nonZero: number[],
+): Float64Array {
+  const { size } = space;
+  const stride = space.capacity * 4;
+  const at = (d: number): number => kernel.dataOffset + d * stride;
+  const n = nonZero;
+  let k = 0;
+  for (; k + 7 < n.length; k += 8) {
+    kernel.acc8(
+      0,
+      size,
+      at(n[k]!),
+      at(n[k + 1]!),
+      at(n[k + 2]!),
+      at(n[k + 3]!),
+      at(n[k + 4]!),
+      at(n[k + 5]!),
+      at(n[k + 6]!),
+      at(n[k + 7]!),
+      unit[n[k]!]!,
+      unit[n[k + 1]!]!,
+      unit[n[k + 2]!]!,
+      unit[n[k + 3]!]!,
+      unit[n[k + 4]!]!,
+      unit[n[k + 5]!]!,
+      unit[n[k + 6]!]!,
+      unit[n[k + 7]!]!,
+    );
+  }
+  for (; k + 3 < n.length; k += 4) {
+    kernel.acc4(
+      0,
+      size,
+      at(n[k]!),
+      at(n[k + 1]!),
+      at(n[k + 2]!),
+      at(n[k + 3]!),
+      unit[n[k]!]!,
+      unit[n[k + 1]!]!,
+      unit[n[k + 2]!]!,
+      unit[n[k + 3]!]!,
+    );
+  }
+  for (; k < n.length; k++) kernel.acc1(0, size, at(n[k]!), unit[n[k]!]!);
+  return kernel.scores;
 }
 
 /** The `k` best matches of a unit query by an exact scan of the namespace (filtered if asked). */

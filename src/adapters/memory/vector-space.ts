@@ -5,6 +5,7 @@
  */
 import type { Metadata } from '../../ports/common.js';
 import type { AnnIndex } from './hnsw-index.js';
+import { createScanMemory, type ScanMemory } from './vector-scan-kernel.js';
 
 /** A namespace's ANN index as a snapshot saved it, until the store loads it. */
 export interface SavedGraph {
@@ -42,8 +43,12 @@ export interface Space {
   capacity: number;
   size: number;
   data: Float32Array;
-  /** Scratch for query scores, reused across queries. */
+  /** Scratch for query scores, reused across queries (at least `capacity` long). */
   scores: Float64Array;
+  /** The WebAssembly SIMD kernel whose memory holds `data` and `scores`; null: plain arrays, the JS scan. */
+  kernel: ScanMemory | null;
+  /** Whether the space moves into the kernel's memory once it holds {@link KERNEL_MIN_ROWS} rows. */
+  kernelAllowed: boolean;
   ids: string[];
   metadata: Metadata[];
   slots: Map<string, number>;
@@ -64,14 +69,44 @@ export interface Prepared {
   readonly metadata: Metadata;
 }
 
-/** An empty namespace for vectors of `dimensions` components, with room for `capacity` rows. */
-export function createSpace(dimensions: number, capacity: number): Space {
+/**
+ * Rows from which a space's columns live in the scan kernel's memory. Below, the JS loop is
+ * quick enough, and many small namespaces do not each reserve a WebAssembly memory (V8
+ * reserves address space per memory).
+ */
+export const KERNEL_MIN_ROWS = 256;
+
+/**
+ * Columns and scores for `dimensions × capacity`: in the scan kernel's memory when `kernel`,
+ * the capacity reaches {@link KERNEL_MIN_ROWS} and WebAssembly SIMD is available, else plain
+ * typed arrays.
+ */
+function allocate(
+  dimensions: number,
+  capacity: number,
+  kernel: boolean,
+): Pick<Space, 'data' | 'scores' | 'kernel'> {
+  const memory =
+    kernel && capacity >= KERNEL_MIN_ROWS ? createScanMemory(dimensions, capacity) : null;
+  if (memory) return { data: memory.data, scores: memory.scores, kernel: memory };
+  return {
+    data: new Float32Array(dimensions * capacity),
+    scores: new Float64Array(capacity),
+    kernel: null,
+  };
+}
+
+/**
+ * An empty namespace for vectors of `dimensions` components, with room for `capacity` rows.
+ * `kernel: false` keeps plain arrays and the JS scan (the fallback, and tests comparing both).
+ */
+export function createSpace(dimensions: number, capacity: number, kernel = true): Space {
   return {
     dimensions,
     capacity,
     size: 0,
-    data: new Float32Array(dimensions * capacity),
-    scores: new Float64Array(capacity),
+    ...allocate(dimensions, capacity, kernel),
+    kernelAllowed: kernel,
     ids: [],
     metadata: [],
     slots: new Map(),
@@ -97,14 +132,13 @@ function ensureCapacity(space: Space, rows: number): void {
   if (rows <= space.capacity) return;
   let capacity = Math.max(space.capacity, 1);
   while (capacity < rows) capacity *= 2;
-  const grown = new Float32Array(capacity * space.dimensions);
+  const grown = allocate(space.dimensions, capacity, space.kernelAllowed);
   for (let d = 0; d < space.dimensions; d++) {
     const from = d * space.capacity;
-    grown.set(space.data.subarray(from, from + space.size), d * capacity);
+    grown.data.set(space.data.subarray(from, from + space.size), d * capacity);
   }
-  space.data = grown;
+  Object.assign(space, grown);
   space.capacity = capacity;
-  space.scores = new Float64Array(capacity);
 }
 
 /** Inserts a record, or replaces the one with its id (under a new graph label). */

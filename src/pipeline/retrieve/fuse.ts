@@ -57,14 +57,25 @@ export function reciprocalRankFusion(
       item.score += weight / (rrfK + position + 1);
     });
   });
-  const bestRank = (ranks: readonly (number | null)[]): number =>
-    Math.min(...ranks.map((rank) => rank ?? Infinity));
-  return [...items]
-    .map(([id, item]) => ({ id, score: item.score, ranks: item.ranks }))
-    .sort(
-      (a, b) =>
-        b.score - a.score ||
-        bestRank(a.ranks) - bestRank(b.ranks) ||
-        (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-    );
+  // Each item's best rank, computed once (not twice per comparison of the sort).
+  const ids: string[] = [];
+  const scores: number[] = [];
+  const ranks: (number | null)[][] = [];
+  const best: number[] = [];
+  for (const [id, item] of items) {
+    let bestRank = Infinity;
+    for (const rank of item.ranks) if (rank !== null && rank < bestRank) bestRank = rank;
+    ids.push(id);
+    scores.push(item.score);
+    ranks.push(item.ranks);
+    best.push(bestRank);
+  }
+  const order = ids.map((_, index) => index);
+  order.sort(
+    (a, b) =>
+      scores[b]! - scores[a]! ||
+      best[a]! - best[b]! ||
+      (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0),
+  );
+  return order.map((index) => ({ id: ids[index]!, score: scores[index]!, ranks: ranks[index]! }));
 }

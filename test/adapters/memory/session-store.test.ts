@@ -166,3 +166,99 @@ describe('createMemorySessionStore', () => {
     expect(createMemorySessionStore({ name: 'sessions' }).name).toBe('sessions');
   });
 });
+
+describe('createMemorySessionStore on a long session', () => {
+  /** A session of `turns` question/answer pairs, then a summary over all but the last 2 turns. */
+  async function longSession(turns: number) {
+    const store = createMemorySessionStore();
+    const owner = session('long', '2024-01-01T00:00:00.000Z');
+    await store.createSession(owner);
+    const at = (n: number) => new Date(Date.UTC(2024, 0, 1, 0, 0, n)).toISOString();
+    const ids: string[] = [];
+    for (let turn = 0; turn < turns; turn++) {
+      const question = { ...message(`q${turn}`, owner, at(2 * turn)), requestId: `r${turn}` };
+      const answer: MessageRecord = {
+        ...message(`a${turn}`, owner, at(2 * turn + 1)),
+        role: 'assistant',
+        replyTo: `q${turn}`,
+      };
+      await store.appendMessages('long', [question, answer]);
+      ids.push(question.id, answer.id);
+    }
+    const summary: MessageRecord = {
+      ...message('sum', owner, at(2 * turns)),
+      role: 'system-summary',
+      covers: ids.slice(0, ids.length - 4),
+    };
+    await store.appendSummary('long', summary);
+    return { store, owner, at };
+  }
+
+  /** Calls of `Map.prototype.get` (message lookups) while `action` runs. */
+  async function mapLookups(action: () => Promise<unknown>): Promise<number> {
+    const get = Map.prototype.get;
+    let calls = 0;
+    Map.prototype.get = function (this: Map<unknown, unknown>, key: unknown) {
+      calls++;
+      return get.call(this, key);
+    };
+    try {
+      await action();
+    } finally {
+      Map.prototype.get = get;
+    }
+    return calls;
+  }
+
+  it('counts a role and lists the uncovered messages without walking the whole history', async () => {
+    const { store } = await longSession(500);
+    expect(await store.countMessages('long', { role: 'user' })).toBe(500);
+    expect(await store.countMessages('long', { role: 'assistant' })).toBe(500);
+    expect(await store.countMessages('long', { role: 'system-summary' })).toBe(1);
+    expect(await store.countMessages('long')).toBe(1001);
+    const uncovered = await store.listMessages('long', { uncoveredOnly: true });
+    expect(uncovered.map((m) => m.id)).toEqual(['q498', 'a498', 'q499', 'a499', 'sum']);
+    const newest = await store.listMessages('long', {
+      uncoveredOnly: true,
+      order: 'desc',
+      limit: 2,
+      offset: 1,
+    });
+    expect(newest.map((m) => m.id)).toEqual(['a499', 'q499']);
+    expect((await store.listMessages('long')).length).toBe(1001);
+
+    expect(await mapLookups(() => store.countMessages('long', { role: 'user' }))).toBeLessThan(10);
+    expect(
+      await mapLookups(() => store.listMessages('long', { uncoveredOnly: true })),
+    ).toBeLessThan(20);
+  });
+
+  it('checks idempotency keys without walking the history, and still names the conflict', async () => {
+    const { store, owner, at } = await longSession(500);
+    const fresh = { ...message('q-new', owner, at(5_000)), requestId: 'r-new' };
+    expect(await mapLookups(() => store.appendMessages('long', [fresh]))).toBeLessThan(20);
+    const taken = await store
+      .appendMessages('long', [{ ...message('q-again', owner, at(5_001)), requestId: 'r3' }])
+      .catch((error: unknown) => error);
+    expect(ConflictError.isInstance(taken)).toBe(true);
+    const again: MessageRecord = {
+      ...message('a-again', owner, at(5_002)),
+      role: 'assistant',
+      replyTo: 'q7',
+    };
+    const answered = await store.appendMessages('long', [again]).catch((error: unknown) => error);
+    expect(ConflictError.isInstance(answered)).toBe(true);
+    expect(String((answered as Error).message)).toContain('q7');
+    // A covered message's summary must name messages of this session.
+    const foreign = createMemorySessionStore();
+    await foreign.createSession(session('other', '2024-01-01T00:00:00.000Z'));
+    const bad = await foreign
+      .appendSummary('other', {
+        ...message('s2', session('other', '2024-01-01T00:00:00.000Z'), at(9)),
+        role: 'system-summary',
+        covers: ['q1'],
+      })
+      .catch((error: unknown) => error);
+    expect((bad as Error).name).toBe('NotFoundError');
+  });
+});

@@ -4,7 +4,12 @@ import {
   scoreSlot,
   search,
 } from '../../../src/adapters/memory/vector-exact-search.js';
-import { createSpace, write } from '../../../src/adapters/memory/vector-space.js';
+import {
+  createSpace,
+  KERNEL_MIN_ROWS,
+  remove,
+  write,
+} from '../../../src/adapters/memory/vector-space.js';
 
 /** Deterministic pseudo-random numbers in [-0.5, 0.5). */
 function generator(seed: number): () => number {
@@ -69,5 +74,88 @@ describe('exact vector scan', () => {
     for (; k < nonZero.length; k++) reference += query[nonZero[k]!]! * at(nonZero[k]!);
     const match = search(space, query, { k: space.size }).find((m) => m.id === 'r17')!;
     expect(match.score).toBe(reference);
+  });
+});
+
+describe('exact vector scan in the WebAssembly SIMD kernel', () => {
+  const dimensions = 48;
+
+  /** A kernel space and a plain-array space holding the same rows (ids r0…). */
+  function pair(rows: number, seed: number) {
+    const next = generator(seed);
+    const inKernel = createSpace(dimensions, KERNEL_MIN_ROWS);
+    const inJs = createSpace(dimensions, 4, false);
+    for (let row = 0; row < rows; row++) {
+      const record = {
+        id: `r${row}`,
+        vector: unit(Array.from({ length: dimensions }, next)),
+        metadata: { row },
+      };
+      write(inKernel, record);
+      write(inJs, record);
+    }
+    return { inKernel, inJs, next };
+  }
+
+  it('moves a space into its memory once its capacity reaches KERNEL_MIN_ROWS rows', () => {
+    const next = generator(9);
+    const space = createSpace(dimensions, 4);
+    const record = (row: number) => ({
+      id: `r${row}`,
+      vector: unit(Array.from({ length: dimensions }, next)),
+      metadata: {},
+    });
+    // Capacity doubles from 4: 128 rows fit below the threshold, the 129th grows it to 256.
+    for (let row = 0; row < KERNEL_MIN_ROWS / 2; row++) write(space, record(row));
+    expect(space.kernel).toBeNull();
+    write(space, record(KERNEL_MIN_ROWS / 2));
+    expect(space.capacity).toBe(KERNEL_MIN_ROWS);
+    expect(space.kernel).not.toBeNull();
+    expect(space.data.buffer).toBe(space.kernel!.data.buffer);
+    expect(search(space, unit(Array.from({ length: dimensions }, next)), { k: 3 })).toHaveLength(3);
+  });
+
+  it('runs in Node, holding the columns in its memory; the fallback keeps plain arrays', () => {
+    const { inKernel, inJs } = pair(20, 3);
+    expect(inKernel.kernel).not.toBeNull();
+    expect(inKernel.data.buffer).toBe(inKernel.kernel!.data.buffer);
+    expect(inKernel.scores.buffer).toBe(inKernel.data.buffer);
+    expect(inJs.kernel).toBeNull();
+  });
+
+  it('gives bit-identical scores and order to the JS loop, at every size (odd ones, growth, removals)', () => {
+    for (const rows of [1, 2, 7, 9, 64, 65, 257, 1000]) {
+      const { inKernel, inJs, next } = pair(rows, rows);
+      if (rows > 9) {
+        for (const id of ['r3', 'r8']) {
+          remove(inKernel, id);
+          remove(inJs, id);
+        }
+      }
+      // 8-, 4- and 1-column passes: 45 non-zero components.
+      const query = unit(
+        Array.from({ length: dimensions }, (_, d) => ([0, 17, 40].includes(d) ? 0 : next())),
+      );
+      const fromKernel = search(inKernel, query, { k: inKernel.size });
+      const fromJs = search(inJs, query, { k: inJs.size });
+      expect(fromKernel.map((m) => [m.id, m.score])).toEqual(fromJs.map((m) => [m.id, m.score]));
+      expect(fromKernel.length).toBe(inKernel.size);
+    }
+  });
+
+  it('does not let the padded steps past the last row leak into later rows', () => {
+    // Three rows: the kernel's eight-slot step writes scores past row 2; a fourth row added
+    // afterwards must score from its own vector only.
+    const { inKernel, inJs, next } = pair(3, 11);
+    const query = unit(Array.from({ length: dimensions }, next));
+    search(inKernel, query, { k: 3 });
+    const record = {
+      id: 'late',
+      vector: unit(Array.from({ length: dimensions }, next)),
+      metadata: {},
+    };
+    write(inKernel, record);
+    write(inJs, record);
+    expect(search(inKernel, query, { k: 4 })).toEqual(search(inJs, query, { k: 4 }));
   });
 });
