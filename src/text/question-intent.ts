@@ -19,8 +19,20 @@ const LIST =
   /^\s*(?:which|what)\s+(?:\S+\s+){0,2}?\S*[^sui\s]s\s+(?:are|do|does|can|will|should|is)\b|^\s*what\s+are\s+the\b|\blist\s+(?:of\s+)?(?:the\s+|all\s+)?\S+s\b/i;
 const API =
   /^\s*(?:which|what)\s+(?:\S+\s+)?(?:function|method|class|option|flag|command|event|property|hook|api|setting|field|interceptor|helper|utility|constructor|call)s?\b|\bwhat\s+is\s+(?:the\s+)?(?:name\s+of|called)\b/i;
-const DEFINITION =
-  /^\s*what\s+(?:is|are)\s+(?=\S)(?:an?\s+(?=\S)|the\s+(?=\S))?([^?]{1,60}?)\s*(?:\?\s*)?$/i;
+const DEFINITION_HEAD = /^\s*what\s+(?:is|are)\s+(?=\S)(?:an?\s+(?=\S)|the\s+(?=\S))?/i;
+
+/**
+ * The term of a "what is X?" question: what follows the head, without the trailing white
+ * space and question mark, of 1–60 characters. Trimmed by `trimEnd`, not by a pattern: a term
+ * pattern followed by /\s*$/ retried every split of a long run of white space.
+ */
+function definitionTerm(question: string): string | undefined {
+  const head = DEFINITION_HEAD.exec(question);
+  if (head === null) return undefined;
+  let term = question.slice(head[0].length).trimEnd();
+  if (term.endsWith('?')) term = term.slice(0, -1).trimEnd();
+  return term.length === 0 || term.length > 60 || term.includes('?') ? undefined : term;
+}
 // "What is the error code of X", "what is the default …": a property of something, not a term.
 const PROPERTY_OF = /\s(?:of|for|in)\s|\bdefault\b/i;
 
@@ -35,7 +47,7 @@ export function intentsOf(question: string): Intent[] {
   if (VALUE.test(question)) intents.push('value');
   if (HOW_TO.test(question)) intents.push('how-to');
   if (LIST.test(question) && !intents.includes('api')) intents.push('list');
-  const subject = DEFINITION.exec(question)?.[1];
+  const subject = definitionTerm(question);
   if (intents.length === 0 && subject !== undefined && !PROPERTY_OF.test(subject)) {
     intents.push('definition');
   }
@@ -44,7 +56,7 @@ export function intentsOf(question: string): Intent[] {
 
 /** The subject of a "what is X" question, if it is one. */
 export function definedSubject(question: string): string | undefined {
-  const subject = DEFINITION.exec(question)?.[1]?.trim();
+  const subject = definitionTerm(question)?.trim();
   return subject === undefined || PROPERTY_OF.test(` ${subject} `) ? undefined : subject;
 }
 

@@ -21,6 +21,19 @@ describe('question intents', () => {
     expect(definedSubject('What is the error code of X?')).toBeUndefined();
   });
 
+  it('reads the term of a "what is" question without a trailing run of white space', () => {
+    expect(definedSubject('  what   is the   keep-alive timeout \t ? \n')).toBe(
+      'keep-alive timeout',
+    );
+    expect(definedSubject('What are dispatchers')).toBe('dispatchers');
+    expect(definedSubject('What is a?')).toBe('a');
+    expect(definedSubject('What is ?')).toBeUndefined();
+    expect(definedSubject(`What is ${'x'.repeat(61)}?`)).toBeUndefined();
+    expect(definedSubject('What is it? Really?')).toBeUndefined();
+    // The run recheck found: a term then 50k tabs and a letter is a 60+ character term.
+    expect(definedSubject(`WHAT\tIS\tTS${'\t'.repeat(50_000)}N`)).toBeUndefined();
+  });
+
   it('tells whether an answer holds it', () => {
     expect(answerHolds('Run `npm install x`.', 'how-to')).toBe(true);
     expect(answerHolds('Scan the QR code first.', 'how-to')).toBe(true);
