@@ -33,7 +33,7 @@ function counting(inner: AnnIndexFactory): AnnIndexFactory & { added: number; lo
   const counter = {
     kind: inner.kind,
     batchSize: inner.batchSize,
-    followWrites: inner.followWrites,
+    followWrites: inner.followWrites === true,
     added: 0,
     loaded: 0,
     async create(dimensions: number, capacity: number) {
