@@ -17,7 +17,9 @@
  * ingest line), `--profile-turns FILE` (a CPU profile of the measured turns, for DevTools),
  * `--ann usearch` (the vector store's ANN index: `usearchAnn()` from `cortexis/usearch` instead
  * of the default hnswlib-wasm; its snapshot also holds the graph, so the bench times a restored
- * store until its index is ready). Run with `--expose-gc` (the npm script does) so memory is
+ * store until its index is ready), `--follow-writes on|off` (whether upserts wait for the graph
+ * to take in their vectors: `AnnIndexFactory.followWrites`; default: the index's own choice,
+ * on for usearch, off for hnswlib-wasm). Run with `--expose-gc` (the npm script does) so memory is
  * measured after a collection.
  */
 import { writeFileSync } from 'node:fs';
@@ -29,6 +31,7 @@ import { createMemoryGraphStore } from '../src/adapters/memory/graph-store.js';
 import { createMemoryKeywordIndex } from '../src/adapters/memory/keyword-index.js';
 import {
   createMemoryVectorStore,
+  hnswlibAnn,
   type MemoryVectorStoreSettings,
 } from '../src/adapters/memory/vector-store.js';
 import { usearchAnn } from '../src/adapters/usearch/index.js';
@@ -47,9 +50,17 @@ const SEED = flag('seed', 17);
 const BATCH = flag('batch', 10_000);
 const ANN = argv.includes('--ann') ? argv[argv.indexOf('--ann') + 1] : 'hnswlib';
 if (ANN !== 'hnswlib' && ANN !== 'usearch') throw new Error(`--ann must be hnswlib or usearch`);
-/** The vector store's index settings: the default hnswlib-wasm, or usearch. */
-const annSettings = (): MemoryVectorStoreSettings =>
-  ANN === 'usearch' ? { ann: usearchAnn() } : {};
+const FOLLOW = argv.includes('--follow-writes') ? argv[argv.indexOf('--follow-writes') + 1] : '';
+if (!['', 'on', 'off'].includes(FOLLOW!)) throw new Error(`--follow-writes must be on or off`);
+/** The vector store's index settings: the default hnswlib-wasm, or usearch; `--follow-writes` overrides the index's own choice. */
+const annSettings = (): MemoryVectorStoreSettings => {
+  const ann = ANN === 'usearch' ? usearchAnn() : hnswlibAnn();
+  return FOLLOW === ''
+    ? ANN === 'usearch'
+      ? { ann }
+      : {}
+    : { ann: { ...ann, followWrites: FOLLOW === 'on' } };
+};
 const K = 10;
 
 const gc = (globalThis as { gc?: () => void }).gc;

@@ -8,6 +8,7 @@ import {
 import { decodeSnapshot, encodeSnapshot } from '../../src/adapters/memory/snapshot.js';
 import { usearchAnn, type UsearchAnnSettings } from '../../src/adapters/usearch/index.js';
 import { ConfigError, ValidationError } from '../../src/errors/index.js';
+import { createChatEngine } from '../../src/index.js';
 import { testVectorStore } from '../../src/testing/test-vector-store.js';
 import { indexedAfterWrites, randomVectors, recallAgainst } from '../util/helpers.js';
 
@@ -32,6 +33,7 @@ function counting(inner: AnnIndexFactory): AnnIndexFactory & { added: number; lo
   const counter = {
     kind: inner.kind,
     batchSize: inner.batchSize,
+    followWrites: inner.followWrites === true,
     added: 0,
     loaded: 0,
     async create(dimensions: number, capacity: number) {
@@ -54,6 +56,15 @@ function counting(inner: AnnIndexFactory): AnnIndexFactory & { added: number; lo
   return counter;
 }
 
+/** `inner` whose `create` takes an event-loop turn, as a first library load does. */
+const slowStart = (inner: AnnIndexFactory): AnnIndexFactory => ({
+  ...inner,
+  async create(dimensions: number, capacity: number) {
+    await new Promise((resolve) => setImmediate(resolve));
+    return inner.create(dimensions, capacity);
+  },
+});
+
 async function filled(settings: MemoryVectorStoreSettings, count = 500, dimensions = 16) {
   const store = createMemoryVectorStore({ index: 'hnsw', ...settings });
   const vectors = randomVectors(count, dimensions, 7);
@@ -70,6 +81,48 @@ async function filled(settings: MemoryVectorStoreSettings, count = 500, dimensio
 }
 
 describe('memory vector store with usearchAnn', () => {
+  it('adds each upsert to the graph before the upsert resolves (followWrites); not when off', async () => {
+    const vectors = randomVectors(400, 16, 3);
+    const records = vectors.map((vector, index) => ({ id: `v${index}`, vector, metadata: {} }));
+    const following = counting(slowStart(ann({ batchSize: 64 })));
+    const store = createMemoryVectorStore({ index: 'hnsw', ann: following });
+    for (let at = 0; at < records.length; at += 100) {
+      await store.upsert('ns', records.slice(at, at + 100));
+      expect(following.added).toBe(at + 100);
+      expect(store.indexStats('ns')).toMatchObject({ state: 'hnsw', pending: 0 });
+    }
+    const lagging = counting(slowStart(ann({ batchSize: 64, followWrites: false })));
+    const other = createMemoryVectorStore({ index: 'hnsw', ann: lagging });
+    await other.upsert('ns', records.slice(0, 100));
+    expect(lagging.added).toBe(0);
+    await other.whenIndexed();
+    expect(lagging.added).toBe(100);
+  });
+
+  it('holds the vectors of earlier groups while ingestion goes on', async () => {
+    const following = counting(slowStart(ann({ batchSize: 64 })));
+    const store = createMemoryVectorStore({ index: 'hnsw', ann: following });
+    const seen: number[] = [];
+    const upsert = store.upsert.bind(store);
+    const vectorStore = Object.assign(store, {
+      upsert: (...args: Parameters<typeof upsert>) => {
+        seen.push(following.added);
+        return upsert(...args);
+      },
+    });
+    const engine = createChatEngine({ vectorStore });
+    // 600 documents: three groups of ingestion (256 documents each at most), one upsert each.
+    const documents = Array.from({ length: 600 }, (_, at) => ({
+      id: `d${at}`,
+      text: `document ${at} about topic ${at % 17} and subject ${at % 29}`,
+    }));
+    await engine.ingest(documents);
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    // Each later group's upsert starts with the earlier groups' chunks already in the graph.
+    for (let at = 1; at < seen.length; at++) expect(seen[at]).toBeGreaterThan(seen[at - 1]!);
+    expect(following.added).toBe(await store.count('default'));
+  });
+
   it('searches the usearch graph, in batches, with recall close to exact', async () => {
     const factory = counting(ann({ batchSize: 64 }));
     const { store } = await filled({ ann: factory });
@@ -207,6 +260,7 @@ describe('memory vector store with usearchAnn', () => {
     expect(() => usearchAnn({ connectivity: 0 })).toThrow(ConfigError);
     expect(() => usearchAnn({ quantization: 'b1' as never })).toThrow(/quantization/);
     expect(() => usearchAnn({ batchSize: 1.5 })).toThrow(/batchSize/);
+    expect(() => usearchAnn({ followWrites: 'yes' as never })).toThrow(/followWrites/);
     expect(() => createMemoryVectorStore({ ann: ann(), hnsw: { m: 8 } })).toThrow(ValidationError);
     expect(() => createMemoryVectorStore({ ann: { kind: 'x' } as never })).toThrow(/settings\.ann/);
   });

@@ -1,7 +1,7 @@
 /**
  * The ANN side of the memory vector store: when a namespace wants a graph, its background
  * build in event-loop-friendly slices of `ann.batchSize` vectors per add (and catch-up after
- * writes), loading a snapshot's saved index instead of starting empty when there is one, when
+ * writes, which upserts await when the index follows writes), loading a snapshot's saved index instead of starting empty when there is one, when
  * the graph may be searched, and the graph search itself — candidates re-scored exactly, plus
  * an exact look at the vectors written since the graph last caught up.
  */
@@ -31,6 +31,11 @@ export interface VectorGraphs {
   dropGraph(space: Space): void;
   /** Starts (or keeps) the background build of a namespace's graph when it wants one. */
   schedule(namespace: string, space: Space): void;
+  /**
+   * With an index that follows writes (`ann.followWrites`), waits until the build running for
+   * the namespace has caught up, yielding to the event loop between batches; else returns.
+   */
+  followWrites(space: Space): Promise<void>;
   /** The graph to search, or null when the query must be exact. */
   usableGraph(space: Space): UsableGraph | null;
   /** Searches the graph; null when the query must fall back to the exact scan. */
@@ -147,6 +152,13 @@ export function createVectorGraphs(config: ResolvedSettings): VectorGraphs {
       });
   }
 
+  async function followWrites(space: Space): Promise<void> {
+    if (config.ann.followWrites !== true) return;
+    // The build never rejects (a failure is kept as ann.error); it runs until caught up.
+    const building = space.ann?.building;
+    if (building) await building;
+  }
+
   /** The graph to search, or null when the query must be exact. */
   function usableGraph(space: Space): UsableGraph | null {
     const ann = space.ann;
@@ -187,5 +199,5 @@ export function createVectorGraphs(config: ResolvedSettings): VectorGraphs {
     return toMatches(space, heap);
   }
 
-  return { dropGraph, schedule, usableGraph, graphSearch };
+  return { dropGraph, schedule, followWrites, usableGraph, graphSearch };
 }

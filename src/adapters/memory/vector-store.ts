@@ -77,7 +77,8 @@ export function createMemoryVectorStore(
   const config = resolveSettings(settings);
   let spaces = new Map<string, Space>();
 
-  const { dropGraph, schedule, usableGraph, graphSearch } = createVectorGraphs(config);
+  const { dropGraph, schedule, followWrites, usableGraph, graphSearch } =
+    createVectorGraphs(config);
 
   function replaceAll(next: Map<string, Space>): void {
     for (const space of spaces.values()) dropGraph(space);
@@ -109,6 +110,7 @@ export function createMemoryVectorStore(
       }
       for (const record of prepared) write(space, record);
       schedule(namespace, space);
+      await followWrites(space);
     },
 
     async query(

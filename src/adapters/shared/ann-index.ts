@@ -49,6 +49,15 @@ export interface AnnIndexFactory {
   readonly kind: string;
   /** Vectors per {@link AnnIndex.add} call. */
   readonly batchSize: number;
+  /**
+   * When true, the store's `upsert` resolves only once the graph being built has taken in
+   * the vectors written (added in batches, yielding to the event loop between them), so a
+   * graph built while documents are ingested is ready when ingestion ends. Worth it when adds
+   * are cheap (usearch: native and multi-threaded). Absent or false: `upsert` returns at once
+   * and the graph catches up in the background whenever the event loop has a turn
+   * (hnswlib-wasm: single-threaded, slower adds that would lengthen ingestion as much).
+   */
+  readonly followWrites?: boolean;
   /** An empty index for unit vectors of `dimensions` components, with room for about `capacity`. */
   create(dimensions: number, capacity: number): Promise<AnnIndex>;
   /**

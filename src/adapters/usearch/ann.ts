@@ -73,6 +73,12 @@ export interface UsearchAnnSettings {
   readonly threads?: number;
   /** Vectors per batch add; the store yields to the event loop between batches (default 256). */
   readonly batchSize?: number;
+  /**
+   * Whether the store's upserts wait for the graph to take in their vectors (default true), so
+   * a graph built during ingestion is ready when it ends; false: upserts return at once and the
+   * graph catches up afterwards (see `AnnIndexFactory.followWrites`).
+   */
+  readonly followWrites?: boolean;
   /** Folder of the temporary file of `save()`/`load()` (default `os.tmpdir()`). */
   readonly tempDir?: string;
   /** The usearch module or a function loading it (default: `import('usearch')` on first use). */
@@ -154,6 +160,10 @@ export function usearchAnn(settings: UsearchAnnSettings = {}): UsearchAnn {
   const candidates = setting('candidates');
   const threads = positive(settings.threads ?? availableParallelism(), 'threads');
   const batchSize = setting('batchSize');
+  const followWrites = settings.followWrites ?? true;
+  if (typeof followWrites !== 'boolean') {
+    throw config('followWrites', `must be a boolean (got ${String(followWrites)})`);
+  }
   const tempDir = settings.tempDir ?? tmpdir();
   if (typeof tempDir !== 'string' || tempDir.length === 0) {
     throw config('tempDir', 'must be a non-empty string');
@@ -225,6 +235,7 @@ export function usearchAnn(settings: UsearchAnnSettings = {}): UsearchAnn {
   return {
     kind: `usearch cos ${quantization} connectivity ${connectivity} expansionAdd ${expansionAdd} expansionSearch ${expansionSearch}`,
     batchSize,
+    followWrites,
     async create(dimensions) {
       return wrap(await open(dimensions), dimensions);
     },
