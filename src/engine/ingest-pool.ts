@@ -5,10 +5,10 @@
  * `worker_threads` exist; elsewhere every group is prepared on the calling thread. Built as
  * `dist/ingest-pool.js` (tsup.config.ts), next to the worker's script.
  */
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startScriptWorker } from '../util/node-worker.js';
 import type { GroupPreparer } from '../ingest/ingest.js';
 import type { PrepareJob, PreparedWire } from '../ingest/prepare.js';
 import type { IngestWorkerReply } from './ingest-protocol.js';
@@ -24,21 +24,6 @@ function defaultWorker(): URL | undefined {
   const self = here();
   if (self === undefined) return undefined;
   return new URL(self.endsWith('.ts') ? './ingest-worker.ts' : './ingest-worker.js', self);
-}
-
-/**
- * Starts a worker on `url`. A TypeScript script (the sources, under vitest or tsx) is loaded
- * through tsx's loader, registered inside the worker (a `--import` flag does not reach it).
- */
-function startWorker(url: URL): Worker {
-  if (!url.pathname.endsWith('.ts')) return new Worker(url);
-  const api = createRequire(here() ?? url)
-    .resolve('tsx/esm/api')
-    .replace(/\.cjs$/, '.mjs');
-  const code =
-    `import(${JSON.stringify(pathToFileURL(api).href)}).then(({ register }) => { register(); ` +
-    `return import(${JSON.stringify(url.href)}); })`;
-  return new Worker(code, { eval: true });
 }
 
 /** Workers by default: one per core the process may use. */
@@ -144,7 +129,7 @@ export class IngestPool {
     slot.worker ??= new Promise<Worker | undefined>((resolve) => {
       let worker: Worker;
       try {
-        worker = startWorker(this.#script!);
+        worker = startScriptWorker(this.#script!);
       } catch {
         this.#unavailable = true;
         resolve(undefined);

@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startScriptWorker } from '../util/node-worker.js';
 import type { Parsed, ParseJob } from './parse.js';
 import { fromWire, type WorkerReply } from './parse-protocol.js';
 
@@ -35,23 +35,6 @@ function defaultWorker(): URL | undefined {
  * (bench/loaders.ts, issue 28).
  */
 const YOUNG_GENERATION_MB = 6;
-
-/**
- * Starts a worker on `url`. A TypeScript script (the sources, under vitest or tsx) is loaded
- * through tsx's loader, registered inside the worker (a `--import` flag does not reach it).
- */
-function startWorker(url: URL): Worker {
-  const resourceLimits = { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB };
-  if (!url.pathname.endsWith('.ts')) return new Worker(url, { resourceLimits });
-  // tsx's ES module API (`require.resolve` finds its CommonJS twin, next to it).
-  const api = createRequire(here() ?? url)
-    .resolve('tsx/esm/api')
-    .replace(/\.cjs$/, '.mjs');
-  const code =
-    `import(${JSON.stringify(pathToFileURL(api).href)}).then(({ register }) => { register(); ` +
-    `return import(${JSON.stringify(url.href)}); })`;
-  return new Worker(code, { eval: true, resourceLimits });
-}
 
 /** The longest delay `setTimeout` keeps (a longer one fires at once). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -106,7 +89,9 @@ export class ParsePool {
     this.#worker ??= new Promise<Worker | undefined>((resolve) => {
       let worker: Worker;
       try {
-        worker = startWorker(this.#script!);
+        worker = startScriptWorker(this.#script!, {
+          maxYoungGenerationSizeMb: YOUNG_GENERATION_MB,
+        });
       } catch {
         this.#unavailable = true;
         resolve(undefined);

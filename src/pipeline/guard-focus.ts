@@ -66,6 +66,19 @@ function ignoredTerms(): ReadonlySet<string> {
 // them: the terms of texts seen at least twice are kept (shared, never mutated).
 const keptTerms = createSecondSightCache<ReadonlySet<string>>(4096);
 
+/**
+ * The text the focus check reads for a chunk: its document id, title and heading path, then its
+ * text (a README's package name is often only in the first three).
+ */
+export function focusText(
+  documentId: string,
+  title: string | null | undefined,
+  section: string | undefined,
+  text: string,
+): string {
+  return [documentId, title ?? '', section ?? '', text].join('\n');
+}
+
 /** The index terms of a chunk's text (with its document id, title and headings), cached. */
 export function focusChunkTerms(text: string): ReadonlySet<string> {
   return keptTerms.get(text, () => indexTerms(text));

@@ -172,6 +172,19 @@ describe('ingestion on worker threads', { timeout: 120_000 }, () => {
     expect(sharedIngestPool().answered).toBe(answered);
   });
 
+  it('refuses a bad concurrency with a ValidationError naming it, before storing anything', async () => {
+    const engine = createChatEngine();
+    for (const concurrency of [0, -1, 1.5, 257, Number.NaN, '2', null]) {
+      await expect(
+        engine.ingest(corpus(3), { concurrency: concurrency as never }),
+      ).rejects.toMatchObject({
+        name: 'ValidationError',
+        message: expect.stringMatching(/concurrency/),
+      });
+    }
+    expect(await engine.search('number', { k: 5 })).toEqual([]);
+  });
+
   it('keeps the groups done when aborted, and stops asking the workers', async () => {
     const controller = new AbortController();
     const engine = createChatEngine();

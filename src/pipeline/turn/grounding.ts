@@ -8,7 +8,7 @@ import type { PromptSource } from '../../ports/llm-provider.js';
 import type { EngineRuntime } from '../../runtime.js';
 import { inSpan, type TraceScope } from '../../util/tracing.js';
 import { checkAnswerShape } from '../answer-shape.js';
-import { focusChunkTerms, weakFocus } from '../guard-focus.js';
+import { focusChunkTerms, focusText, weakFocus } from '../guard-focus.js';
 import { judgeAnswer, type JudgePolicy, type JudgeResult } from '../judge.js';
 import type { TurnContext, TurnState } from './state.js';
 
@@ -72,12 +72,7 @@ export async function judgeGeneratedTurn(
   const focusMissing = weakFocus(
     turnContext.request.message,
     promptSources.map((source, index) =>
-      [
-        sources[index]?.documentId ?? '',
-        source.title ?? '',
-        source.section ?? '',
-        source.text,
-      ].join('\n'),
+      focusText(sources[index]?.documentId ?? '', source.title, source.section, source.text),
     ),
     topScore,
     focusChunkTerms,

@@ -6,7 +6,7 @@
 import type { MessageRecord } from '../../ports/chat-records.js';
 import type { ChatResponse } from '../../types.js';
 import { inSpan } from '../../util/tracing.js';
-import { focusChunkTerms, missingFocus } from '../guard-focus.js';
+import { focusChunkTerms, focusText, missingFocus } from '../guard-focus.js';
 import { decideGuard, DEFAULT_GUARD_MODEL, type GuardDecision } from '../guard.js';
 import type { RecalledMessage } from '../recall.js';
 import { DEFAULT_COSINE_RANGE } from '../retrieve/relevance.js';
@@ -106,9 +106,8 @@ function focusDecision(
   if (decided.guard || !decided.adaptive) return decided;
   const missing = missingFocus(
     question,
-    // A chunk names its document and headings too: a README's package name is often only there.
     retrieval.chunks.map((chunk) =>
-      [chunk.documentId, chunk.title ?? '', sectionOf(chunk.metadata), chunk.text].join('\n'),
+      focusText(chunk.documentId, chunk.title, sectionOf(chunk.metadata), chunk.text),
     ),
     retrieval.topScore,
     focusChunkTerms,
