@@ -65,7 +65,10 @@ const STANDARD_UPPER: Record<number, string> = {
   0xfb: 'ß',
 };
 
-const windows1252 = new TextDecoder('windows-1252');
+/** Windows-1252 at 0x80–0x9F (Node decodes the label 'windows-1252' as Latin-1); its holes are bullets in pdf.js. */
+const WINDOWS_1252 =
+  '\u20ac\u2022\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u2022\u017d\u2022' +
+  '\u2022\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u2022\u017e\u0178';
 const macintosh = new TextDecoder('macintosh');
 
 /** An encoding: code → text, `undefined` where it has no glyph. */
@@ -80,20 +83,12 @@ export const standardEncoding: Encoding = (code) => {
 
 /** WinAnsiEncoding (Windows-1252 with pdf.js's bullets for its holes). */
 export const winAnsiEncoding: Encoding = (code) => {
-  if (
-    code === 0x7f ||
-    code === 0x81 ||
-    code === 0x8d ||
-    code === 0x8f ||
-    code === 0x90 ||
-    code === 0x9d
-  ) {
-    return '\u2022';
-  }
+  if (code === 0x7f) return '\u2022';
+  if (code >= 0x80 && code <= 0x9f) return WINDOWS_1252[code - 0x80];
   if (code === 0xad) return '-';
   if (code === 0xa0) return ' ';
   if (code < 0x20) return undefined;
-  return windows1252.decode(Uint8Array.of(code));
+  return String.fromCharCode(code);
 };
 
 /** MacRomanEncoding. */

@@ -357,6 +357,10 @@ function compositeFont(document: PdfDocument, dict: PdfDict): PdfFont {
   const descendants = document.get(dict, 'DescendantFonts');
   const descendant = Array.isArray(descendants) ? document.fetchIf(descendants[0]) : null;
   if (!isDict(descendant)) throw new PdfUnsupportedError('a Type0 font without its CIDFont');
+  // pdf.js reads a font without a descriptor as a standard simple font.
+  if (descriptorOf(document, descendant) === undefined) {
+    throw new PdfUnsupportedError('a CIDFont without a font descriptor');
+  }
   const toUnicode = toUnicodeOf(document, dict);
   if (toUnicode === undefined) throw new PdfUnsupportedError('a CID font without ToUnicode');
   const widths = cidWidths(document, descendant);
