@@ -500,7 +500,7 @@ export class PdfDocument {
     if (!isDict(root)) throw new PdfUnsupportedError('no page tree');
     const declared = this.get(root, 'Count');
     if (typeof declared === 'number' && declared > maxPages) {
-      throw new LoadLimitError('maxPages', `${declared} pages, more than maxPages (${maxPages})`);
+      throw new LoadLimitError('maxPages', `more than maxPages (${maxPages}) pages`);
     }
     const pages: PdfPageRef[] = [];
     const seen = new Set<PdfDict>();
