@@ -1,11 +1,11 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { getDocumentProxy } from 'unpdf';
 import { DEFAULT_LOAD_LIMITS, LoadLimitError, parsePdf, type UnpdfLibrary } from 'cortexis/loaders';
 import { readPdfText } from '../../src/loaders/pdf-text.js';
-import { PdfUnsupportedError } from '../../src/loaders/pdf-document.js';
+import { PdfDocument, PdfUnsupportedError } from '../../src/loaders/pdf-document.js';
 import { PdfSyntaxError } from '../../src/loaders/pdf-objects.js';
 import { pdfInflating, pdfPages } from '../fixtures/hostile-files.js';
 import {
@@ -299,6 +299,24 @@ describe('the own PDF text reader on damaged and hostile files', () => {
     const kids = Array.from({ length: 30 }, () => '3 0 R').join(' ');
     const lying = tree(`<< /Type /Pages /Kids [${kids}] /Count 1 >>`, [helloPage(), hello, font]);
     expect(outcome(lying, { ...DEFAULT_LOAD_LIMITS, maxPages: 20 })).toBe('PdfUnsupportedError');
+  });
+
+  it('finds every page in one walk of a flat page tree: objects fetched grow with the pages, not their square', () => {
+    const fetches = (pages: number): number => {
+      const spy = vi.spyOn(PdfDocument.prototype, 'fetch');
+      try {
+        expect(readPdfText(pdfPages(pages), DEFAULT_LOAD_LIMITS).pages).toHaveLength(pages);
+        return spy.mock.calls.length;
+      } finally {
+        spy.mockRestore();
+      }
+    };
+    const small = fetches(250);
+    const large = fetches(1000);
+    // 4× the pages: 4× the fetches (a walk from the root for each page would be 16×).
+    expect(large / small).toBeGreaterThan(3.5);
+    expect(large / small).toBeLessThan(4.5);
+    expect(large).toBeLessThan(1000 * 8);
   });
 
   it('reads what is left of a truncated file, or declines it', () => {
