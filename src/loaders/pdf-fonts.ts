@@ -13,7 +13,6 @@ import {
   standardEncoding,
   standardFontWidth,
   winAnsiEncoding,
-  type Encoding,
 } from './pdf-encodings.js';
 import {
   isDict,
@@ -50,6 +49,8 @@ export interface PdfFont {
 const MAX_CMAP_ENTRIES = 1 << 20;
 /** Symbolic flag of a font descriptor. */
 const SYMBOLIC = 4;
+/** Nonsymbolic flag of a font descriptor. */
+const NONSYMBOLIC = 32;
 
 /** A code's text from a ToUnicode CMap (UTF-16BE values), per pdf.js's `readToUnicode`. */
 function utf16Text(bytes: Uint8Array): string {
@@ -260,20 +261,20 @@ function simpleFont(document: PdfDocument, dict: PdfDict, subtype: string | unde
   const embedded = isEmbedded(document, descriptor);
   const flags = numberOf(descriptor === undefined ? null : document.get(descriptor, 'Flags'), 0);
   const encodingObject = document.get(dict, 'Encoding');
-  const hasEncoding = dict.has('Encoding');
   const differing = differences(document, encodingObject);
   const baseName = isDict(encodingObject)
     ? nameOf(document.get(encodingObject, 'BaseEncoding'))
     : nameOf(encodingObject);
   if (baseName === 'MacExpertEncoding') throw new PdfUnsupportedError('MacExpertEncoding');
-  const symbolName = /Symbol|Dingbats/i.test(name);
-  // The base encoding pdf.js takes; `undefined` where it is the font program's own.
-  let base: Encoding | undefined =
-    baseName === 'StandardEncoding' ? undefined : namedEncoding(baseName);
+  // The base encoding as pdf.js chooses it; `undefined` where it is the font program's own.
+  let base = baseName === 'StandardEncoding' ? undefined : namedEncoding(baseName);
+  const hasEncoding = base !== undefined || differing.size > 0;
   if (base === undefined) {
-    if (subtype === 'TrueType' && (flags & SYMBOLIC) === 0) base = winAnsiEncoding;
-    else if (!embedded && !symbolName) base = standardEncoding;
-    else if ((flags & SYMBOLIC) === 0 && !symbolName) base = standardEncoding;
+    const nonsymbolic = (flags & NONSYMBOLIC) !== 0;
+    let symbolic = (flags & SYMBOLIC) !== 0;
+    if (subtype === 'TrueType' && symbolic && nonsymbolic && differing.size > 0) symbolic = false;
+    base = subtype === 'TrueType' && !nonsymbolic ? winAnsiEncoding : standardEncoding;
+    if (symbolic || /Symbol|Dingbats|Wingdings/i.test(name)) base = undefined;
   }
   const toUnicode = toUnicodeOf(document, dict);
   const widths = simpleWidths(document, dict);

@@ -11,6 +11,7 @@ import { pdfInflating, pdfPages } from '../fixtures/hostile-files.js';
 import {
   buildPdf,
   pdfDifferences,
+  pdfEncodings,
   pdfIdentityH,
   pdfIncremental,
   pdfLayout,
@@ -57,6 +58,7 @@ const normalised = (pages: readonly string[]) =>
 
 const generated: [string, () => Buffer | Promise<Buffer>][] = [
   ['a simple font with /Differences and TJ kerning', pdfDifferences],
+  ['base encodings from font flags, a standard font without /Widths', pdfEncodings],
   ['a Type0 font, Identity-H, ToUnicode bfchar and bfrange', pdfIdentityH],
   ['every text operator, a form XObject, an inline image', pdfLayout],
   ['object streams and a cross-reference stream (PNG predictor)', pdfObjectStreams],
