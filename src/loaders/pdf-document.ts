@@ -10,6 +10,8 @@ import { constants, inflateSync } from 'node:zlib';
 import { LoadLimitError, type LoadLimits } from './limits.js';
 import {
   isDict,
+  isWhite as isWhiteByte,
+  keyword as pdfKeyword,
   latin1,
   nameOf,
   numberOf,
@@ -152,10 +154,12 @@ export class PdfDocument {
       }
       for (let index = 0; index < count; index++) {
         lexer.skipSpace();
-        // `oooooooooo ggggg n` (20 bytes a line, the spacing tolerated)
-        const offset = lexer.next();
-        const gen = lexer.next();
-        const kind = lexer.next();
+        // `oooooooooo ggggg n` (20 bytes a line), read directly; other spacing by the lexer.
+        const fixed = fixedXrefEntry(bytes, lexer.pos);
+        if (fixed !== undefined) lexer.pos += 18;
+        const offset = fixed?.offset ?? lexer.next();
+        const gen = fixed?.gen ?? lexer.next();
+        const kind = fixed?.kind ?? lexer.next();
         if (
           typeof offset !== 'number' ||
           typeof gen !== 'number' ||
@@ -587,6 +591,35 @@ function isSeparator(code: number): boolean {
     code === 47 ||
     code === 91
   );
+}
+
+/** The digits `bytes[at…at + length]` as a number, or -1 where one is not a digit. */
+function digits(bytes: Uint8Array, at: number, length: number): number {
+  let value = 0;
+  for (let index = at; index < at + length; index++) {
+    const code = bytes[index];
+    if (code === undefined || code < 48 || code > 57) return -1;
+    value = value * 10 + code - 48;
+  }
+  return value;
+}
+
+const ENTRY_IN_USE = pdfKeyword('n');
+const ENTRY_FREE = pdfKeyword('f');
+
+/** A classic xref entry at `at` in its fixed form (`0000012345 00000 n`), else undefined. */
+function fixedXrefEntry(
+  bytes: Uint8Array,
+  at: number,
+): { offset: number; gen: number; kind: PdfKeyword } | undefined {
+  if (bytes[at + 10] !== 32 || bytes[at + 16] !== 32) return undefined;
+  const kind =
+    bytes[at + 17] === 110 ? ENTRY_IN_USE : bytes[at + 17] === 102 ? ENTRY_FREE : undefined;
+  const after = bytes[at + 18];
+  if (kind === undefined || (after !== undefined && !isWhiteByte(after))) return undefined;
+  const offset = digits(bytes, at, 10);
+  const gen = digits(bytes, at + 11, 5);
+  return offset === -1 || gen === -1 ? undefined : { offset, gen, kind };
 }
 
 function isDigit(code: number | undefined): boolean {

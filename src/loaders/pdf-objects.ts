@@ -99,7 +99,8 @@ export function pdfName(name: string): PdfName {
   return found;
 }
 
-function keyword(word: string): PdfKeyword {
+/** The keyword object for `word` (one object per word). */
+export function keyword(word: string): PdfKeyword {
   let found = keywords.get(word);
   if (found === undefined) {
     found = new PdfKeyword(word);
