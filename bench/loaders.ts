@@ -10,15 +10,28 @@
  * loaded in a child process of its own, which reports the time (wall, and CPU of the process:
  * this thread and the parse worker) and its peak memory (maxRSS) above what it held before
  * loading (`--hostile-only` skips the first tables).
+ *
+ * `--pdf-compare` prints only the CPU time of the own PDF reader against pdf.js (unpdf, page by
+ * page) on the PDF fixtures and the 2,000-page hostile file, in one process, alternating.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createGptTokenizer } from '../src/adapters/tokenizer/gpt-tokenizer.js';
 import { fixedSizeChunker, markdownSectionChunker, tokenChunker } from '../src/index.js';
-import { loadDocuments } from '../src/loaders/index.js';
+import { DEFAULT_LOAD_LIMITS, loadDocuments } from '../src/loaders/index.js';
+import { readPdfText } from '../src/loaders/pdf-text.js';
 import {
   docxBomb,
   docxParagraphs,
@@ -33,6 +46,7 @@ const { values } = parseArgs({
   options: {
     files: { type: 'string', default: '200' },
     'hostile-only': { type: 'boolean', default: false },
+    'pdf-compare': { type: 'boolean', default: false },
     // Internal: load one file and print what it cost (run in a child process).
     'load-one': { type: 'string' },
   },
@@ -114,6 +128,57 @@ async function hostileTable(): Promise<void> {
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
+}
+
+/** CPU ms of `run`. */
+async function cpuMs(run: () => unknown): Promise<number> {
+  const before = process.cpuUsage();
+  await run();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000;
+}
+
+async function pdfCompare(): Promise<void> {
+  const { getDocumentProxy } = await import('unpdf');
+  const dir = join(import.meta.dirname, '../test/fixtures/pdf');
+  const files: [string, Uint8Array][] = [
+    [
+      'retention.pdf',
+      readFileSync(join(import.meta.dirname, '../test/fixtures/loaders/retention.pdf')),
+    ],
+    ...readdirSync(dir)
+      .filter((name) => name.endsWith('.pdf'))
+      .map((name): [string, Uint8Array] => [name, readFileSync(join(dir, name))]),
+    ['hostile: 2,000 pages', pdfPages(2_000)],
+  ];
+  const pdfJs = async (bytes: Uint8Array): Promise<void> => {
+    const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
+    for (let number = 1; number <= pdf.numPages; number++) {
+      await (await pdf.getPage(number)).getTextContent();
+    }
+    await pdf.destroy();
+  };
+  // One read of each way first: the figures are warm.
+  for (const [, bytes] of files) {
+    readPdfText(bytes, DEFAULT_LOAD_LIMITS);
+    await pdfJs(bytes);
+  }
+  console.log('| PDF | bytes | own reader, CPU ms (3 runs) | pdf.js, CPU ms (3 runs) |');
+  console.log('| --- | ---: | ---: | ---: |');
+  for (const [name, bytes] of files) {
+    const own: string[] = [];
+    const reference: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      own.push((await cpuMs(() => readPdfText(bytes, DEFAULT_LOAD_LIMITS))).toFixed(1));
+      reference.push((await cpuMs(() => pdfJs(bytes))).toFixed(0));
+    }
+    console.log(`| ${name} | ${bytes.length} | ${own.join(' / ')} | ${reference.join(' / ')} |`);
+  }
+}
+
+if (values['pdf-compare']) {
+  await pdfCompare();
+  process.exit(0);
 }
 
 if (values['hostile-only']) {

@@ -284,14 +284,16 @@ class DocumentReader {
 
 /** Blocks as text: list items on consecutive lines, other blocks apart by a blank line. */
 function joinBlocks(blocks: readonly Block[]): string {
-  const parts: string[] = [];
+  let text = '';
   let previous: Block | undefined;
   for (const block of blocks) {
-    if (previous !== undefined) parts.push(previous.list && block.list ? '\n' : '\n\n');
-    parts.push(block.text);
+    if (previous !== undefined) text += previous.list && block.list ? '\n' : '\n\n';
+    // A block is trimmed and one line unless it holds line breaks: only those need tidying
+    // (tidying the whole text again cost a tenth of the read).
+    text += block.text.includes('\n') ? tidyText(block.text) : block.text;
     previous = block;
   }
-  return tidyText(parts.join(''));
+  return text.trim();
 }
 
 /** An XML part's text (UTF-8, a byte-order mark dropped). */

@@ -1,8 +1,8 @@
 /**
  * Document loaders for Node: walks files, folders and glob patterns and turns Markdown, HTML,
  * PDF, DOCX, plain text and JSON / JSONL records into documents for `engine.ingest`, reporting
- * every file it leaves out and why. PDF files need the optional peer `unpdf`; DOCX files are
- * read by cortexis's own reader.
+ * every file it leaves out and why. PDF and DOCX files are read by cortexis's own readers; a
+ * PDF the own reader declines (encryption, Type 3 fonts…) needs the optional peer `unpdf`.
  * @module
  * @example
  * ```ts

@@ -2,6 +2,7 @@ import type { MetadataValue } from '../ports/common.js';
 import { importOptional, type LibrarySource } from '../util/optional-import.js';
 import { DEFAULT_LOAD_LIMITS, LoadLimitError, type LoadLimits } from './limits.js';
 import { checkPdfPages, checkPdfStreams } from './pdf-check.js';
+import { readPdfText } from './pdf-text.js';
 
 /** The page separator in a PDF's text: a form feed on its own line (as `pdftotext` writes). */
 export const PAGE_BREAK = '\n\n\f\n\n';
@@ -83,10 +84,29 @@ function infoString(info: unknown, key: string): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
+/** The parsed PDF from its pages' text and its information dictionary. */
+function pdfContent(text: readonly string[], info: unknown): PdfContent {
+  const metadata: Record<string, MetadataValue> = { pages: text.length };
+  const author = infoString(info, 'Author');
+  const subject = infoString(info, 'Subject');
+  if (author) metadata.author = author;
+  if (subject) metadata.subject = subject;
+  return {
+    // A form feed inside a page would read as a page break.
+    pages: text.map((page) => page.replace(/\f/g, '\n').trim()),
+    title: infoString(info, 'Title'),
+    metadata,
+  };
+}
+
 /**
- * Text per page of a PDF, with its title and author, via `unpdf` (an optional peer). Its
- * streams are inflated within `limits.maxExpandedBytes` first, and a PDF of more than
- * `limits.maxPages` pages is refused before any page is read (`LoadLimitError`).
+ * Text per page of a PDF, with its title and author. The own reader (`pdf-text.ts`) reads
+ * what it can, within `limits` while it parses; a PDF it declines (encryption, Type 3 or CID
+ * fonts without ToUnicode, filters other than Flate, a structure it cannot resolve) is read
+ * with `unpdf` (an optional peer): its streams are inflated within `limits.maxExpandedBytes`
+ * first, and a PDF of more than `limits.maxPages` pages is refused before any page is read.
+ * Throws `LoadLimitError` past a limit, `ConfigError` when a declined PDF needs unpdf and it
+ * is not installed.
  */
 export async function parsePdf(
   bytes: Uint8Array,
@@ -96,10 +116,26 @@ export async function parsePdf(
   } = {},
 ): Promise<PdfContent> {
   const limits = options.limits ?? DEFAULT_LOAD_LIMITS;
+  try {
+    const own = readPdfText(bytes, limits);
+    return pdfContent(own.pages, own.info);
+  } catch (error) {
+    if (error instanceof LoadLimitError) throw error;
+    // Declined, or damaged in a way pdf.js may still read: pdf.js decides.
+  }
+  return parseWithUnpdf(bytes, options.library, limits);
+}
+
+/** The PDF read by pdf.js (through `unpdf`), within `limits`. */
+async function parseWithUnpdf(
+  bytes: Uint8Array,
+  library: LibrarySource<UnpdfLibrary> | undefined,
+  limits: LoadLimits,
+): Promise<PdfContent> {
   const unpdf = await importOptional<UnpdfLibrary>({
     name: 'unpdf',
     load: () => import('unpdf'),
-    injected: options.library,
+    injected: library,
     neededBy: 'cortexis/loaders',
     purpose: 'for PDF files',
     setting: 'unpdf',
@@ -123,17 +159,7 @@ export async function parsePdf(
       .getMetadata()
       .then((meta) => meta.info)
       .catch(() => undefined);
-    const metadata: Record<string, MetadataValue> = { pages: text.length };
-    const author = infoString(info, 'Author');
-    const subject = infoString(info, 'Subject');
-    if (author) metadata.author = author;
-    if (subject) metadata.subject = subject;
-    return {
-      // A form feed inside a page would read as a page break.
-      pages: text.map((page) => page.replace(/\f/g, '\n').trim()),
-      title: infoString(info, 'Title'),
-      metadata,
-    };
+    return pdfContent(text, info);
   } finally {
     await pdf.destroy().catch(() => undefined);
   }

@@ -1,0 +1,412 @@
+/**
+ * PDF syntax (ISO 32000-1 §7.2–7.3): a lexer over a file's bytes or a content stream and a
+ * parser of its objects (numbers, strings, names, arrays, dictionaries, references, streams),
+ * in one pass of character loops: linear in the input, nesting bounded by the caller.
+ */
+
+/** A name (`/Type`): its characters, `#xx` escapes decoded. */
+export class PdfName {
+  constructor(readonly name: string) {}
+}
+
+/** An indirect reference (`12 0 R`). */
+export class PdfRef {
+  constructor(
+    readonly num: number,
+    readonly gen: number,
+  ) {}
+}
+
+/** An operator or other bare word of a content stream (`Tj`, `BT`, `obj`, `R`). */
+export class PdfKeyword {
+  constructor(readonly word: string) {}
+}
+
+/** A dictionary: keys without their `/`. */
+export type PdfDict = Map<string, PdfObject>;
+
+/** A stream: its dictionary and its bytes as stored (still encoded). */
+export class PdfStream {
+  constructor(
+    readonly dict: PdfDict,
+    readonly raw: Uint8Array,
+  ) {}
+}
+
+/** A PDF object. Strings are their bytes (`Uint8Array`). */
+export type PdfObject =
+  | null
+  | boolean
+  | number
+  | Uint8Array
+  | PdfName
+  | PdfRef
+  | PdfKeyword
+  | PdfObject[]
+  | PdfDict
+  | PdfStream;
+
+/** The file or a stream cannot be read as PDF syntax (the reader falls back to pdf.js). */
+export class PdfSyntaxError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PdfSyntaxError';
+  }
+}
+
+/** Delimiters the lexer hands to the parser. */
+const ARRAY_START = '[';
+const ARRAY_END = ']';
+const DICT_START = '<<';
+const DICT_END = '>>';
+type Delimiter = typeof ARRAY_START | typeof ARRAY_END | typeof DICT_START | typeof DICT_END;
+
+/** A lexer token: an object, a delimiter, or the end of the input. */
+type Token = PdfObject | { readonly delimiter: Delimiter } | typeof END;
+const END = Symbol('end');
+
+const WHITE = new Uint8Array(256);
+for (const code of [0, 9, 10, 12, 13, 32]) WHITE[code] = 1;
+const DELIMITER = new Uint8Array(256);
+for (const char of '()<>[]{}/%') DELIMITER[char.charCodeAt(0)] = 1;
+
+/** Whether a byte is PDF white space. */
+export function isWhite(code: number): boolean {
+  return WHITE[code] === 1;
+}
+
+function isRegular(code: number): boolean {
+  return WHITE[code] === 0 && DELIMITER[code] === 0;
+}
+
+function hexValue(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48;
+  if (code >= 65 && code <= 70) return code - 55;
+  if (code >= 97 && code <= 102) return code - 87;
+  return -1;
+}
+
+const keywords = new Map<string, PdfKeyword>();
+const names = new Map<string, PdfName>();
+
+/** The name object for `name` (one object per name). */
+export function pdfName(name: string): PdfName {
+  let found = names.get(name);
+  if (found === undefined) {
+    found = new PdfName(name);
+    if (names.size < 10_000) names.set(name, found);
+  }
+  return found;
+}
+
+/** The keyword object for `word` (one object per word). */
+export function keyword(word: string): PdfKeyword {
+  let found = keywords.get(word);
+  if (found === undefined) {
+    found = new PdfKeyword(word);
+    if (keywords.size < 10_000) keywords.set(word, found);
+  }
+  return found;
+}
+
+/** Reads objects from `bytes` from a position. */
+export class PdfLexer {
+  pos: number;
+
+  constructor(
+    readonly bytes: Uint8Array,
+    start = 0,
+    /** Deepest nesting of arrays and dictionaries. */
+    readonly maxDepth = 500,
+  ) {
+    this.pos = start;
+  }
+
+  /** Skips white space and comments. */
+  skipSpace(): void {
+    const { bytes } = this;
+    const length = bytes.length;
+    let at = this.pos;
+    while (at < length) {
+      const code = bytes[at]!;
+      if (code === 37) {
+        // % comment to the end of the line
+        while (at < length && bytes[at] !== 10 && bytes[at] !== 13) at++;
+      } else if (WHITE[code] === 1) {
+        at++;
+      } else {
+        break;
+      }
+    }
+    this.pos = at;
+  }
+
+  private token(): Token {
+    this.skipSpace();
+    const { bytes } = this;
+    if (this.pos >= bytes.length) return END;
+    const code = bytes[this.pos]!;
+    switch (code) {
+      case 40: // (
+        return this.literalString();
+      case 60: // <
+        if (bytes[this.pos + 1] === 60) {
+          this.pos += 2;
+          return { delimiter: DICT_START };
+        }
+        return this.hexString();
+      case 62: // >
+        if (bytes[this.pos + 1] === 62) {
+          this.pos += 2;
+          return { delimiter: DICT_END };
+        }
+        this.pos++;
+        throw new PdfSyntaxError('a lone ">"');
+      case 91:
+        this.pos++;
+        return { delimiter: ARRAY_START };
+      case 93:
+        this.pos++;
+        return { delimiter: ARRAY_END };
+      case 47:
+        return this.name();
+      case 41:
+      case 123:
+      case 125:
+        // A stray ")", "{" or "}" (PostScript calculator functions): a word of its own.
+        this.pos++;
+        return keyword(String.fromCharCode(code));
+      default:
+        return this.word();
+    }
+  }
+
+  private word(): Token {
+    const { bytes } = this;
+    const start = this.pos;
+    let at = start;
+    while (at < bytes.length && isRegular(bytes[at]!)) at++;
+    this.pos = at;
+    const first = bytes[start]!;
+    if ((first >= 48 && first <= 57) || first === 43 || first === 45 || first === 46) {
+      const value = Number(latin1(bytes, start, at));
+      if (Number.isFinite(value)) return value;
+      // `--5`, `4.-3`: what is left of a number, as pdf.js reads it: its sign and digits.
+      return parseLoose(latin1(bytes, start, at));
+    }
+    const word = latin1(bytes, start, at);
+    if (word === 'true') return true;
+    if (word === 'false') return false;
+    if (word === 'null') return null;
+    return keyword(word);
+  }
+
+  private name(): PdfName {
+    const { bytes } = this;
+    let at = this.pos + 1;
+    const start = at;
+    while (at < bytes.length && isRegular(bytes[at]!)) at++;
+    this.pos = at;
+    let raw = latin1(bytes, start, at);
+    if (raw.includes('#')) {
+      let out = '';
+      for (let index = 0; index < raw.length; index++) {
+        const high = raw[index] === '#' ? hexValue(raw.charCodeAt(index + 1)) : -1;
+        const low = high === -1 ? -1 : hexValue(raw.charCodeAt(index + 2));
+        if (low === -1) {
+          out += raw[index];
+        } else {
+          out += String.fromCharCode(high * 16 + low);
+          index += 2;
+        }
+      }
+      raw = out;
+    }
+    return pdfName(raw);
+  }
+
+  private literalString(): Uint8Array {
+    const { bytes } = this;
+    const out: number[] = [];
+    let depth = 1;
+    let at = this.pos + 1;
+    while (at < bytes.length) {
+      const code = bytes[at++]!;
+      if (code === 40) {
+        depth++;
+      } else if (code === 41) {
+        if (--depth === 0) break;
+      } else if (code === 92) {
+        const next = bytes[at++];
+        if (next === undefined) break;
+        switch (next) {
+          case 110:
+            out.push(10);
+            continue;
+          case 114:
+            out.push(13);
+            continue;
+          case 116:
+            out.push(9);
+            continue;
+          case 98:
+            out.push(8);
+            continue;
+          case 102:
+            out.push(12);
+            continue;
+          case 13:
+            if (bytes[at] === 10) at++;
+            continue;
+          case 10:
+            continue;
+          default:
+            if (next >= 48 && next <= 55) {
+              let value = next - 48;
+              for (let digits = 1; digits < 3; digits++) {
+                const digit = bytes[at];
+                if (digit === undefined || digit < 48 || digit > 55) break;
+                value = value * 8 + digit - 48;
+                at++;
+              }
+              out.push(value & 0xff);
+            } else {
+              out.push(next);
+            }
+            continue;
+        }
+      }
+      out.push(code);
+    }
+    this.pos = at;
+    return Uint8Array.from(out);
+  }
+
+  private hexString(): Uint8Array {
+    const { bytes } = this;
+    const out: number[] = [];
+    let at = this.pos + 1;
+    let high = -1;
+    while (at < bytes.length) {
+      const code = bytes[at++]!;
+      if (code === 62) break;
+      const value = hexValue(code);
+      if (value === -1) continue;
+      if (high === -1) {
+        high = value;
+      } else {
+        out.push(high * 16 + value);
+        high = -1;
+      }
+    }
+    if (high !== -1) out.push(high * 16);
+    this.pos = at;
+    return Uint8Array.from(out);
+  }
+
+  /**
+   * The next object (arrays and dictionaries whole, `n g R` as a reference), a keyword, or
+   * `undefined` at the end of the input. Throws `PdfSyntaxError` on nesting past `maxDepth`.
+   */
+  next(): PdfObject | undefined {
+    const token = this.token();
+    if (token === END) return undefined;
+    return this.complete(token, 0);
+  }
+
+  private complete(token: Exclude<Token, typeof END>, depth: number): PdfObject {
+    if (!isDelimiter(token)) return token;
+    if (depth >= this.maxDepth) throw new PdfSyntaxError('objects nested too deep');
+    if (token.delimiter === ARRAY_START) return this.array(depth + 1);
+    if (token.delimiter === DICT_START) return this.dictionary(depth + 1);
+    // A stray closing delimiter: a keyword the caller ignores.
+    return keyword(token.delimiter);
+  }
+
+  /** A value inside an array or dictionary, with `n g R` read as a reference. */
+  private value(token: Exclude<Token, typeof END>, depth: number): PdfObject {
+    if (typeof token === 'number' && Number.isInteger(token) && token >= 0) {
+      const saved = this.pos;
+      const gen = this.token();
+      if (typeof gen === 'number' && Number.isInteger(gen) && gen >= 0) {
+        const r = this.token();
+        if (r instanceof PdfKeyword && r.word === 'R') return new PdfRef(token, gen);
+      }
+      this.pos = saved;
+      return token;
+    }
+    return this.complete(token, depth);
+  }
+
+  private array(depth: number): PdfObject[] {
+    const items: PdfObject[] = [];
+    for (;;) {
+      const token = this.token();
+      if (token === END) return items;
+      if (isDelimiter(token) && token.delimiter === ARRAY_END) return items;
+      if (isDelimiter(token) && token.delimiter === DICT_END) continue;
+      items.push(this.value(token, depth));
+    }
+  }
+
+  private dictionary(depth: number): PdfDict {
+    const dict: PdfDict = new Map();
+    for (;;) {
+      const token = this.token();
+      if (token === END) return dict;
+      if (isDelimiter(token) && token.delimiter === DICT_END) return dict;
+      if (!(token instanceof PdfName)) {
+        // A value without a key (damaged): skipped, as pdf.js does.
+        if (isDelimiter(token) && token.delimiter === ARRAY_END) continue;
+        this.complete(token, depth);
+        continue;
+      }
+      const next = this.token();
+      if (next === END) return dict;
+      if (isDelimiter(next) && next.delimiter === DICT_END) {
+        dict.set(token.name, null);
+        return dict;
+      }
+      dict.set(token.name, this.value(next, depth));
+    }
+  }
+}
+
+function isDelimiter(token: Token): token is { readonly delimiter: Delimiter } {
+  return typeof token === 'object' && token !== null && 'delimiter' in token;
+}
+
+function parseLoose(text: string): number {
+  let sign = 1;
+  let at = 0;
+  while (text[at] === '-' || text[at] === '+') {
+    if (text[at] === '-') sign = -sign;
+    at++;
+  }
+  const value = Number.parseFloat(text.slice(at));
+  return Number.isFinite(value) ? sign * value : 0;
+}
+
+/** Bytes `start…end` as a Latin-1 string. */
+export function latin1(bytes: Uint8Array, start = 0, end = bytes.length): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(
+    'latin1',
+    start,
+    end,
+  );
+}
+
+/** A dictionary's name value (`/Type /Page` → 'Page'). */
+export function nameOf(value: PdfObject | undefined): string | undefined {
+  return value instanceof PdfName ? value.name : undefined;
+}
+
+/** Whether an object is a dictionary. */
+export function isDict(value: PdfObject | undefined): value is PdfDict {
+  return value instanceof Map;
+}
+
+/** A number, or `fallback` when the value is not one. */
+export function numberOf(value: PdfObject | undefined, fallback: number): number {
+  return typeof value === 'number' ? value : fallback;
+}
