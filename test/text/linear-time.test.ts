@@ -22,6 +22,7 @@ const MODULES = [
   'ingest/html.ts',
   'loaders/text.ts',
   'loaders/markdown.ts',
+  'loaders/front-matter-flat.ts',
   'loaders/html.ts',
   'loaders/xml-scan.ts',
   'pipeline/judge/claims.ts',
