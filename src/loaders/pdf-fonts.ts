@@ -6,7 +6,7 @@
  * writing, other CMaps, a font's built-in encoding, an unknown glyph name) throws
  * `PdfUnsupportedError`, lazily: only when a code that needs it is shown.
  */
-import { type PdfDocument, PdfUnsupportedError } from './pdf-document.js';
+import type { PdfDocument } from './pdf-document.js';
 import {
   glyphText,
   namedEncoding,
@@ -22,6 +22,7 @@ import {
   PdfLexer,
   PdfName,
   PdfStream,
+  PdfUnsupportedError,
   type PdfDict,
   type PdfObject,
 } from './pdf-objects.js';

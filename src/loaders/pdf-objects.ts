@@ -54,6 +54,14 @@ export class PdfSyntaxError extends Error {
   }
 }
 
+/** The own reader does not read this file (or this part of it): pdf.js does. */
+export class PdfUnsupportedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PdfUnsupportedError';
+  }
+}
+
 /** Delimiters the lexer hands to the parser. */
 const ARRAY_START = '[';
 const ARRAY_END = ']';

@@ -5,8 +5,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { getDocumentProxy } from 'unpdf';
 import { DEFAULT_LOAD_LIMITS, LoadLimitError, parsePdf, type UnpdfLibrary } from 'cortexis/loaders';
 import { readPdfText } from '../../src/loaders/pdf-text.js';
-import { PdfDocument, PdfUnsupportedError } from '../../src/loaders/pdf-document.js';
-import { PdfSyntaxError } from '../../src/loaders/pdf-objects.js';
+import { PdfDocument } from '../../src/loaders/pdf-document.js';
+import { PdfSyntaxError, PdfUnsupportedError } from '../../src/loaders/pdf-objects.js';
 import { pdfInflating, pdfPages } from '../fixtures/hostile-files.js';
 import {
   buildPdf,
