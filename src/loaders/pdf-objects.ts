@@ -87,6 +87,9 @@ function isRegular(code: number): boolean {
   return WHITE[code] === 0 && DELIMITER[code] === 0;
 }
 
+/** `\n`, `\r`, `\t`, `\b`, `\f` in a literal string: the byte each stands for. */
+const ESCAPES: Readonly<Record<number, number>> = { 110: 10, 114: 13, 116: 9, 98: 8, 102: 12 };
+
 function hexValue(code: number): number {
   if (code >= 48 && code <= 57) return code - 48;
   if (code >= 65 && code <= 70) return code - 55;
@@ -247,22 +250,12 @@ export class PdfLexer {
       } else if (code === 92) {
         const next = bytes[at++];
         if (next === undefined) break;
+        const escaped = ESCAPES[next];
+        if (escaped !== undefined) {
+          out.push(escaped);
+          continue;
+        }
         switch (next) {
-          case 110:
-            out.push(10);
-            continue;
-          case 114:
-            out.push(13);
-            continue;
-          case 116:
-            out.push(9);
-            continue;
-          case 98:
-            out.push(8);
-            continue;
-          case 102:
-            out.push(12);
-            continue;
           case 13:
             if (bytes[at] === 10) at++;
             continue;
