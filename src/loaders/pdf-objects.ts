@@ -99,25 +99,27 @@ function hexValue(code: number): number {
 
 const keywords = new Map<string, PdfKeyword>();
 const names = new Map<string, PdfName>();
+/** Most distinct names and keywords kept for reuse (a hostile file may hold millions). */
+const MAX_INTERNED = 10_000;
 
-/** The name object for `name` (one object per name). */
-export function pdfName(name: string): PdfName {
-  let found = names.get(name);
+/** The object for `key` in `table`, made once while the table has room (compare by value). */
+function interned<T>(table: Map<string, T>, key: string, make: (key: string) => T): T {
+  let found = table.get(key);
   if (found === undefined) {
-    found = new PdfName(name);
-    if (names.size < 10_000) names.set(name, found);
+    found = make(key);
+    if (table.size < MAX_INTERNED) table.set(key, found);
   }
   return found;
 }
 
-/** The keyword object for `word` (one object per word). */
+/** The name object for `name`. */
+export function pdfName(name: string): PdfName {
+  return interned(names, name, (key) => new PdfName(key));
+}
+
+/** The keyword object for `word`. */
 export function keyword(word: string): PdfKeyword {
-  let found = keywords.get(word);
-  if (found === undefined) {
-    found = new PdfKeyword(word);
-    if (keywords.size < 10_000) keywords.set(word, found);
-  }
-  return found;
+  return interned(keywords, word, (key) => new PdfKeyword(key));
 }
 
 /** Reads objects from `bytes` from a position. */
