@@ -24,8 +24,8 @@ export interface PdfPageRef {
 const DEFAULT_VIEW: readonly [number, number, number, number] = [0, 0, 612, 792];
 
 /**
- * Every page, in order, found in one walk of the page tree (each node once: a cycle or a
- * node reached twice declines the file; nesting past `maxNesting` too). More than
+ * Every page, in order, found in one walk of the page tree (each node of pages once: a cycle
+ * or such a node reached twice declines the file; nesting past `maxNesting` too). More than
  * `maxPages` pages throws `LoadLimitError`, before the pages past it are read.
  */
 export function pageList(document: PdfDocument): PdfPageRef[] {
@@ -49,8 +49,6 @@ export function pageList(document: PdfDocument): PdfPageRef[] {
   while (stack.length > 0) {
     const node = stack.pop()!;
     const { dict } = node;
-    if (seen.has(dict)) throw new PdfUnsupportedError('a page tree node reached twice');
-    seen.add(dict);
     const resources = document.get(dict, 'Resources') ?? node.resources;
     const media = document.get(dict, 'MediaBox') ?? node.media;
     const crop = document.get(dict, 'CropBox') ?? node.crop;
@@ -68,6 +66,10 @@ export function pageList(document: PdfDocument): PdfPageRef[] {
       continue;
     }
     if (!Array.isArray(kids)) continue;
+    // A page may be listed twice (pdf.js shows it twice); a node of pages reached again is a
+    // cycle, or a tree whose pages multiply with each level.
+    if (seen.has(dict)) throw new PdfUnsupportedError('a page tree node reached twice');
+    seen.add(dict);
     if (node.depth >= maxNesting) throw new PdfUnsupportedError('page tree nested too deep');
     for (let index = kids.length - 1; index >= 0; index--) {
       const kid = document.fetchIf(kids[index]);

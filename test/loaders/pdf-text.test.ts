@@ -223,7 +223,7 @@ describe('the own PDF text reader on damaged and hostile files', () => {
     }
   });
 
-  it('declines a page tree with a cycle or a kid reached twice, and one nested past maxNesting', () => {
+  it('declines a page tree with a cycle or a node of pages reached twice, and one nested past maxNesting; shows a page listed twice twice, as pdf.js does', async () => {
     const cyclic = tree('<< /Type /Pages /Kids [3 0 R 2 0 R] /Count 2 >>', [
       helloPage(),
       hello,
@@ -235,7 +235,16 @@ describe('the own PDF text reader on damaged and hostile files', () => {
       font,
     ]);
     expect(outcome(cyclic)).toBe('PdfUnsupportedError');
-    expect(outcome(twice)).toBe('PdfUnsupportedError');
+    expect(outcome(twice)).toEqual(['Hello.', 'Hello.']);
+    expect(outcome(twice)).toEqual((await pdfJs(twice)).pages);
+    // Two nodes of pages both listing the same third one (its pages would double each level).
+    const diamond = tree('<< /Type /Pages /Kids [6 0 R 6 0 R] /Count 2 >>', [
+      helloPage(6),
+      hello,
+      font,
+      '<< /Type /Pages /Parent 2 0 R /Kids [3 0 R] /Count 1 >>',
+    ]);
+    expect(outcome(diamond)).toBe('PdfUnsupportedError');
     // 40 levels of /Pages, each the only kid of the one above
     const levels: BuiltObject[] = Array.from(
       { length: 40 },
@@ -300,7 +309,7 @@ describe('the own PDF text reader on damaged and hostile files', () => {
     // A tree whose /Count says 1 but holds 30 leaves is still counted leaf by leaf.
     const kids = Array.from({ length: 30 }, () => '3 0 R').join(' ');
     const lying = tree(`<< /Type /Pages /Kids [${kids}] /Count 1 >>`, [helloPage(), hello, font]);
-    expect(outcome(lying, { ...DEFAULT_LOAD_LIMITS, maxPages: 20 })).toBe('PdfUnsupportedError');
+    expect(outcome(lying, { ...DEFAULT_LOAD_LIMITS, maxPages: 20 })).toBe('LoadLimitError maxPages');
   });
 
   it('finds every page in one walk of a flat page tree: objects fetched grow with the pages, not their square', () => {
