@@ -1,9 +1,10 @@
 /**
  * PDF fonts as text extraction needs them (ISO 32000-1 §9.6–9.10): for each code of a shown
- * string, its width and its Unicode text. Simple fonts (Type 1, TrueType) through their
- * encoding, `/Differences` and `/ToUnicode`; composite fonts (Type 0) with `Identity-H` and a
- * `/ToUnicode` CMap. What this reader cannot map the way pdf.js does (Type 3 fonts, vertical
- * writing, other CMaps, a font's built-in encoding, an unknown glyph name) throws
+ * string, its width and its Unicode text. Simple fonts (Type 1, TrueType, Type 3 with its font
+ * matrix) through their encoding, `/Differences` and `/ToUnicode`; composite fonts (Type 0)
+ * with `Identity-H` and a `/ToUnicode` CMap. What this reader cannot map the way pdf.js does
+ * (a Type 3 font without a box, vertical writing, other CMaps, a font's built-in encoding, an
+ * unknown glyph name) throws
  * `PdfUnsupportedError`, lazily: only when a code that needs it is shown.
  */
 import type { PdfDocument } from './pdf-document.js';
@@ -44,7 +45,14 @@ export interface PdfFont {
   readonly name: string;
   /** The glyphs of a shown string. */
   glyphs(bytes: Uint8Array): PdfGlyph[];
+  /** Glyph space to text space (`/FontMatrix` of a Type 3 font; thousandths for the others). */
+  readonly fontMatrix: readonly number[];
+  /** A Type 3 font's `/FontBBox` (pdf.js scales the height of its text by it). */
+  readonly type3Box?: readonly number[] | undefined;
 }
+
+/** The font matrix of every font but Type 3. */
+export const FONT_MATRIX: readonly number[] = [0.001, 0, 0, 0.001, 0, 0];
 
 /** Most entries a ToUnicode CMap maps (a range of millions is a hostile file). */
 const MAX_CMAP_ENTRIES = 1 << 20;
@@ -256,7 +264,12 @@ function isEmbedded(document: PdfDocument, descriptor: PdfDict | undefined): boo
 }
 
 /** A simple font (Type 1, TrueType): one byte a code. */
-function simpleFont(document: PdfDocument, dict: PdfDict, subtype: string | undefined): PdfFont {
+function simpleFont(
+  document: PdfDocument,
+  dict: PdfDict,
+  subtype: string | undefined,
+  type3?: { readonly fontMatrix: readonly number[]; readonly box: readonly number[] },
+): PdfFont {
   const name = nameOf(document.get(dict, 'BaseFont')) ?? '';
   const descriptor = descriptorOf(document, dict);
   const embedded = isEmbedded(document, descriptor);
@@ -309,6 +322,8 @@ function simpleFont(document: PdfDocument, dict: PdfDict, subtype: string | unde
   };
   return {
     name,
+    fontMatrix: type3?.fontMatrix ?? FONT_MATRIX,
+    type3Box: type3?.box,
     glyphs(bytes) {
       const out: PdfGlyph[] = [];
       for (const code of bytes) {
@@ -371,6 +386,7 @@ function compositeFont(document: PdfDocument, dict: PdfDict): PdfFont {
   const cache = new Map<number, PdfGlyph>();
   return {
     name,
+    fontMatrix: FONT_MATRIX,
     glyphs(bytes) {
       const out: PdfGlyph[] = [];
       for (let at = 0; at < bytes.length; at += 2) {
@@ -391,10 +407,37 @@ function compositeFont(document: PdfDocument, dict: PdfDict): PdfFont {
   };
 }
 
+/** Six numbers, or undefined. */
+function numbers(document: PdfDocument, value: PdfObject, count: number): number[] | undefined {
+  if (!Array.isArray(value) || value.length !== count) return undefined;
+  const items = value.map((item) => document.fetchIf(item));
+  return items.every((item) => typeof item === 'number') ? (items as number[]) : undefined;
+}
+
+/**
+ * A Type 3 font's matrix and box. Without a box (pdf.js then measures each glyph's) or with a
+ * matrix whose first number is 0, the font is declined.
+ */
+function type3Geometry(
+  document: PdfDocument,
+  dict: PdfDict,
+): { fontMatrix: readonly number[]; box: readonly number[] } {
+  const fontMatrix = numbers(document, document.get(dict, 'FontMatrix'), 6);
+  const box = numbers(document, document.get(dict, 'FontBBox'), 4);
+  if (fontMatrix === undefined || fontMatrix[0] === 0) {
+    throw new PdfUnsupportedError('a Type 3 font without a usable /FontMatrix');
+  }
+  if (box === undefined || box.every((value) => value === 0)) {
+    throw new PdfUnsupportedError('a Type 3 font without /FontBBox');
+  }
+  return { fontMatrix, box };
+}
+
 /** The font of a font dictionary. */
 export function loadFont(document: PdfDocument, dict: PdfDict): PdfFont {
   const subtype = nameOf(document.get(dict, 'Subtype'));
   if (subtype === 'Type0') return compositeFont(document, dict);
-  if (subtype === 'Type3') throw new PdfUnsupportedError('a Type 3 font');
+  if (subtype === 'Type3')
+    return simpleFont(document, dict, subtype, type3Geometry(document, dict));
   return simpleFont(document, dict, subtype);
 }

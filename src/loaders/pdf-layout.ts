@@ -4,7 +4,7 @@
  * against the last decides a space, a line end, or neither. The text goes to `out` as unpdf's
  * `extractText` joins it (each item's text, a newline after an item that ends a line).
  */
-import type { PdfFont } from './pdf-fonts.js';
+import { FONT_MATRIX, type PdfFont } from './pdf-fonts.js';
 
 export type Matrix = [number, number, number, number, number, number];
 
@@ -69,6 +69,11 @@ const SPACE_IN_FLOW_MIN = 0.102;
 const SPACE_IN_FLOW_MAX = 0.6;
 const VERTICAL_SHIFT = 0.25;
 
+/** Whether a font matrix is the usual one (thousandths). */
+function isUsualFontMatrix(m: readonly number[]): boolean {
+  return m.length === 6 && FONT_MATRIX.every((value, index) => m[index] === value);
+}
+
 /** Lays out the glyphs a content stream shows into `out`. */
 export class TextLayout {
   /** The text state (`q` / `Q` replace it). */
@@ -131,17 +136,27 @@ export class TextLayout {
 
   private currentTransform(): Matrix {
     const { state } = this;
-    return multiply(
-      state.ctm,
-      multiply(state.textMatrix, [
-        state.fontSize * state.textHScale,
-        0,
-        0,
-        state.fontSize,
-        0,
-        state.textRise,
-      ]),
-    );
+    const size: Matrix = [
+      state.fontSize * state.textHScale,
+      0,
+      0,
+      state.fontSize,
+      0,
+      state.textRise,
+    ];
+    const box = state.font?.type3Box;
+    const fontMatrix = state.font?.fontMatrix;
+    // pdf.js: a Type 3 font shown at a size of 1 or less has its height from its box.
+    if (
+      box !== undefined &&
+      fontMatrix !== undefined &&
+      state.fontSize <= 1 &&
+      !isUsualFontMatrix(fontMatrix)
+    ) {
+      const height = box[3]! - box[1]!;
+      if (height > 0) size[3] *= height * fontMatrix[3]!;
+    }
+    return multiply(state.ctm, multiply(state.textMatrix, size));
   }
 
   private ensureItem(): void {
@@ -304,7 +319,7 @@ export class TextLayout {
       return;
     }
     const glyphs = font.glyphs(chars);
-    const scale = state.fontSize / 1000;
+    const scale = font.fontMatrix[0]! * state.fontSize;
     for (let index = 0; index < glyphs.length; index++) {
       const glyph = glyphs[index]!;
       if (glyph.invisible) continue;

@@ -16,6 +16,7 @@ import {
   pdfIncremental,
   pdfLayout,
   pdfObjectStreams,
+  pdfType3,
   type BuiltObject,
 } from '../fixtures/pdf-files.js';
 
@@ -63,6 +64,7 @@ const generated: [string, () => Buffer | Promise<Buffer>][] = [
   ['every text operator, a form XObject, an inline image', pdfLayout],
   ['object streams and a cross-reference stream (PNG predictor)', pdfObjectStreams],
   ['an incremental update', pdfIncremental],
+  ['Type 3 fonts, with ToUnicode and with AGL glyph names', pdfType3],
   ['the hostile generator, 3 pages', () => pdfPages(3)],
   ['the hostile generator, a stream inflating to 1 MiB', () => pdfInflating(1024 * 1024)],
 ];
@@ -98,6 +100,9 @@ describe('the own PDF text reader against pdf.js', () => {
     expect(readPdfText(pdfIdentityH(), DEFAULT_LOAD_LIMITS).pages).toEqual([
       'HELLO WORLD\nCAFEé 😀ffORT\nΚαλ',
     ]);
+    expect(readPdfText(pdfType3(), DEFAULT_LOAD_LIMITS).pages).toEqual([
+      'XYZ ZYX\nXY Z X\nABC BAC\nCAB\nBCA',
+    ]);
   });
 
   it('follows incremental updates and reads text strings in UTF-16BE and PDFDocEncoding', () => {
@@ -126,7 +131,7 @@ describe('parsePdf with the own reader', () => {
     expect(pdf.pages[0]).toContain('Column paragraph 13');
   });
 
-  it('hands what it declines to unpdf: an encrypted file, a Type 3 font, another filter', async () => {
+  it('hands what it declines to unpdf: an encrypted file, a Type 3 font without a box, another filter', async () => {
     const content = 'BT /F1 12 Tf 72 720 Td (Declined text.) Tj ET';
     const page = (font: string, contents: BuiltObject, trailer = '') =>
       buildPdf({
@@ -309,7 +314,9 @@ describe('the own PDF text reader on damaged and hostile files', () => {
     // A tree whose /Count says 1 but holds 30 leaves is still counted leaf by leaf.
     const kids = Array.from({ length: 30 }, () => '3 0 R').join(' ');
     const lying = tree(`<< /Type /Pages /Kids [${kids}] /Count 1 >>`, [helloPage(), hello, font]);
-    expect(outcome(lying, { ...DEFAULT_LOAD_LIMITS, maxPages: 20 })).toBe('LoadLimitError maxPages');
+    expect(outcome(lying, { ...DEFAULT_LOAD_LIMITS, maxPages: 20 })).toBe(
+      'LoadLimitError maxPages',
+    );
   });
 
   it('finds every page in one walk of a flat page tree: objects fetched grow with the pages, not their square', () => {
