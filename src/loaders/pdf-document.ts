@@ -34,6 +34,10 @@ import {
 
 /** Most `/Prev` sections followed (incremental updates). */
 const MAX_XREF_SECTIONS = 1_000;
+/** Bytes scanned, in times the file, before a file that makes the reader re-read it is declined. */
+const SCAN_FACTOR = 16;
+/** Bytes scanned allowed on top (small files, decoded object streams). */
+const SCAN_SLACK = 1 << 22;
 /** Most objects an object stream holds. */
 const MAX_OBJECT_STREAM_OBJECTS = 1_000_000;
 
@@ -44,6 +48,8 @@ export class PdfDocument {
   private readonly fetching = new Set<number>();
   private readonly objectStreams = new Map<number, { data: Uint8Array; offsets: number[] }>();
   private expanded = 0;
+  private scanned = 0;
+  private contentRead = 0;
   private rebuilt = false;
   trailer: PdfDict = new Map();
 
@@ -215,7 +221,7 @@ export class PdfDocument {
       try {
         object = this.fetch(new PdfRef(num, 0));
       } catch (error) {
-        if (error instanceof LoadLimitError) throw error;
+        if (error instanceof LoadLimitError || this.overScanned()) throw error;
         continue;
       }
       if (!(object instanceof PdfStream)) continue;
@@ -244,7 +250,7 @@ export class PdfDocument {
     try {
       return this.fetch(new PdfRef(num, 0));
     } catch (error) {
-      if (error instanceof LoadLimitError) throw error;
+      if (error instanceof LoadLimitError || this.overScanned()) throw error;
       return null;
     }
   }
@@ -305,8 +311,50 @@ export class PdfDocument {
     return this.fetch(new PdfRef(num, 0));
   }
 
+  /**
+   * Counts bytes the reader scanned again: past `SCAN_FACTOR` times the file (objects that
+   * never end, streams without `endstream`, each read to the end of the file), the file is
+   * declined rather than read in time that grows with its square.
+   */
+  private scan(length: number): void {
+    this.scanned += Math.max(0, length);
+    if (this.overScanned()) {
+      throw new PdfUnsupportedError(
+        'objects that never end (the file would be read again and again)',
+      );
+    }
+  }
+
+  private overScanned(): boolean {
+    return this.scanned > SCAN_FACTOR * this.bytes.length + SCAN_SLACK;
+  }
+
+  /**
+   * Counts content stream bytes read (a page's, and a form's each time it is drawn) against
+   * `maxExpandedBytes`: a small form drawn a million times is a bomb too.
+   */
+  readContent(length: number): void {
+    this.contentRead += length;
+    if (this.contentRead > this.limits.maxExpandedBytes) {
+      throw new LoadLimitError(
+        'maxExpandedBytes',
+        `content read to more than maxExpandedBytes (${this.limits.maxExpandedBytes} bytes)`,
+      );
+    }
+  }
+
   /** `n g obj … endobj` at the lexer: the object, a stream with its bytes. */
   private readIndirect(lexer: PdfLexer): PdfObject {
+    const start = lexer.pos;
+    this.scan(0);
+    try {
+      return this.readIndirectAt(lexer);
+    } finally {
+      this.scan(lexer.pos - start);
+    }
+  }
+
+  private readIndirectAt(lexer: PdfLexer): PdfObject {
     const num = lexer.next();
     const gen = lexer.next();
     const obj = lexer.next();
@@ -349,6 +397,7 @@ export class PdfDocument {
     // A `/Length` that lies: the data ends where `endstream` is.
     const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     let end = view.indexOf('endstream', start);
+    this.scan((end === -1 ? bytes.length : end) - start);
     if (end === -1) throw new PdfUnsupportedError('a stream without endstream');
     if (end > start && bytes[end - 1] === 10) end--;
     if (end > start && bytes[end - 1] === 13) end--;
@@ -385,7 +434,12 @@ export class PdfDocument {
     const parsed = this.objectStreams.get(streamNum) ?? this.objectStream(streamNum);
     const offset = parsed?.offsets[index];
     if (parsed === undefined || offset === undefined) return null;
-    return new PdfLexer(parsed.data, offset, this.limits.maxNesting).next() ?? null;
+    const lexer = new PdfLexer(parsed.data, offset, this.limits.maxNesting);
+    try {
+      return lexer.next() ?? null;
+    } finally {
+      this.scan(lexer.pos - offset);
+    }
   }
 
   // ---- streams ----

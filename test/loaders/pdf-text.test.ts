@@ -348,6 +348,35 @@ describe('the own PDF text reader on damaged and hostile files', () => {
     expect(outcome(deflateSync(Buffer.from('%PDF-1.4 not really')))).toMatch(/PdfSyntaxError/);
   });
 
+  it('declines a file whose objects never end instead of reading it again for each', () => {
+    const good = tree('<< /Type /Pages /Kids [3 0 R] /Count 1 >>', [helloPage(), hello, font]);
+    const text = good.toString('latin1');
+    // 20,000 objects that open a string and never close it, and no usable xref: each, parsed
+    // while the table is rebuilt, would run to the end of the file (20,000 × 200 KB).
+    const open = Array.from({ length: 20_000 }, (_, index) => `${index + 10} 0 obj (\n`).join('');
+    const bytes = Buffer.from(
+      text.replace('xref\n', `${open}xref\n`).replace(/startxref\n\d+/, 'startxref\n1'),
+      'latin1',
+    );
+    expect(outcome(bytes)).toBe('PdfUnsupportedError');
+  });
+
+  it('counts a form drawn again and again against maxExpandedBytes', () => {
+    const form = `BT /F1 12 Tf 72 700 Td ${'(Drawn.) Tj '.repeat(1000)} ET`;
+    const bytes = buildPdf({
+      objects: [
+        '<< /Type /Catalog /Pages 2 0 R >>',
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> /XObject << /X 6 0 R >> >> /Contents 4 0 R >>',
+        { dict: '', data: '/X Do\n'.repeat(5_000), deflate: true },
+        font,
+        { dict: '/Type /XObject /Subtype /Form /BBox [0 0 612 792]', data: form, deflate: true },
+      ],
+    });
+    const limits = { ...DEFAULT_LOAD_LIMITS, maxExpandedBytes: 1024 * 1024 };
+    expect(outcome(bytes, limits)).toBe('LoadLimitError maxExpandedBytes');
+  });
+
   it('skips a form XObject that draws itself', () => {
     const bytes = buildPdf({
       objects: [
