@@ -38,6 +38,8 @@ const MAX_XREF_SECTIONS = 1_000;
 const SCAN_FACTOR = 16;
 /** Bytes scanned allowed on top (small files, decoded object streams). */
 const SCAN_SLACK = 1 << 22;
+/** What an entry of a ToUnicode or width table counts against `maxExpandedBytes` (its memory). */
+export const ENTRY_BYTES = 64;
 /** Most objects an object stream holds. */
 const MAX_OBJECT_STREAM_OBJECTS = 1_000_000;
 
@@ -330,15 +332,17 @@ export class PdfDocument {
   }
 
   /**
-   * Counts content stream bytes read (a page's, and a form's each time it is drawn) against
-   * `maxExpandedBytes`: a small form drawn a million times is a bomb too.
+   * Counts what reading the file makes of it besides inflated bytes against `maxExpandedBytes`:
+   * content stream bytes read (a page's, and a form's each time it is drawn: a small form drawn
+   * a million times is a bomb too) and the tables built from short ranges (`ENTRY_BYTES` a
+   * ToUnicode or width entry).
    */
-  readContent(length: number): void {
-    this.contentRead += length;
+  expand(bytes: number): void {
+    this.contentRead += bytes;
     if (this.contentRead > this.limits.maxExpandedBytes) {
       throw new LoadLimitError(
         'maxExpandedBytes',
-        `content read to more than maxExpandedBytes (${this.limits.maxExpandedBytes} bytes)`,
+        `content and tables expand to more than maxExpandedBytes (${this.limits.maxExpandedBytes} bytes)`,
       );
     }
   }

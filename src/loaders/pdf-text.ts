@@ -81,7 +81,7 @@ class TextReader {
 
   /** Reads a content stream (the bytes of a page's streams, or a form's). */
   read(content: Uint8Array): void {
-    this.shared.document.readContent(content.length);
+    this.shared.document.expand(content.length);
     const lexer = new PdfLexer(content, 0, this.shared.document.limits.maxNesting);
     const operands = this.operands;
     for (;;) {

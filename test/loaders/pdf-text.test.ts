@@ -377,6 +377,42 @@ describe('the own PDF text reader on damaged and hostile files', () => {
     expect(outcome(bytes, limits)).toBe('LoadLimitError maxExpandedBytes');
   });
 
+  it('keeps long ToUnicode ranges as ranges, and counts the entries it makes against maxExpandedBytes', async () => {
+    const fonts = 40;
+    const names = Array.from({ length: fonts }, (_, index) => `/F${index} ${index + 6} 0 R`).join(
+      ' ',
+    );
+    const content = Array.from({ length: fonts }, (_, index) => `/F${index} 12 Tf (A) Tj`).join(
+      ' ',
+    );
+    const withCMap = (cmap: string) =>
+      buildPdf({
+        objects: [
+          '<< /Type /Catalog /Pages 2 0 R >>',
+          '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+          `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << ${names} >> >> /Contents 4 0 R >>`,
+          { dict: '', data: `BT 72 700 Td ${content} ET`, deflate: true },
+          { dict: '', data: cmap, deflate: true },
+          ...Array.from(
+            { length: fonts },
+            () => '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 5 0 R >>',
+          ),
+        ],
+      });
+    // One range of 65,536 codes in each of 40 fonts: a few bytes that never become a table.
+    const identity = withCMap('1 beginbfrange <0000> <FFFF> <0000> endbfrange');
+    const limits = { ...DEFAULT_LOAD_LIMITS, maxExpandedBytes: 1024 * 1024 };
+    expect(outcome(identity, limits)).toEqual(['A'.repeat(fonts)]);
+    expect(outcome(identity)).toEqual((await pdfJs(identity)).pages);
+    // 2,000 short ranges (256 codes each, stored code by code): 512,000 entries.
+    const short = Array.from({ length: 2_000 }, (_, index) => {
+      const hex = (value: number) => value.toString(16).padStart(6, '0');
+      return `<${hex(index * 256)}> <${hex(index * 256 + 255)}> <0041>`;
+    });
+    const many = withCMap(`${short.length} beginbfrange ${short.join(' ')} endbfrange`);
+    expect(outcome(many, limits)).toBe('LoadLimitError maxExpandedBytes');
+  });
+
   it('skips a form XObject that draws itself', () => {
     const bytes = buildPdf({
       objects: [
