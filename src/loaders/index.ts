@@ -112,7 +112,10 @@ export interface LoadOptions extends RecordFields {
   readonly symlinksOutside?: boolean | undefined;
   /** Called after each file. */
   readonly onProgress?: ((progress: LoadProgress) => void) | undefined;
-  /** The `unpdf` module (or a function loading it) for PDF files. Default: `import('unpdf')`. */
+  /**
+   * The `unpdf` module (or a function loading it) for the PDF files cortexis's own PDF reader
+   * declines (encrypted, Type 3 fonts…). Default: `import('unpdf')`, when such a file comes.
+   */
   readonly unpdf?: LibrarySource<UnpdfLibrary> | undefined;
   /**
    * The `mammoth` module (or a function loading it): DOCX files are then converted by mammoth

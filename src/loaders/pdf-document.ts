@@ -2,16 +2,15 @@
  * A PDF file's objects (ISO 32000-1 §7.5): the cross-reference data (classic tables, PDF 1.5
  * cross-reference streams and object streams, incremental updates through `/Prev`; a damaged
  * table is rebuilt by scanning for `n g obj`), objects fetched by reference, streams decoded
- * (FlateDecode with PNG predictors) within `maxExpandedBytes`, the page list read in one walk
- * of the page tree, and the document information dictionary. What it cannot read throws
+ * (FlateDecode with PNG predictors) within `maxExpandedBytes`, and the document information
+ * dictionary (the pages: `pdf-pages.ts`). What it cannot read throws
  * `PdfUnsupportedError`: the caller falls back to pdf.js.
  */
-import { constants, inflateSync } from 'node:zlib';
 import { LoadLimitError, type LoadLimits } from './limits.js';
+import { textString } from './pdf-encodings.js';
+import { inflateWithin, unpredict } from './pdf-filters.js';
 import {
   isDict,
-  isWhite as isWhiteByte,
-  keyword as pdfKeyword,
   latin1,
   nameOf,
   numberOf,
@@ -20,37 +19,29 @@ import {
   PdfRef,
   PdfStream,
   PdfSyntaxError,
+  PdfUnsupportedError,
   type PdfDict,
   type PdfObject,
 } from './pdf-objects.js';
-
-/** The own reader does not read this file (or this part of it): pdf.js does. */
-export class PdfUnsupportedError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PdfUnsupportedError';
-  }
-}
-
-/** Where an object is: at an offset of the file, or inside an object stream. */
-type XrefEntry =
-  | { readonly type: 1; readonly offset: number; readonly gen: number }
-  | { readonly type: 2; readonly stream: number; readonly index: number };
-
-/** A page: its dictionary, inherited resources and visible box. */
-export interface PdfPageRef {
-  readonly dict: PdfDict;
-  readonly resources: PdfDict;
-  /** `[x0, y0, x1, y1]`: the crop box within the media box (pdf.js's `view`). */
-  readonly view: readonly [number, number, number, number];
-}
+import {
+  endsStream,
+  fixedXrefEntry,
+  isSeparator,
+  objectHeader,
+  readXrefStreamEntries,
+  type XrefEntry,
+} from './pdf-xref.js';
 
 /** Most `/Prev` sections followed (incremental updates). */
 const MAX_XREF_SECTIONS = 1_000;
+/** Bytes scanned, in times the file, before a file that makes the reader re-read it is declined. */
+const SCAN_FACTOR = 16;
+/** Bytes scanned allowed on top (small files, decoded object streams). */
+const SCAN_SLACK = 1 << 22;
+/** What an entry of a ToUnicode or width table counts against `maxExpandedBytes` (its memory). */
+export const ENTRY_BYTES = 64;
 /** Most objects an object stream holds. */
 const MAX_OBJECT_STREAM_OBJECTS = 1_000_000;
-
-const DEFAULT_VIEW: readonly [number, number, number, number] = [0, 0, 612, 792];
 
 /** An opened PDF file. */
 export class PdfDocument {
@@ -59,6 +50,8 @@ export class PdfDocument {
   private readonly fetching = new Set<number>();
   private readonly objectStreams = new Map<number, { data: Uint8Array; offsets: number[] }>();
   private expanded = 0;
+  private scanned = 0;
+  private contentRead = 0;
   private rebuilt = false;
   trailer: PdfDict = new Map();
 
@@ -80,6 +73,19 @@ export class PdfDocument {
     if (!this.hasCatalog()) {
       throw new PdfUnsupportedError('no document catalog');
     }
+  }
+
+  private inflate(data: Uint8Array): Uint8Array {
+    const budget = this.limits.maxExpandedBytes;
+    const out = inflateWithin(data, budget - this.expanded);
+    this.expanded = out === undefined ? budget + 1 : this.expanded + out.length;
+    if (out === undefined || this.expanded > budget) {
+      throw new LoadLimitError(
+        'maxExpandedBytes',
+        `streams inflate to more than maxExpandedBytes (${budget} bytes)`,
+      );
+    }
+    return out;
   }
 
   private hasCatalog(): boolean {
@@ -139,7 +145,7 @@ export class PdfDocument {
     if (!(object instanceof PdfStream) || nameOf(object.dict.get('Type')) !== 'XRef') {
       throw new PdfSyntaxError('no xref at startxref');
     }
-    this.readXrefStream(object);
+    readXrefStreamEntries(object.dict, this.decode(object), this.entries);
     return object.dict;
   }
 
@@ -182,47 +188,6 @@ export class PdfDocument {
     return trailer;
   }
 
-  private readXrefStream(stream: PdfStream): void {
-    const { dict } = stream;
-    const widths = dict.get('W');
-    if (
-      !Array.isArray(widths) ||
-      widths.length < 3 ||
-      !widths.every((w) => typeof w === 'number')
-    ) {
-      throw new PdfSyntaxError('xref stream without /W');
-    }
-    const [w0, w1, w2] = widths as number[];
-    const size = numberOf(dict.get('Size'), 0);
-    const index = dict.get('Index');
-    const ranges = Array.isArray(index) ? (index as number[]) : [0, size];
-    const data = this.decode(stream);
-    const rowLength = w0! + w1! + w2!;
-    if (rowLength <= 0 || w0! > 4 || w1! > 8 || w2! > 8) throw new PdfSyntaxError('bad /W');
-    let at = 0;
-    const field = (width: number, fallback: number): number => {
-      if (width === 0) return fallback;
-      let value = 0;
-      for (let byte = 0; byte < width; byte++) value = value * 256 + data[at++]!;
-      return value;
-    };
-    for (let range = 0; range + 1 < ranges.length; range += 2) {
-      const first = ranges[range]!;
-      const count = ranges[range + 1]!;
-      for (let n = 0; n < count; n++) {
-        if (at + rowLength > data.length) return;
-        const type = field(w0!, 1);
-        const second = field(w1!, 0);
-        const third = field(w2!, 0);
-        const num = first + n;
-        if (this.entries.has(num)) continue;
-        if (type === 1) this.entries.set(num, { type: 1, offset: second, gen: third });
-        else if (type === 2) this.entries.set(num, { type: 2, stream: second, index: third });
-        else if (type === 0) this.entries.set(num, { type: 1, offset: -1, gen: third });
-      }
-    }
-  }
-
   /**
    * The cross-reference data rebuilt from the objects found in the file (`n g obj`, the last of
    * a number wins), and the last trailer or cross-reference stream dictionary with a `/Root`.
@@ -258,7 +223,7 @@ export class PdfDocument {
       try {
         object = this.fetch(new PdfRef(num, 0));
       } catch (error) {
-        if (error instanceof LoadLimitError) throw error;
+        if (error instanceof LoadLimitError || this.overScanned()) throw error;
         continue;
       }
       if (!(object instanceof PdfStream)) continue;
@@ -287,7 +252,7 @@ export class PdfDocument {
     try {
       return this.fetch(new PdfRef(num, 0));
     } catch (error) {
-      if (error instanceof LoadLimitError) throw error;
+      if (error instanceof LoadLimitError || this.overScanned()) throw error;
       return null;
     }
   }
@@ -348,8 +313,52 @@ export class PdfDocument {
     return this.fetch(new PdfRef(num, 0));
   }
 
+  /**
+   * Counts bytes the reader scanned again: past `SCAN_FACTOR` times the file (objects that
+   * never end, streams without `endstream`, each read to the end of the file), the file is
+   * declined rather than read in time that grows with its square.
+   */
+  private scan(length: number): void {
+    this.scanned += Math.max(0, length);
+    if (this.overScanned()) {
+      throw new PdfUnsupportedError(
+        'objects that never end (the file would be read again and again)',
+      );
+    }
+  }
+
+  private overScanned(): boolean {
+    return this.scanned > SCAN_FACTOR * this.bytes.length + SCAN_SLACK;
+  }
+
+  /**
+   * Counts what reading the file makes of it besides inflated bytes against `maxExpandedBytes`:
+   * content stream bytes read (a page's, and a form's each time it is drawn: a small form drawn
+   * a million times is a bomb too) and the tables built from short ranges (`ENTRY_BYTES` a
+   * ToUnicode or width entry).
+   */
+  expand(bytes: number): void {
+    this.contentRead += bytes;
+    if (this.contentRead > this.limits.maxExpandedBytes) {
+      throw new LoadLimitError(
+        'maxExpandedBytes',
+        `content and tables expand to more than maxExpandedBytes (${this.limits.maxExpandedBytes} bytes)`,
+      );
+    }
+  }
+
   /** `n g obj … endobj` at the lexer: the object, a stream with its bytes. */
   private readIndirect(lexer: PdfLexer): PdfObject {
+    const start = lexer.pos;
+    this.scan(0);
+    try {
+      return this.readIndirectAt(lexer);
+    } finally {
+      this.scan(lexer.pos - start);
+    }
+  }
+
+  private readIndirectAt(lexer: PdfLexer): PdfObject {
     const num = lexer.next();
     const gen = lexer.next();
     const obj = lexer.next();
@@ -392,6 +401,7 @@ export class PdfDocument {
     // A `/Length` that lies: the data ends where `endstream` is.
     const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     let end = view.indexOf('endstream', start);
+    this.scan((end === -1 ? bytes.length : end) - start);
     if (end === -1) throw new PdfUnsupportedError('a stream without endstream');
     if (end > start && bytes[end - 1] === 10) end--;
     if (end > start && bytes[end - 1] === 13) end--;
@@ -428,7 +438,12 @@ export class PdfDocument {
     const parsed = this.objectStreams.get(streamNum) ?? this.objectStream(streamNum);
     const offset = parsed?.offsets[index];
     if (parsed === undefined || offset === undefined) return null;
-    return new PdfLexer(parsed.data, offset, this.limits.maxNesting).next() ?? null;
+    const lexer = new PdfLexer(parsed.data, offset, this.limits.maxNesting);
+    try {
+      return lexer.next() ?? null;
+    } finally {
+      this.scan(lexer.pos - offset);
+    }
   }
 
   // ---- streams ----
@@ -458,32 +473,6 @@ export class PdfDocument {
     return data;
   }
 
-  private inflate(data: Uint8Array): Uint8Array {
-    const budget = this.limits.maxExpandedBytes;
-    let out: Buffer;
-    try {
-      out = inflateSync(data, {
-        maxOutputLength: Math.max(1, budget - this.expanded + 1),
-        finishFlush: constants.Z_SYNC_FLUSH,
-      });
-    } catch (error) {
-      if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-        this.expanded = budget + 1;
-      } else {
-        throw new PdfUnsupportedError(`damaged compressed stream: ${(error as Error).message}`);
-      }
-      out = Buffer.alloc(0);
-    }
-    this.expanded += out.length;
-    if (this.expanded > budget) {
-      throw new LoadLimitError(
-        'maxExpandedBytes',
-        `streams inflate to more than maxExpandedBytes (${budget} bytes)`,
-      );
-    }
-    return out;
-  }
-
   // ---- pages and information ----
 
   /** The catalog (`/Root`). */
@@ -493,83 +482,6 @@ export class PdfDocument {
     return root;
   }
 
-  /**
-   * Every page, in order, found in one walk of the page tree (each node once: a cycle or a
-   * node reached twice declines the file; nesting past `maxNesting` too). More than
-   * `maxPages` pages throws `LoadLimitError`, before the pages past it are read.
-   */
-  pages(): PdfPageRef[] {
-    const { maxPages, maxNesting } = this.limits;
-    const root = this.get(this.catalog(), 'Pages');
-    if (!isDict(root)) throw new PdfUnsupportedError('no page tree');
-    const declared = this.get(root, 'Count');
-    if (typeof declared === 'number' && declared > maxPages) {
-      throw new LoadLimitError('maxPages', `more than maxPages (${maxPages}) pages`);
-    }
-    const pages: PdfPageRef[] = [];
-    const seen = new Set<PdfDict>();
-    interface Node {
-      readonly dict: PdfDict;
-      readonly resources: PdfObject;
-      readonly media: PdfObject;
-      readonly crop: PdfObject;
-      readonly depth: number;
-    }
-    const stack: Node[] = [{ dict: root, resources: null, media: null, crop: null, depth: 0 }];
-    while (stack.length > 0) {
-      const node = stack.pop()!;
-      const { dict } = node;
-      if (seen.has(dict)) throw new PdfUnsupportedError('a page tree node reached twice');
-      seen.add(dict);
-      const resources = this.get(dict, 'Resources') ?? node.resources;
-      const media = this.get(dict, 'MediaBox') ?? node.media;
-      const crop = this.get(dict, 'CropBox') ?? node.crop;
-      const kids = this.get(dict, 'Kids');
-      const type = nameOf(this.get(dict, 'Type'));
-      if (type === 'Page' || (type !== 'Pages' && !Array.isArray(kids))) {
-        if (pages.length >= maxPages) {
-          throw new LoadLimitError('maxPages', `more than maxPages (${maxPages}) pages`);
-        }
-        pages.push({
-          dict,
-          resources: isDict(resources) ? resources : new Map(),
-          view: this.view(media, crop),
-        });
-        continue;
-      }
-      if (!Array.isArray(kids)) continue;
-      if (node.depth >= maxNesting) throw new PdfUnsupportedError('page tree nested too deep');
-      for (let index = kids.length - 1; index >= 0; index--) {
-        const kid = this.fetchIf(kids[index]);
-        if (!isDict(kid)) continue;
-        stack.push({ dict: kid, resources, media, crop, depth: node.depth + 1 });
-      }
-    }
-    if (typeof declared === 'number' && declared !== pages.length) {
-      // pdf.js trusts `/Count`; what it makes of a wrong one is its own.
-      throw new PdfUnsupportedError(`/Count ${declared} for ${pages.length} pages`);
-    }
-    return pages;
-  }
-
-  private view(media: PdfObject, crop: PdfObject): readonly [number, number, number, number] {
-    const box = (value: PdfObject): [number, number, number, number] | undefined => {
-      if (!Array.isArray(value) || value.length !== 4) return undefined;
-      const numbers = value.map((item) => this.fetchIf(item));
-      if (!numbers.every((item) => typeof item === 'number')) return undefined;
-      const [a, b, c, d] = numbers as number[];
-      return [Math.min(a!, c!), Math.min(b!, d!), Math.max(a!, c!), Math.max(b!, d!)];
-    };
-    const mediaBox = box(media) ?? [...DEFAULT_VIEW];
-    const cropBox = box(crop);
-    if (cropBox === undefined) return mediaBox;
-    const x0 = Math.max(mediaBox[0], cropBox[0]);
-    const y0 = Math.max(mediaBox[1], cropBox[1]);
-    const x1 = Math.min(mediaBox[2], cropBox[2]);
-    const y1 = Math.min(mediaBox[3], cropBox[3]);
-    return x1 - x0 > 0 && y1 - y0 > 0 ? [x0, y0, x1, y1] : mediaBox;
-  }
-
   /** The information dictionary's text entry `key` (`Title`, `Author`, `Subject`). */
   info(key: string): string | undefined {
     const info = this.get(this.trailer, 'Info');
@@ -577,200 +489,4 @@ export class PdfDocument {
     const value = this.get(info, key);
     return value instanceof Uint8Array ? textString(value) : undefined;
   }
-}
-
-function isSeparator(code: number): boolean {
-  return (
-    code === 32 ||
-    code === 10 ||
-    code === 13 ||
-    code === 9 ||
-    code === 12 ||
-    code === 60 ||
-    code === 37 ||
-    code === 47 ||
-    code === 91
-  );
-}
-
-/** The digits `bytes[at…at + length]` as a number, or -1 where one is not a digit. */
-function digits(bytes: Uint8Array, at: number, length: number): number {
-  let value = 0;
-  for (let index = at; index < at + length; index++) {
-    const code = bytes[index];
-    if (code === undefined || code < 48 || code > 57) return -1;
-    value = value * 10 + code - 48;
-  }
-  return value;
-}
-
-const ENTRY_IN_USE = pdfKeyword('n');
-const ENTRY_FREE = pdfKeyword('f');
-
-/** A classic xref entry at `at` in its fixed form (`0000012345 00000 n`), else undefined. */
-function fixedXrefEntry(
-  bytes: Uint8Array,
-  at: number,
-): { offset: number; gen: number; kind: PdfKeyword } | undefined {
-  if (bytes[at + 10] !== 32 || bytes[at + 16] !== 32) return undefined;
-  const kind =
-    bytes[at + 17] === 110 ? ENTRY_IN_USE : bytes[at + 17] === 102 ? ENTRY_FREE : undefined;
-  const after = bytes[at + 18];
-  if (kind === undefined || (after !== undefined && !isWhiteByte(after))) return undefined;
-  const offset = digits(bytes, at, 10);
-  const gen = digits(bytes, at + 11, 5);
-  return offset === -1 || gen === -1 ? undefined : { offset, gen, kind };
-}
-
-function isDigit(code: number | undefined): boolean {
-  return code !== undefined && code >= 48 && code <= 57;
-}
-
-/** `n g ` before an `obj` at `at`: the object's number, generation and where it starts. */
-function objectHeader(
-  view: Buffer,
-  at: number,
-): { num: number; gen: number; start: number } | undefined {
-  let end = at;
-  while (end > 0 && (view[end - 1] === 32 || view[end - 1] === 13 || view[end - 1] === 10)) end--;
-  let start = end;
-  while (start > 0 && isDigit(view[start - 1]) && end - start < 6) start--;
-  if (start === end) return undefined;
-  const gen = Number(view.toString('latin1', start, end));
-  let numEnd = start;
-  while (
-    numEnd > 0 &&
-    (view[numEnd - 1] === 32 || view[numEnd - 1] === 13 || view[numEnd - 1] === 10)
-  )
-    numEnd--;
-  if (numEnd === start) return undefined;
-  let numStart = numEnd;
-  while (numStart > 0 && isDigit(view[numStart - 1]) && numEnd - numStart < 11) numStart--;
-  if (numStart === numEnd) return undefined;
-  return { num: Number(view.toString('latin1', numStart, numEnd)), gen, start: numStart };
-}
-
-/** Whether `endstream` follows `at` (after white space). */
-function endsStream(bytes: Uint8Array, at: number): boolean {
-  let from = at;
-  while (
-    from < bytes.length &&
-    from < at + 4 &&
-    (bytes[from] === 10 || bytes[from] === 13 || bytes[from] === 32)
-  )
-    from++;
-  return latin1(bytes, from, from + 9) === 'endstream';
-}
-
-/** PNG predictors (`/Predictor` 10–15) undone; TIFF predictor 2 is declined. */
-function unpredict(data: Uint8Array, parms: PdfDict): Uint8Array {
-  const predictor = numberOf(parms.get('Predictor'), 1);
-  if (predictor <= 1) return data;
-  if (predictor < 10) throw new PdfUnsupportedError(`predictor ${predictor}`);
-  const colors = numberOf(parms.get('Colors'), 1);
-  const bits = numberOf(parms.get('BitsPerComponent'), 8);
-  const columns = numberOf(parms.get('Columns'), 1);
-  const bpp = Math.max(1, Math.ceil((colors * bits) / 8));
-  const rowLength = Math.ceil((colors * bits * columns) / 8);
-  if (!(rowLength > 0 && rowLength < 1 << 24)) throw new PdfUnsupportedError('bad predictor row');
-  const rows = Math.floor(data.length / (rowLength + 1));
-  const out = new Uint8Array(rows * rowLength);
-  let prev = new Uint8Array(rowLength);
-  for (let row = 0; row < rows; row++) {
-    const filter = data[row * (rowLength + 1)]!;
-    const source = data.subarray(row * (rowLength + 1) + 1, (row + 1) * (rowLength + 1));
-    const current = out.subarray(row * rowLength, (row + 1) * rowLength);
-    for (let index = 0; index < rowLength; index++) {
-      const raw = source[index]!;
-      const left = index >= bpp ? current[index - bpp]! : 0;
-      const up = prev[index]!;
-      const upLeft = index >= bpp ? prev[index - bpp]! : 0;
-      let value: number;
-      switch (filter) {
-        case 0:
-          value = raw;
-          break;
-        case 1:
-          value = raw + left;
-          break;
-        case 2:
-          value = raw + up;
-          break;
-        case 3:
-          value = raw + ((left + up) >> 1);
-          break;
-        case 4: {
-          const p = left + up - upLeft;
-          const pa = Math.abs(p - left);
-          const pb = Math.abs(p - up);
-          const pc = Math.abs(p - upLeft);
-          value = raw + (pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft);
-          break;
-        }
-        default:
-          throw new PdfUnsupportedError(`PNG filter ${filter}`);
-      }
-      current[index] = value & 0xff;
-    }
-    prev = current;
-  }
-  return out;
-}
-
-const PDF_DOC_ENCODING: Record<number, string> = {
-  0x18: '\u02d8',
-  0x19: '\u02c7',
-  0x1a: '\u02c6',
-  0x1b: '\u02d9',
-  0x1c: '\u02dd',
-  0x1d: '\u02db',
-  0x1e: '\u02da',
-  0x1f: '\u02dc',
-  0x80: '\u2022',
-  0x81: '\u2020',
-  0x82: '\u2021',
-  0x83: '\u2026',
-  0x84: '\u2014',
-  0x85: '\u2013',
-  0x86: '\u0192',
-  0x87: '\u2044',
-  0x88: '\u2039',
-  0x89: '\u203a',
-  0x8a: '\u2212',
-  0x8b: '\u2030',
-  0x8c: '\u201e',
-  0x8d: '\u201c',
-  0x8e: '\u201d',
-  0x8f: '\u2018',
-  0x90: '\u2019',
-  0x91: '\u201a',
-  0x92: '\u2122',
-  0x93: '\ufb01',
-  0x94: '\ufb02',
-  0x95: '\u0141',
-  0x96: '\u0152',
-  0x97: '\u0160',
-  0x98: '\u0178',
-  0x99: '\u017d',
-  0x9a: '\u0131',
-  0x9b: '\u0142',
-  0x9c: '\u0153',
-  0x9d: '\u0161',
-  0x9e: '\u017e',
-  0xa0: '\u20ac',
-};
-
-/** A text string (§7.9.2.2): UTF-16BE with its BOM, UTF-8 with its BOM, else PDFDocEncoding. */
-export function textString(bytes: Uint8Array): string {
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) {
-    const swapped = Buffer.from(bytes.subarray(2, 2 + ((bytes.length - 2) & ~1)));
-    swapped.swap16();
-    return swapped.toString('utf16le');
-  }
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-    return Buffer.from(bytes.subarray(3)).toString('utf8');
-  }
-  let out = '';
-  for (const code of bytes) out += PDF_DOC_ENCODING[code] ?? String.fromCharCode(code);
-  return out;
 }

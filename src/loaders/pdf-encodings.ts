@@ -338,3 +338,61 @@ export function standardFontWidth(baseFont: string, text: string): number | unde
   }
   return undefined;
 }
+
+const PDF_DOC_ENCODING: Record<number, string> = {
+  0x18: '\u02d8',
+  0x19: '\u02c7',
+  0x1a: '\u02c6',
+  0x1b: '\u02d9',
+  0x1c: '\u02dd',
+  0x1d: '\u02db',
+  0x1e: '\u02da',
+  0x1f: '\u02dc',
+  0x80: '\u2022',
+  0x81: '\u2020',
+  0x82: '\u2021',
+  0x83: '\u2026',
+  0x84: '\u2014',
+  0x85: '\u2013',
+  0x86: '\u0192',
+  0x87: '\u2044',
+  0x88: '\u2039',
+  0x89: '\u203a',
+  0x8a: '\u2212',
+  0x8b: '\u2030',
+  0x8c: '\u201e',
+  0x8d: '\u201c',
+  0x8e: '\u201d',
+  0x8f: '\u2018',
+  0x90: '\u2019',
+  0x91: '\u201a',
+  0x92: '\u2122',
+  0x93: '\ufb01',
+  0x94: '\ufb02',
+  0x95: '\u0141',
+  0x96: '\u0152',
+  0x97: '\u0160',
+  0x98: '\u0178',
+  0x99: '\u017d',
+  0x9a: '\u0131',
+  0x9b: '\u0142',
+  0x9c: '\u0153',
+  0x9d: '\u0161',
+  0x9e: '\u017e',
+  0xa0: '\u20ac',
+};
+
+/** A text string (§7.9.2.2): UTF-16BE with its BOM, UTF-8 with its BOM, else PDFDocEncoding. */
+export function textString(bytes: Uint8Array): string {
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) {
+    const swapped = Buffer.from(bytes.subarray(2, 2 + ((bytes.length - 2) & ~1)));
+    swapped.swap16();
+    return swapped.toString('utf16le');
+  }
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    return Buffer.from(bytes.subarray(3)).toString('utf8');
+  }
+  let out = '';
+  for (const code of bytes) out += PDF_DOC_ENCODING[code] ?? String.fromCharCode(code);
+  return out;
+}

@@ -1,12 +1,13 @@
 /**
  * PDF fonts as text extraction needs them (ISO 32000-1 §9.6–9.10): for each code of a shown
- * string, its width and its Unicode text. Simple fonts (Type 1, TrueType) through their
- * encoding, `/Differences` and `/ToUnicode`; composite fonts (Type 0) with `Identity-H` and a
- * `/ToUnicode` CMap. What this reader cannot map the way pdf.js does (Type 3 fonts, vertical
- * writing, other CMaps, a font's built-in encoding, an unknown glyph name) throws
+ * string, its width and its Unicode text. Simple fonts (Type 1, TrueType, Type 3 with its font
+ * matrix) through their encoding, `/Differences` and `/ToUnicode`; composite fonts (Type 0)
+ * with `Identity-H` and a `/ToUnicode` CMap. What this reader cannot map the way pdf.js does
+ * (a Type 3 font without a box, vertical writing, other CMaps, a font's built-in encoding, an
+ * unknown glyph name) throws
  * `PdfUnsupportedError`, lazily: only when a code that needs it is shown.
  */
-import { type PdfDocument, PdfUnsupportedError } from './pdf-document.js';
+import { ENTRY_BYTES, type PdfDocument } from './pdf-document.js';
 import {
   glyphText,
   namedEncoding,
@@ -22,6 +23,7 @@ import {
   PdfLexer,
   PdfName,
   PdfStream,
+  PdfUnsupportedError,
   type PdfDict,
   type PdfObject,
 } from './pdf-objects.js';
@@ -43,10 +45,15 @@ export interface PdfFont {
   readonly name: string;
   /** The glyphs of a shown string. */
   glyphs(bytes: Uint8Array): PdfGlyph[];
+  /** Glyph space to text space (`/FontMatrix` of a Type 3 font; thousandths for the others). */
+  readonly fontMatrix: readonly number[];
+  /** A Type 3 font's `/FontBBox` (pdf.js scales the height of its text by it). */
+  readonly type3Box?: readonly number[] | undefined;
 }
 
-/** Most entries a ToUnicode CMap maps (a range of millions is a hostile file). */
-const MAX_CMAP_ENTRIES = 1 << 20;
+/** The font matrix of every font but Type 3. */
+export const FONT_MATRIX: readonly number[] = [0.001, 0, 0, 0.001, 0, 0];
+
 /** Symbolic flag of a font descriptor. */
 const SYMBOLIC = 4;
 /** Nonsymbolic flag of a font descriptor. */
@@ -77,14 +84,79 @@ function codeOf(bytes: Uint8Array): number {
   return code;
 }
 
+/** Ranges of at most this many codes are stored code by code; longer ones stay ranges. */
+const SHORT_RANGE = 256;
+/** Most long ranges a table keeps (a lookup reads them all). */
+const MAX_LONG_RANGES = 64;
+/** pdf.js ignores a ToUnicode range longer than this; the reader leaves such a file to it. */
+const MAX_RANGE = 0xffffff;
+
+/**
+ * Values by character code: single entries (each counted against `maxExpandedBytes` through
+ * `expand`, `ENTRY_BYTES` each), and long ranges kept as ranges, their values computed when
+ * looked up, so a few bytes of `<0000> <FFFF>` never become 65,536 entries. A later range wins
+ * over an earlier one; single entries over ranges.
+ */
+export class CodeTable<T> {
+  private readonly entries = new Map<number, T>();
+  private readonly ranges: { first: number; last: number; at: (code: number) => T }[] = [];
+
+  constructor(private readonly expand: (bytes: number) => void) {}
+
+  set(code: number, value: T): void {
+    this.expand(ENTRY_BYTES);
+    this.entries.set(code, value);
+  }
+
+  /** Codes `first…last`, each with `at(code)`. */
+  range(first: number, last: number, at: (code: number) => T): void {
+    if (last < first) return;
+    if (last - first > MAX_RANGE) throw new PdfUnsupportedError('a code range too long');
+    if (last - first < SHORT_RANGE) {
+      for (let code = first; code <= last; code++) this.set(code, at(code));
+      return;
+    }
+    if (this.ranges.length >= MAX_LONG_RANGES)
+      throw new PdfUnsupportedError('too many long code ranges');
+    this.ranges.push({ first, last, at });
+  }
+
+  get(code: number): T | undefined {
+    const value = this.entries.get(code);
+    if (value !== undefined) return value;
+    for (let index = this.ranges.length - 1; index >= 0; index--) {
+      const range = this.ranges[index]!;
+      if (code >= range.first && code <= range.last) return range.at(code);
+    }
+    return undefined;
+  }
+}
+
+/**
+ * The target of a `bfrange` for `offset` codes past its first: its last byte incremented, with
+ * a carry into the byte before (as pdf.js's `mapBfRange` does).
+ */
+function rangeTarget(start: Uint8Array, offset: number): Uint8Array {
+  const value = Uint8Array.from(start);
+  const end = value.length - 1;
+  if (end === 0) {
+    value[0] = (value[0]! + offset) & 0xff;
+    return value;
+  }
+  const sum = ((value[end - 1]! << 8) | value[end]!) + offset;
+  value[end - 1] = (sum >> 8) & 0xff;
+  value[end] = sum & 0xff;
+  return value;
+}
+
 /** A ToUnicode CMap's `bfchar` and `bfrange` mappings (`usecmap` declines). */
-export function parseToUnicode(data: Uint8Array, maxDepth: number): Map<number, string> {
-  const map = new Map<number, string>();
+export function parseToUnicode(
+  data: Uint8Array,
+  maxDepth: number,
+  expand: (bytes: number) => void,
+): CodeTable<string> {
+  const table = new CodeTable<string>(expand);
   const lexer = new PdfLexer(data, 0, maxDepth);
-  const room = (count: number): void => {
-    if (map.size + count > MAX_CMAP_ENTRIES)
-      throw new PdfUnsupportedError('a ToUnicode CMap too large');
-  };
   for (;;) {
     const token = lexer.next();
     if (token === undefined) break;
@@ -96,9 +168,8 @@ export function parseToUnicode(data: Uint8Array, maxDepth: number): Map<number, 
         if (source === undefined || source instanceof PdfKeyword) break;
         const target = lexer.next();
         if (!(source instanceof Uint8Array)) continue;
-        room(1);
-        if (target instanceof Uint8Array) map.set(codeOf(source), utf16Text(target));
-        else if (target instanceof PdfName) map.set(codeOf(source), glyphText(target.name) ?? '');
+        if (target instanceof Uint8Array) table.set(codeOf(source), utf16Text(target));
+        else if (target instanceof PdfName) table.set(codeOf(source), glyphText(target.name) ?? '');
       }
     } else if (token.word === 'beginbfrange') {
       for (;;) {
@@ -109,31 +180,19 @@ export function parseToUnicode(data: Uint8Array, maxDepth: number): Map<number, 
         if (!(low instanceof Uint8Array) || !(high instanceof Uint8Array)) continue;
         const first = codeOf(low);
         const last = codeOf(high);
-        if (last < first) continue;
-        room(last - first + 1);
         if (Array.isArray(target)) {
           target.forEach((item, index) => {
             if (item instanceof Uint8Array && first + index <= last)
-              map.set(first + index, utf16Text(item));
+              table.set(first + index, utf16Text(item));
           });
         } else if (target instanceof Uint8Array && target.length > 0) {
-          const value = Uint8Array.from(target);
-          for (let code = first; code <= last; code++) {
-            map.set(code, utf16Text(value));
-            // Only the last byte is incremented (a carry into the one before, as pdf.js does).
-            const end = value.length - 1;
-            if (value[end]! < 0xff) {
-              value[end]!++;
-            } else {
-              value[end] = 0;
-              if (end > 0) value[end - 1] = (value[end - 1]! + 1) & 0xff;
-            }
-          }
+          const start = Uint8Array.from(target);
+          table.range(first, last, (code) => utf16Text(rangeTarget(start, code - first)));
         }
       }
     }
   }
-  return map;
+  return table;
 }
 
 /** pdf.js's categories of a glyph's text: `^(\s)|(\p{Mn})|(\p{Cf})$`. */
@@ -238,10 +297,12 @@ function differences(document: PdfDocument, encoding: PdfObject): Map<number, st
   return map;
 }
 
-function toUnicodeOf(document: PdfDocument, dict: PdfDict): Map<number, string> | undefined {
+function toUnicodeOf(document: PdfDocument, dict: PdfDict): CodeTable<string> | undefined {
   const stream = document.get(dict, 'ToUnicode');
   if (!(stream instanceof PdfStream)) return undefined;
-  return parseToUnicode(document.decode(stream), document.limits.maxNesting);
+  return parseToUnicode(document.decode(stream), document.limits.maxNesting, (bytes) =>
+    document.expand(bytes),
+  );
 }
 
 function descriptorOf(document: PdfDocument, dict: PdfDict): PdfDict | undefined {
@@ -255,7 +316,12 @@ function isEmbedded(document: PdfDocument, descriptor: PdfDict | undefined): boo
 }
 
 /** A simple font (Type 1, TrueType): one byte a code. */
-function simpleFont(document: PdfDocument, dict: PdfDict, subtype: string | undefined): PdfFont {
+function simpleFont(
+  document: PdfDocument,
+  dict: PdfDict,
+  subtype: string | undefined,
+  type3?: { readonly fontMatrix: readonly number[]; readonly box: readonly number[] },
+): PdfFont {
   const name = nameOf(document.get(dict, 'BaseFont')) ?? '';
   const descriptor = descriptorOf(document, dict);
   const embedded = isEmbedded(document, descriptor);
@@ -308,6 +374,8 @@ function simpleFont(document: PdfDocument, dict: PdfDict, subtype: string | unde
   };
   return {
     name,
+    fontMatrix: type3?.fontMatrix ?? FONT_MATRIX,
+    type3Box: type3?.box,
     glyphs(bytes) {
       const out: PdfGlyph[] = [];
       for (const code of bytes) {
@@ -324,8 +392,8 @@ function simpleFont(document: PdfDocument, dict: PdfDict, subtype: string | unde
 }
 
 /** CID widths from `/W` (`c [w…]` and `c1 c2 w`). */
-function cidWidths(document: PdfDocument, descendant: PdfDict): Map<number, number> {
-  const map = new Map<number, number>();
+function cidWidths(document: PdfDocument, descendant: PdfDict): CodeTable<number> {
+  const map = new CodeTable<number>((bytes) => document.expand(bytes));
   const list = document.get(descendant, 'W');
   if (!Array.isArray(list)) return map;
   for (let index = 0; index < list.length; index++) {
@@ -340,8 +408,7 @@ function cidWidths(document: PdfDocument, descendant: PdfDict): Map<number, numb
     } else if (typeof next === 'number' && Number.isInteger(next)) {
       const width = document.fetchIf(list[++index]);
       if (typeof width !== 'number') continue;
-      if (next - first > 0xffff) throw new PdfUnsupportedError('a /W range too large');
-      for (let cid = first; cid <= next; cid++) map.set(cid, width);
+      map.range(first, next, () => width);
     } else {
       break;
     }
@@ -370,6 +437,7 @@ function compositeFont(document: PdfDocument, dict: PdfDict): PdfFont {
   const cache = new Map<number, PdfGlyph>();
   return {
     name,
+    fontMatrix: FONT_MATRIX,
     glyphs(bytes) {
       const out: PdfGlyph[] = [];
       for (let at = 0; at < bytes.length; at += 2) {
@@ -390,10 +458,37 @@ function compositeFont(document: PdfDocument, dict: PdfDict): PdfFont {
   };
 }
 
+/** Six numbers, or undefined. */
+function numbers(document: PdfDocument, value: PdfObject, count: number): number[] | undefined {
+  if (!Array.isArray(value) || value.length !== count) return undefined;
+  const items = value.map((item) => document.fetchIf(item));
+  return items.every((item) => typeof item === 'number') ? (items as number[]) : undefined;
+}
+
+/**
+ * A Type 3 font's matrix and box. Without a box (pdf.js then measures each glyph's) or with a
+ * matrix whose first number is 0, the font is declined.
+ */
+function type3Geometry(
+  document: PdfDocument,
+  dict: PdfDict,
+): { fontMatrix: readonly number[]; box: readonly number[] } {
+  const fontMatrix = numbers(document, document.get(dict, 'FontMatrix'), 6);
+  const box = numbers(document, document.get(dict, 'FontBBox'), 4);
+  if (fontMatrix === undefined || fontMatrix[0] === 0) {
+    throw new PdfUnsupportedError('a Type 3 font without a usable /FontMatrix');
+  }
+  if (box === undefined || box.every((value) => value === 0)) {
+    throw new PdfUnsupportedError('a Type 3 font without /FontBBox');
+  }
+  return { fontMatrix, box };
+}
+
 /** The font of a font dictionary. */
 export function loadFont(document: PdfDocument, dict: PdfDict): PdfFont {
   const subtype = nameOf(document.get(dict, 'Subtype'));
   if (subtype === 'Type0') return compositeFont(document, dict);
-  if (subtype === 'Type3') throw new PdfUnsupportedError('a Type 3 font');
+  if (subtype === 'Type3')
+    return simpleFont(document, dict, subtype, type3Geometry(document, dict));
   return simpleFont(document, dict, subtype);
 }

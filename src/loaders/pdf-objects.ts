@@ -54,6 +54,14 @@ export class PdfSyntaxError extends Error {
   }
 }
 
+/** The own reader does not read this file (or this part of it): pdf.js does. */
+export class PdfUnsupportedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PdfUnsupportedError';
+  }
+}
+
 /** Delimiters the lexer hands to the parser. */
 const ARRAY_START = '[';
 const ARRAY_END = ']';
@@ -79,6 +87,9 @@ function isRegular(code: number): boolean {
   return WHITE[code] === 0 && DELIMITER[code] === 0;
 }
 
+/** `\n`, `\r`, `\t`, `\b`, `\f` in a literal string: the byte each stands for. */
+const ESCAPES: Readonly<Record<number, number>> = { 110: 10, 114: 13, 116: 9, 98: 8, 102: 12 };
+
 function hexValue(code: number): number {
   if (code >= 48 && code <= 57) return code - 48;
   if (code >= 65 && code <= 70) return code - 55;
@@ -88,25 +99,27 @@ function hexValue(code: number): number {
 
 const keywords = new Map<string, PdfKeyword>();
 const names = new Map<string, PdfName>();
+/** Most distinct names and keywords kept for reuse (a hostile file may hold millions). */
+const MAX_INTERNED = 10_000;
 
-/** The name object for `name` (one object per name). */
-export function pdfName(name: string): PdfName {
-  let found = names.get(name);
+/** The object for `key` in `table`, made once while the table has room (compare by value). */
+function interned<T>(table: Map<string, T>, key: string, make: (key: string) => T): T {
+  let found = table.get(key);
   if (found === undefined) {
-    found = new PdfName(name);
-    if (names.size < 10_000) names.set(name, found);
+    found = make(key);
+    if (table.size < MAX_INTERNED) table.set(key, found);
   }
   return found;
 }
 
-/** The keyword object for `word` (one object per word). */
+/** The name object for `name`. */
+export function pdfName(name: string): PdfName {
+  return interned(names, name, (key) => new PdfName(key));
+}
+
+/** The keyword object for `word`. */
 export function keyword(word: string): PdfKeyword {
-  let found = keywords.get(word);
-  if (found === undefined) {
-    found = new PdfKeyword(word);
-    if (keywords.size < 10_000) keywords.set(word, found);
-  }
-  return found;
+  return interned(keywords, word, (key) => new PdfKeyword(key));
 }
 
 /** Reads objects from `bytes` from a position. */
@@ -239,22 +252,12 @@ export class PdfLexer {
       } else if (code === 92) {
         const next = bytes[at++];
         if (next === undefined) break;
+        const escaped = ESCAPES[next];
+        if (escaped !== undefined) {
+          out.push(escaped);
+          continue;
+        }
         switch (next) {
-          case 110:
-            out.push(10);
-            continue;
-          case 114:
-            out.push(13);
-            continue;
-          case 116:
-            out.push(9);
-            continue;
-          case 98:
-            out.push(8);
-            continue;
-          case 102:
-            out.push(12);
-            continue;
           case 13:
             if (bytes[at] === 10) at++;
             continue;

@@ -13,6 +13,7 @@ import {
   pdfInflating,
   pdfPages,
 } from '../fixtures/hostile-files.js';
+import { buildPdf } from '../fixtures/pdf-files.js';
 
 let dir: string;
 beforeEach(() => {
@@ -167,6 +168,42 @@ describe('files that expand', () => {
     ]);
     const result = await loadDocuments([dir]);
     expect(result.documents[0]!.metadata?.pages).toBe(30);
+  });
+
+  it('loads the good PDFs of a folder of hostile ones and reports each other with a reason', async () => {
+    const page =
+      '<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>';
+    const font = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>';
+    const content = { dict: '', data: 'BT /F1 12 Tf 72 720 Td (Readable.) Tj ET', deflate: true };
+    const withPages = (pages: string) =>
+      buildPdf({ objects: ['<< /Type /Catalog /Pages 2 0 R >>', pages, page, font, content] });
+    const good = withPages('<< /Type /Pages /Kids [3 0 R] /Count 1 >>');
+    const text = good.toString('latin1');
+    writeFileSync(join(dir, 'good.pdf'), good);
+    // A startxref past the end of the file: rebuilt by scanning, read.
+    writeFileSync(
+      join(dir, 'xref-outside.pdf'),
+      Buffer.from(text.replace(/startxref\n\d+/, 'startxref\n99999999'), 'latin1'),
+    );
+    writeFileSync(join(dir, 'cut.pdf'), good.subarray(0, 40));
+    writeFileSync(
+      join(dir, 'cycle.pdf'),
+      withPages('<< /Type /Pages /Kids [3 0 R 2 0 R] /Count 2 >>'),
+    );
+    writeFileSync(
+      join(dir, 'count.pdf'),
+      withPages('<< /Type /Pages /Kids [3 0 R] /Count 999999999 >>'),
+    );
+    const result = await loadDocuments([dir]);
+    expect(result.documents.map((doc) => [doc.id, doc.text])).toEqual([
+      ['good.pdf', 'Readable.'],
+      ['xref-outside.pdf', 'Readable.'],
+    ]);
+    expect(summary(result.skipped)).toEqual([
+      ['count.pdf', 'too-large'],
+      ['cut.pdf', 'parse-error'],
+      ['cycle.pdf', 'parse-error'],
+    ]);
   });
 
   it('refuses limits that are not positive integers', async () => {

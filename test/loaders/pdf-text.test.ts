@@ -5,8 +5,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { getDocumentProxy } from 'unpdf';
 import { DEFAULT_LOAD_LIMITS, LoadLimitError, parsePdf, type UnpdfLibrary } from 'cortexis/loaders';
 import { readPdfText } from '../../src/loaders/pdf-text.js';
-import { PdfDocument, PdfUnsupportedError } from '../../src/loaders/pdf-document.js';
-import { PdfSyntaxError } from '../../src/loaders/pdf-objects.js';
+import { PdfDocument } from '../../src/loaders/pdf-document.js';
+import { PdfSyntaxError, PdfUnsupportedError } from '../../src/loaders/pdf-objects.js';
 import { pdfInflating, pdfPages } from '../fixtures/hostile-files.js';
 import {
   buildPdf,
@@ -16,6 +16,7 @@ import {
   pdfIncremental,
   pdfLayout,
   pdfObjectStreams,
+  pdfType3,
   type BuiltObject,
 } from '../fixtures/pdf-files.js';
 
@@ -63,6 +64,7 @@ const generated: [string, () => Buffer | Promise<Buffer>][] = [
   ['every text operator, a form XObject, an inline image', pdfLayout],
   ['object streams and a cross-reference stream (PNG predictor)', pdfObjectStreams],
   ['an incremental update', pdfIncremental],
+  ['Type 3 fonts, with ToUnicode and with AGL glyph names', pdfType3],
   ['the hostile generator, 3 pages', () => pdfPages(3)],
   ['the hostile generator, a stream inflating to 1 MiB', () => pdfInflating(1024 * 1024)],
 ];
@@ -98,6 +100,9 @@ describe('the own PDF text reader against pdf.js', () => {
     expect(readPdfText(pdfIdentityH(), DEFAULT_LOAD_LIMITS).pages).toEqual([
       'HELLO WORLD\nCAFEé 😀ffORT\nΚαλ',
     ]);
+    expect(readPdfText(pdfType3(), DEFAULT_LOAD_LIMITS).pages).toEqual([
+      'XYZ ZYX\nXY Z X\nABC BAC\nCAB\nBCA',
+    ]);
   });
 
   it('follows incremental updates and reads text strings in UTF-16BE and PDFDocEncoding', () => {
@@ -126,7 +131,7 @@ describe('parsePdf with the own reader', () => {
     expect(pdf.pages[0]).toContain('Column paragraph 13');
   });
 
-  it('hands what it declines to unpdf: an encrypted file, a Type 3 font, another filter', async () => {
+  it('hands what it declines to unpdf: an encrypted file, a Type 3 font without a box, another filter', async () => {
     const content = 'BT /F1 12 Tf 72 720 Td (Declined text.) Tj ET';
     const page = (font: string, contents: BuiltObject, trailer = '') =>
       buildPdf({
@@ -223,7 +228,7 @@ describe('the own PDF text reader on damaged and hostile files', () => {
     }
   });
 
-  it('declines a page tree with a cycle or a kid reached twice, and one nested past maxNesting', () => {
+  it('declines a page tree with a cycle or a node of pages reached twice, and one nested past maxNesting; shows a page listed twice twice, as pdf.js does', async () => {
     const cyclic = tree('<< /Type /Pages /Kids [3 0 R 2 0 R] /Count 2 >>', [
       helloPage(),
       hello,
@@ -235,7 +240,16 @@ describe('the own PDF text reader on damaged and hostile files', () => {
       font,
     ]);
     expect(outcome(cyclic)).toBe('PdfUnsupportedError');
-    expect(outcome(twice)).toBe('PdfUnsupportedError');
+    expect(outcome(twice)).toEqual(['Hello.', 'Hello.']);
+    expect(outcome(twice)).toEqual((await pdfJs(twice)).pages);
+    // Two nodes of pages both listing the same third one (its pages would double each level).
+    const diamond = tree('<< /Type /Pages /Kids [6 0 R 6 0 R] /Count 2 >>', [
+      helloPage(6),
+      hello,
+      font,
+      '<< /Type /Pages /Parent 2 0 R /Kids [3 0 R] /Count 1 >>',
+    ]);
+    expect(outcome(diamond)).toBe('PdfUnsupportedError');
     // 40 levels of /Pages, each the only kid of the one above
     const levels: BuiltObject[] = Array.from(
       { length: 40 },
@@ -300,7 +314,9 @@ describe('the own PDF text reader on damaged and hostile files', () => {
     // A tree whose /Count says 1 but holds 30 leaves is still counted leaf by leaf.
     const kids = Array.from({ length: 30 }, () => '3 0 R').join(' ');
     const lying = tree(`<< /Type /Pages /Kids [${kids}] /Count 1 >>`, [helloPage(), hello, font]);
-    expect(outcome(lying, { ...DEFAULT_LOAD_LIMITS, maxPages: 20 })).toBe('PdfUnsupportedError');
+    expect(outcome(lying, { ...DEFAULT_LOAD_LIMITS, maxPages: 20 })).toBe(
+      'LoadLimitError maxPages',
+    );
   });
 
   it('finds every page in one walk of a flat page tree: objects fetched grow with the pages, not their square', () => {
@@ -330,6 +346,71 @@ describe('the own PDF text reader on damaged and hostile files', () => {
       else expect(result.every((text) => /^(Page \d of the handbook\.)?$/.test(text))).toBe(true);
     }
     expect(outcome(deflateSync(Buffer.from('%PDF-1.4 not really')))).toMatch(/PdfSyntaxError/);
+  });
+
+  it('declines a file whose objects never end instead of reading it again for each', () => {
+    const good = tree('<< /Type /Pages /Kids [3 0 R] /Count 1 >>', [helloPage(), hello, font]);
+    const text = good.toString('latin1');
+    // 20,000 objects that open a string and never close it, and no usable xref: each, parsed
+    // while the table is rebuilt, would run to the end of the file (20,000 × 200 KB).
+    const open = Array.from({ length: 20_000 }, (_, index) => `${index + 10} 0 obj (\n`).join('');
+    const bytes = Buffer.from(
+      text.replace('xref\n', `${open}xref\n`).replace(/startxref\n\d+/, 'startxref\n1'),
+      'latin1',
+    );
+    expect(outcome(bytes)).toBe('PdfUnsupportedError');
+  });
+
+  it('counts a form drawn again and again against maxExpandedBytes', () => {
+    const form = `BT /F1 12 Tf 72 700 Td ${'(Drawn.) Tj '.repeat(1000)} ET`;
+    const bytes = buildPdf({
+      objects: [
+        '<< /Type /Catalog /Pages 2 0 R >>',
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> /XObject << /X 6 0 R >> >> /Contents 4 0 R >>',
+        { dict: '', data: '/X Do\n'.repeat(5_000), deflate: true },
+        font,
+        { dict: '/Type /XObject /Subtype /Form /BBox [0 0 612 792]', data: form, deflate: true },
+      ],
+    });
+    const limits = { ...DEFAULT_LOAD_LIMITS, maxExpandedBytes: 1024 * 1024 };
+    expect(outcome(bytes, limits)).toBe('LoadLimitError maxExpandedBytes');
+  });
+
+  it('keeps long ToUnicode ranges as ranges, and counts the entries it makes against maxExpandedBytes', async () => {
+    const fonts = 40;
+    const names = Array.from({ length: fonts }, (_, index) => `/F${index} ${index + 6} 0 R`).join(
+      ' ',
+    );
+    const content = Array.from({ length: fonts }, (_, index) => `/F${index} 12 Tf (A) Tj`).join(
+      ' ',
+    );
+    const withCMap = (cmap: string) =>
+      buildPdf({
+        objects: [
+          '<< /Type /Catalog /Pages 2 0 R >>',
+          '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+          `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << ${names} >> >> /Contents 4 0 R >>`,
+          { dict: '', data: `BT 72 700 Td ${content} ET`, deflate: true },
+          { dict: '', data: cmap, deflate: true },
+          ...Array.from(
+            { length: fonts },
+            () => '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 5 0 R >>',
+          ),
+        ],
+      });
+    // One range of 65,536 codes in each of 40 fonts: a few bytes that never become a table.
+    const identity = withCMap('1 beginbfrange <0000> <FFFF> <0000> endbfrange');
+    const limits = { ...DEFAULT_LOAD_LIMITS, maxExpandedBytes: 1024 * 1024 };
+    expect(outcome(identity, limits)).toEqual(['A'.repeat(fonts)]);
+    expect(outcome(identity)).toEqual((await pdfJs(identity)).pages);
+    // 2,000 short ranges (256 codes each, stored code by code): 512,000 entries.
+    const short = Array.from({ length: 2_000 }, (_, index) => {
+      const hex = (value: number) => value.toString(16).padStart(6, '0');
+      return `<${hex(index * 256)}> <${hex(index * 256 + 255)}> <0041>`;
+    });
+    const many = withCMap(`${short.length} beginbfrange ${short.join(' ')} endbfrange`);
+    expect(outcome(many, limits)).toBe('LoadLimitError maxExpandedBytes');
   });
 
   it('skips a form XObject that draws itself', () => {
