@@ -36,7 +36,7 @@ export const MISSING_TERMS = 2;
  * Whether a text asks a question (ends with "?"): a statement to check (a claim) is matched
  * against the sources whatever words it uses.
  */
-function asks(text: string): boolean {
+export function asks(text: string): boolean {
   return /\?[\s"'”’)]*$/.test(text);
 }
 

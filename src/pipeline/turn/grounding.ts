@@ -52,7 +52,11 @@ export async function judgeGeneratedTurn(
   const answerShape =
     turn.guard || sources.length === 0
       ? undefined
-      : checkAnswerShape(turnContext.request.message, turn.outcome?.answer ?? turn.text);
+      : checkAnswerShape(
+          turnContext.request.message,
+          turn.outcome?.answer ?? turn.text,
+          citedHeadings(turn.text, sources, promptSources),
+        );
   // The sources as the guard read them: a chunk names its document and headings too.
   const missing = answerShape
     ? weakFocus(
@@ -107,6 +111,21 @@ export async function judgeGeneratedTurn(
       ? { text: turn.text + note, refused: { by: 'guard', reason: 'missing-focus' } as const }
       : {}),
   };
+}
+
+/** The document ids, titles and heading paths of the sources an answer cites. */
+function citedHeadings(
+  text: string,
+  sources: readonly Source[],
+  promptSources: readonly PromptSource[],
+): string {
+  return promptSources
+    .flatMap((source, index) =>
+      text.includes(`source: ${source.label}]`)
+        ? [focusText(sources[index]?.documentId ?? '', source.title, source.section, '')]
+        : [],
+    )
+    .join('\n');
 }
 
 /** What a refused answer adds: the question's words that no source mentions. */
