@@ -79,6 +79,27 @@ describe('extractive answers that state the fact', () => {
     expect(answer.text).toContain('It defaults to Infinity');
   });
 
+  it('quotes a lead-in with the run of code blocks under it (a tree, then the call on it)', () => {
+    const text = [
+      '#### dot',
+      '',
+      'Note that an explicit dot in a pattern will always match dot files:',
+      '',
+      '```js',
+      'dir/',
+      '├── .editorconfig',
+      '└── package.json',
+      '```',
+      '',
+      '```js',
+      "fg.sync('*', { dot: true });  // ['.editorconfig', 'package.json']",
+      '```',
+    ].join('\n');
+    const answer = ask('How do I make patterns match dot files?', [{ label: 'S1', text }]);
+    expect(answer.text).toContain('├── .editorconfig');
+    expect(answer.text).toContain('{ dot: true }');
+  });
+
   it('names the API a section is about when its first sentence does not', () => {
     const text = [
       '## `getSetCookies(headers)`',
