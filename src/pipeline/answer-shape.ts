@@ -8,7 +8,8 @@
  */
 import { answerHolds, definedSubject, intentsOf, type Intent } from '../text/question-intent.js';
 import { isRefusalText } from '../text/refusal.js';
-import { stem } from '../text/stem.js';
+import { stem, stemmedTerms } from '../text/stem.js';
+import { asks, focusTerms } from './guard-focus.js';
 import { contentWords } from '../text/words.js';
 
 /** What the check found. */
@@ -24,6 +25,8 @@ export interface AnswerShape {
    * (set by the turn from `weakFocus` of `src/pipeline/guard-focus.ts`).
    */
   readonly focusMissing?: boolean | undefined;
+  /** Focus words of the question (`focusTerms`) the answer does not contain. */
+  readonly lacksFocus: readonly string[];
 }
 
 // Fewer new content words than this, and no code block: the answer restates the question.
@@ -34,7 +37,11 @@ const TAG = /\[\s{0,8}source\s{0,8}:[^\]\n]{0,100}\]/gi;
 const MAX_LENGTH = 20_000;
 
 /** The shape of an answer to a question; undefined for a refusal or an empty answer. */
-export function checkAnswerShape(question: string, answer: string): AnswerShape | undefined {
+export function checkAnswerShape(
+  question: string,
+  answer: string,
+  filedUnder = '',
+): AnswerShape | undefined {
   const text = answer.slice(0, MAX_LENGTH).replace(TAG, '');
   if (text.trim() === '' || isRefusalText(answer)) return undefined;
   const asked = question.slice(0, MAX_LENGTH);
@@ -48,5 +55,8 @@ export function checkAnswerShape(question: string, answer: string): AnswerShape 
     if (!questionTerms.has(term) && ++added >= MIN_ADDED_TERMS) break;
   }
   const restates = added < MIN_ADDED_TERMS && !/^[ \t]*(?:```|~~~)/m.test(text);
-  return { intents, holds, restates };
+  // The document and headings the cited sources are filed under name what the answer is about.
+  const answerTerms = new Set(stemmedTerms(`${text}\n${filedUnder.slice(0, MAX_LENGTH)}`));
+  const lacksFocus = asks(asked) ? focusTerms(asked).filter((term) => !answerTerms.has(term)) : [];
+  return { intents, holds, restates, lacksFocus };
 }

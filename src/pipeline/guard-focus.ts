@@ -36,7 +36,7 @@ export const MISSING_TERMS = 2;
  * Whether a text asks a question (ends with "?"): a statement to check (a claim) is matched
  * against the sources whatever words it uses.
  */
-function asks(text: string): boolean {
+export function asks(text: string): boolean {
   return /\?[\s"'”’)]*$/.test(text);
 }
 
@@ -53,7 +53,7 @@ const GENERIC_WORDS =
   'whether another one ones let make makes get gets use using used set sets do does thing ' +
   'things something anything possible able need want explain describe tell please list give ' +
   'show know mean means happen happens work works many much often long soon far big old fast ' +
-  'quickly';
+  'quickly really actually exactly whose';
 
 let builtIgnored: ReadonlySet<string> | undefined;
 
@@ -108,18 +108,27 @@ function isCodeLiteral(literal: string): boolean {
 export const WEAK_FOCUS_TOP_SCORE = 0.75;
 
 /**
- * Whether an answer from `chunks` to `question` stands on weak evidence: the question asks,
- * one of its focus terms is in no chunk, and the best chunk scores below
- * `WEAK_FOCUS_TOP_SCORE`. Not a refusal (`missingFocus` decides that): a lower confidence.
+ * The words of `question` (as written) whose focus terms are in none of `chunks`, when the
+ * answer from them stands on weak evidence: the question asks, a focus term is in no chunk,
+ * and the best chunk scores below `WEAK_FOCUS_TOP_SCORE`; else none. Not a refusal by itself
+ * (`missingFocus` decides that before generation): the turn lowers the confidence, and refuses
+ * when the model's own certainty is low too (`src/pipeline/turn/grounding.ts`).
  */
 export function weakFocus(
   question: string,
   chunks: readonly string[],
   topScore: number,
   termsOf: (text: string) => ReadonlySet<string>,
-): boolean {
-  if (chunks.length === 0 || topScore >= WEAK_FOCUS_TOP_SCORE || !asks(question)) return false;
-  return missingFocus(question, chunks, topScore, termsOf).terms.length > 0;
+): readonly string[] {
+  if (chunks.length === 0 || topScore >= WEAK_FOCUS_TOP_SCORE || !asks(question)) return [];
+  const missing = new Set(missingFocus(question, chunks, topScore, termsOf).terms);
+  if (missing.size === 0) return [];
+  const written = new Map<string, string>();
+  for (const word of question.split(/[^\p{L}\p{N}_-]+/u)) {
+    const term = stemmedTerms(word)[0];
+    if (term !== undefined && missing.has(term) && !written.has(term)) written.set(term, word);
+  }
+  return [...missing].map((term) => written.get(term) ?? term);
 }
 
 /** What the focus check found missing from every chunk. */

@@ -125,6 +125,13 @@ export interface ConfidenceInput {
    * `FOCUS_MISSING_CERTAINTY`, the answer is about something else, and `low`.
    */
   readonly focusMissing?: boolean | undefined;
+  /**
+   * Whether a word the question is about (`focusTerms`) is in neither the answer nor the
+   * document and headings of the sources it cites (`src/pipeline/answer-shape.ts`): the quote
+   * may be about something near it, and is never `high`. Questions only (a claim to check is
+   * left alone).
+   */
+  readonly answerLacksFocus?: boolean | undefined;
 }
 
 /**
@@ -256,7 +263,10 @@ export function scoreConfidence(
  * names the caps that lowered it.
  */
 export function capConfidence(
-  input: Pick<ConfidenceInput, 'supportedRatio' | 'answerLacks' | 'focusMissing' | 'llmCertainty'>,
+  input: Pick<
+    ConfidenceInput,
+    'supportedRatio' | 'answerLacks' | 'focusMissing' | 'llmCertainty' | 'answerLacksFocus'
+  >,
   levels: ConfidenceLevels,
   lower: (limit: number) => boolean,
 ): { capped?: ConfidenceCap[]; cappedAt: number | null } {
@@ -272,6 +282,7 @@ export function capConfidence(
   if (input.focusMissing && (input.llmCertainty ?? 0) < FOCUS_MISSING_CERTAINTY) {
     cap(levels.medium - 0.001, 'question-focus-missing');
   }
+  if (input.answerLacksFocus) cap(levels.high - 0.001, 'answer-lacks-focus');
   if (input.answerLacks === 'restates') cap(levels.medium - 0.001, 'answer-restates-question');
   else if (input.answerLacks === 'asked-for') {
     cap(levels.high - 0.001, 'answer-lacks-asked-for');

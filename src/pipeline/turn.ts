@@ -253,6 +253,7 @@ export async function runTurn(
     const turn = await judgeGeneratedTurn(turnContext, generated, sources, promptSources, {
       topScore: evidence?.topScore ?? 0,
       minSimilarity,
+      adaptive: decision?.adaptive === true && !memoryOnly,
     });
 
     // score → persist → learn (compaction after the turn), then the response

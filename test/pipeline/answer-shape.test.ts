@@ -11,7 +11,29 @@ describe('checkAnswerShape', () => {
         'How do I give an option a default value?',
         'You can specify a default value for an option [source: S1].',
       ),
-    ).toEqual({ intents: ['value', 'how-to'], holds: false, restates: true });
+    ).toEqual({ intents: ['value', 'how-to'], holds: false, restates: true, lacksFocus: [] });
+  });
+
+  it('lists the focus words of a question the answer leaves out, counting the cited headings', () => {
+    const question = 'Which library does fast-glob use for pattern matching?';
+    const answer = "It's a very fast and efficient glob library for Node.js [source: S2].";
+    expect(checkAnswerShape(question, answer)?.lacksFocus).toEqual(['pattern', 'match']);
+    expect(checkAnswerShape(question, answer, 'README.md\nfast-glob\nPattern matching')).toEqual(
+      expect.objectContaining({ lacksFocus: [] }),
+    );
+    // a claim to check is not a question: its words are the judge's to check
+    expect(checkAnswerShape('fast-glob uses micromatch for matching.', answer)?.lacksFocus).toEqual(
+      [],
+    );
+  });
+
+  it('keeps an answer lacking a focus word of its question below high', () => {
+    const sources = [{ documentId: 'a', chunkId: 'a#0', text: 'x', score: 0.99 }];
+    const base = { sources, llmCertainty: 1 };
+    expect(scoreConfidence(base).level).toBe('high');
+    const capped = scoreConfidence({ ...base, answerLacksFocus: true });
+    expect(capped.level).toBe('medium');
+    expect(capped.capped).toEqual(['answer-lacks-focus']);
   });
 
   it('finds a how-to answered without a command, code or instruction', () => {

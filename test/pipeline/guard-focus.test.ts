@@ -69,11 +69,15 @@ describe('missingFocus: words a paraphrase may lack', () => {
 describe('weakFocus', () => {
   it('marks a question missing one focus word only while the best chunk is weak', () => {
     const question = 'How do I set the passphrase of a client certificate?';
-    expect(weakFocus(question, [TLS], 0.5, indexTerms)).toBe(true);
-    expect(weakFocus(question, [TLS], 0.9, indexTerms)).toBe(false);
-    expect(weakFocus('How do I set the key of a client certificate?', [TLS], 0.5, indexTerms)).toBe(
-      false,
-    );
+    expect(weakFocus(question, [TLS], 0.5, indexTerms)).toEqual(['passphrase']);
+    expect(weakFocus(question, [TLS], 0.9, indexTerms)).toEqual([]);
+    expect(
+      weakFocus('How do I set the key of a client certificate?', [TLS], 0.5, indexTerms),
+    ).toEqual([]);
+    // an adverb is no topic: "really" missing from the chunks is not a missing focus
+    expect(
+      weakFocus('Which key does a client certificate really use?', [TLS], 0.5, indexTerms),
+    ).toEqual([]);
   });
 });
 
@@ -109,6 +113,25 @@ describe('the guard refuses a question whose focus no chunk mentions', () => {
       mode: 'query',
     });
     expect(answered.refused).toBeNull();
+  });
+
+  it('refuses after generation when one focus word is missing and the model is unsure: the answer says so, in the response and the stream', async () => {
+    const engine = createChatEngine();
+    await engine.ingest(docs);
+    const asked = 'How do I set the passphrase of a client certificate?';
+    const reply = await engine.chat({ message: asked, mode: 'query' });
+    expect(reply.refused).toEqual({ by: 'guard', reason: 'missing-focus' });
+    expect(reply.guard).toBe(false);
+    expect(reply.sources.length).toBeGreaterThan(0);
+    expect(reply.text).toMatch(/The sources do not mention “passphrase”/);
+    expect(reply.confidence.level).toBe('low');
+    const stream = engine.stream({ message: asked, mode: 'query' });
+    let streamed = '';
+    for await (const part of stream) if (part.type === 'text-delta') streamed += part.text;
+    const response = await stream.response;
+    expect(response.refused).toEqual({ by: 'guard', reason: 'missing-focus' });
+    expect(streamed).toBe(response.text);
+    expect(response.text).toBe(reply.text);
   });
 
   it('leaves a fixed minSimilarity as the user set it', async () => {

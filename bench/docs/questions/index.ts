@@ -1,7 +1,13 @@
 /** The tuning question sets of `bench:docs` (split tune/test by position). */
+import { fastGlobReadme } from './fast-glob-readme.js';
 import { openaiReadme } from './openai-readme.js';
 import { readmes } from './readmes.js';
 import type { QuestionSet } from './types.js';
 import { undiciApi } from './undici-api.js';
 
-export const QUESTION_SETS: readonly QuestionSet[] = [openaiReadme, undiciApi, readmes];
+export const QUESTION_SETS: readonly QuestionSet[] = [
+  openaiReadme,
+  undiciApi,
+  readmes,
+  fastGlobReadme,
+];

@@ -20,6 +20,8 @@ export interface QuestionShape {
   readonly intents: readonly Intent[];
   readonly literals: readonly string[];
   readonly subject: string | undefined;
+  /** Whether it asks for a default ("what is the default …", "… by default?"). */
+  readonly asksDefault?: boolean | undefined;
 }
 
 /** Reads a question's intents, literals and defined subject. */
@@ -28,6 +30,7 @@ export function questionShape(question: string): QuestionShape {
     intents: intentsOf(question),
     literals: questionLiterals(question),
     subject: definedSubject(question),
+    asksDefault: DEFAULT_WORD.test(question),
   };
 }
 
@@ -67,9 +70,27 @@ export function answerTerms(candidate: Candidate, shape: QuestionShape): Readonl
   return new Set([...candidate.terms, ...candidate.blockTerms]);
 }
 
-/** Whether a unit holds what the question asks for (any of its intents). */
+const DEFAULT_WORD = /\bdefault/i;
+
+/**
+ * Whether a unit holds what the question asks for (any of its intents). A value asked for as a
+ * default is held by a unit that says it is one: another value of the option (a demo's
+ * `concurrency: 1`) is not its default.
+ */
 export function holdsIntent(candidate: Candidate, shape: QuestionShape): boolean {
-  return shape.intents.some((intent) => holds(candidate, intent, shape.subject));
+  return shape.intents.some(
+    (intent) =>
+      holds(candidate, intent, shape.subject) &&
+      (intent !== 'value' || !shape.asksDefault || statesDefault(candidate)),
+  );
+}
+
+// A unit's own words saying a value holds unless set otherwise (a code block's comment is a
+// demo's value, not the default).
+const STATES_DEFAULT = /\bdefault|\bunless\b|\bif\s+(?:not|no|none|omitted|unset)\b|\botherwise\b/i;
+
+function statesDefault(candidate: Candidate): boolean {
+  return STATES_DEFAULT.test(candidate.text);
 }
 
 /**

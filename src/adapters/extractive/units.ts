@@ -120,6 +120,15 @@ function listItems(lines: readonly string[]): string[] {
   return items;
 }
 
+// A field of an option's description: a short label, a colon, a value ("Default: `true`").
+const FIELD = /^[A-Z][A-Za-z]{1,15}(?: [a-z]{1,15})?:[ \t]+\S[^\n]{0,100}$/;
+const MAX_FIELDS = 6;
+
+/** Whether a list's items are all "Label: value" fields (an option's type, default, …). */
+function isFieldList(items: readonly string[]): boolean {
+  return items.length <= MAX_FIELDS && items.every((item) => FIELD.test(item.trim()));
+}
+
 /** A table's rows as their cells joined with ` — ` (separator rows left out). */
 function tableRows(lines: readonly string[]): string[] {
   const rows: string[] = [];
@@ -167,7 +176,14 @@ export function sourceUnits(text: string): SourceUnit[] {
       return;
     }
     if (block.kind === 'list') {
-      for (const item of listItems(block.lines)) {
+      const items = listItems(block.lines);
+      // "Type: `number`", "Default: `4`" under an option's heading: one fact about the option,
+      // quoted whole and named by its heading (alone, "Default: `4`" says nothing).
+      if (heading !== '' && isFieldList(items)) {
+        push({ kind: 'item', text: `${heading}: ${items.map((item) => item.trim()).join('; ')}` });
+        return;
+      }
+      for (const item of items) {
         if (item.length <= MAX_ITEM_LENGTH) push({ kind: 'item', text: item });
         else
           for (const sentence of proseSentences(item)) push({ kind: 'sentence', text: sentence });
@@ -183,7 +199,7 @@ export function sourceUnits(text: string): SourceUnit[] {
     const sentences = proseSentences(block.lines.join('\n'));
     const next = blocks[index + 1];
     const carried = next && next.kind !== 'heading' && next.kind !== 'prose' ? next : undefined;
-    const blockText = carried ? blockSource(carried) : undefined;
+    const blockText = carried ? carriedSource(blocks, index + 1) : undefined;
     sentences.forEach((sentence, position) => {
       const last = position === sentences.length - 1;
       if (last && carried && blockText !== undefined && blockText.length <= MAX_BLOCK_LENGTH) {
@@ -197,6 +213,21 @@ export function sourceUnits(text: string): SourceUnit[] {
     });
   });
   return units;
+}
+
+/**
+ * The block a lead-in sentence carries, as it is quoted: the block after it and, when that is
+ * code, the code blocks right after it too, while they fit (a directory tree, then the call
+ * run on it).
+ */
+function carriedSource(blocks: readonly Block[], start: number): string {
+  let text = blockSource(blocks[start]!);
+  for (let at = start + 1; blocks[start]!.kind === 'code' && blocks[at]?.kind === 'code'; at++) {
+    const more = `${text}\n\n${blockSource(blocks[at]!)}`;
+    if (more.length > MAX_BLOCK_LENGTH) break;
+    text = more;
+  }
+  return text;
 }
 
 /** A block as it is quoted: code fenced, a list or table line by line. */

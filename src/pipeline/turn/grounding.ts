@@ -10,6 +10,7 @@ import { inSpan, type TraceScope } from '../../util/tracing.js';
 import { checkAnswerShape } from '../answer-shape.js';
 import { focusChunkTerms, focusText, weakFocus } from '../guard-focus.js';
 import { judgeAnswer, type JudgePolicy, type JudgeResult } from '../judge.js';
+import { FOCUS_MISSING_CERTAINTY } from '../score.js';
 import type { TurnContext, TurnState } from './state.js';
 
 /**
@@ -21,7 +22,12 @@ export async function judgeGeneratedTurn(
   generated: TurnState,
   sources: Source[],
   promptSources: readonly PromptSource[],
-  guardEvidence: { readonly topScore: number; readonly minSimilarity: number },
+  guardEvidence: {
+    readonly topScore: number;
+    readonly minSimilarity: number;
+    /** Whether the adaptive guard decided (a fixed `minSimilarity` is left as the user set it). */
+    readonly adaptive: boolean;
+  },
 ): Promise<TurnState> {
   const { runtime, settings, signal, scope, turnSpan, turnId, sessionId, streaming, sink } =
     turnContext;
@@ -43,11 +49,40 @@ export async function judgeGeneratedTurn(
         grounding: judged.grounding,
       }
     : generated;
-  if (!streaming) sink({ type: 'text-delta', text: turn.text });
   const answerShape =
     turn.guard || sources.length === 0
       ? undefined
-      : checkAnswerShape(turnContext.request.message, turn.outcome?.answer ?? turn.text);
+      : checkAnswerShape(
+          turnContext.request.message,
+          turn.outcome?.answer ?? turn.text,
+          citedHeadings(turn.text, sources, promptSources),
+        );
+  // The sources as the guard read them: a chunk names its document and headings too.
+  const missing = answerShape
+    ? weakFocus(
+        turnContext.request.message,
+        promptSources.map((source, index) =>
+          focusText(sources[index]?.documentId ?? '', source.title, source.section, source.text),
+        ),
+        topScore,
+        focusChunkTerms,
+      )
+    : [];
+  // A word the question is about in no source, a weak best source and a model unsure of its
+  // quote: the answer is about something else. It is kept, said plainly, and refused.
+  const certainty = turn.outcome?.certainty ?? turn.grounding?.supportedRatio ?? 0;
+  const refusesFocus =
+    guardEvidence.adaptive &&
+    missing.length > 0 &&
+    turn.refused === undefined &&
+    certainty < FOCUS_MISSING_CERTAINTY;
+  const note = refusesFocus ? missingFocusNote(missing) : '';
+  if (!streaming) sink({ type: 'text-delta', text: turn.text + note });
+  else if (note) sink({ type: 'text-delta', text: note });
+  if (note) {
+    events.emit('guard', { turnId, sessionId, reason: 'missing-focus', topScore, minSimilarity });
+    turnSpan?.setAttributes({ 'cortexis.guard.reason': 'missing-focus' });
+  }
   if (judged) {
     if (judged.blocked) {
       events.emit('guard', {
@@ -62,22 +97,41 @@ export async function judgeGeneratedTurn(
     sink({
       type: 'grounding',
       grounding: judged.grounding,
-      text: turn.text,
+      text: turn.text + note,
       removed: judged.removed,
       blocked: judged.blocked,
     });
   }
   if (!answerShape) return turn;
-  // The sources as the guard read them: a chunk names its document and headings too.
-  const focusMissing = weakFocus(
-    turnContext.request.message,
-    promptSources.map((source, index) =>
-      focusText(sources[index]?.documentId ?? '', source.title, source.section, source.text),
-    ),
-    topScore,
-    focusChunkTerms,
-  );
-  return { ...turn, answerShape: focusMissing ? { ...answerShape, focusMissing } : answerShape };
+  if (missing.length === 0) return { ...turn, answerShape };
+  return {
+    ...turn,
+    answerShape: { ...answerShape, focusMissing: true },
+    ...(refusesFocus
+      ? { text: turn.text + note, refused: { by: 'guard', reason: 'missing-focus' } as const }
+      : {}),
+  };
+}
+
+/** The document ids, titles and heading paths of the sources an answer cites. */
+function citedHeadings(
+  text: string,
+  sources: readonly Source[],
+  promptSources: readonly PromptSource[],
+): string {
+  return promptSources
+    .flatMap((source, index) =>
+      text.includes(`source: ${source.label}]`)
+        ? [focusText(sources[index]?.documentId ?? '', source.title, source.section, '')]
+        : [],
+    )
+    .join('\n');
+}
+
+/** What a refused answer adds: the question's words that no source mentions. */
+function missingFocusNote(words: readonly string[]): string {
+  const quoted = words.map((word) => `“${word}”`).join(', ');
+  return `\n\nThe sources do not mention ${quoted}: they do not answer this question.`;
 }
 
 /** Runs the grounding judge on a generated answer and reports it. */

@@ -130,6 +130,7 @@ export function confidenceOf(runtime: EngineRuntime, turn: TurnState) {
         ? 'asked-for'
         : undefined,
     focusMissing: turn.answerShape?.focusMissing,
+    answerLacksFocus: (turn.answerShape?.lacksFocus.length ?? 0) > 0,
   });
 }
 

@@ -50,6 +50,56 @@ describe('extractive answers that state the fact', () => {
     expect(prose.text).toContain('Default: 429 and 503');
   });
 
+  it("quotes an option's field list (Type, Default) whole, named by the option's heading", () => {
+    const text = [
+      '#### concurrency',
+      '',
+      '* Type: `number`',
+      '* Default: `os.cpus().length`',
+      '',
+      'Specifies the maximum number of concurrent requests. If you want quiet mode, set the value to `1`.',
+      '',
+      'Its pool size is 4 by default elsewhere. This allows `concurrency: 1` or `concurrency: Infinity`.',
+    ].join('\n');
+    const answer = ask('What is the default value of the concurrency option?', [
+      { label: 'S1', text },
+    ]);
+    expect(answer.text).toMatch(/^concurrency: Type: `number`; Default: `os\.cpus\(\)\.length`/);
+  });
+
+  it('takes a value asked for as a default only from a unit that says it is the default', () => {
+    const text = [
+      '## deep',
+      '',
+      'The deep option value can be set to `2` or `3`.',
+      '',
+      'It defaults to Infinity.',
+    ].join('\n');
+    const answer = ask('What is the default value of the deep option?', [{ label: 'S1', text }]);
+    expect(answer.text).toContain('It defaults to Infinity');
+  });
+
+  it('quotes a lead-in with the run of code blocks under it (a tree, then the call on it)', () => {
+    const text = [
+      '#### dot',
+      '',
+      'Note that an explicit dot in a pattern will always match dot files:',
+      '',
+      '```js',
+      'dir/',
+      '├── .editorconfig',
+      '└── package.json',
+      '```',
+      '',
+      '```js',
+      "fg.sync('*', { dot: true });  // ['.editorconfig', 'package.json']",
+      '```',
+    ].join('\n');
+    const answer = ask('How do I make patterns match dot files?', [{ label: 'S1', text }]);
+    expect(answer.text).toContain('├── .editorconfig');
+    expect(answer.text).toContain('{ dot: true }');
+  });
+
   it('names the API a section is about when its first sentence does not', () => {
     const text = [
       '## `getSetCookies(headers)`',
