@@ -131,7 +131,7 @@ describe('parsePdf with the own reader', () => {
     expect(pdf.pages[0]).toContain('Column paragraph 13');
   });
 
-  it('hands what it declines to unpdf: an encrypted file, a Type 3 font without a box, another filter', async () => {
+  it('hands what it declines to unpdf: an encrypted file, a Type 3 font without a box, another filter, a font program’s own encoding', async () => {
     const content = 'BT /F1 12 Tf 72 720 Td (Declined text.) Tj ET';
     const page = (font: string, contents: BuiltObject, trailer = '') =>
       buildPdf({
@@ -159,6 +159,11 @@ describe('parsePdf with the own reader', () => {
         dict: '/Filter /ASCIIHexDecode',
         data: Buffer.from(content).toString('hex'),
       }),
+      // An embedded Type 1 program without ToUnicode or /Encoding: its own encoding decides.
+      page(
+        '<< /Type /Font /Subtype /Type1 /BaseFont /ABCDEF+Garamond /FirstChar 32 /LastChar 126 /Widths [] /FontDescriptor << /Type /FontDescriptor /FontName /ABCDEF+Garamond /Flags 32 /FontFile 6 0 R >> >>',
+        { dict: '', data: content },
+      ),
     ];
     for (const bytes of files) {
       expect(() => readPdfText(bytes, DEFAULT_LOAD_LIMITS)).toThrow(PdfUnsupportedError);
