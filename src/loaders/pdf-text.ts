@@ -6,7 +6,7 @@
  * read the way pdf.js does throws `PdfUnsupportedError` (see `pdf-document.ts`, `pdf-fonts.ts`);
  * `parsePdf` then reads it with unpdf.
  */
-import type { LoadLimits } from './limits.js';
+import { LoadLimitError, type LoadLimits } from './limits.js';
 import { PdfDocument } from './pdf-document.js';
 import { IDENTITY, multiply, TextLayout, TextState, type Matrix } from './pdf-layout.js';
 import { pageList, type PdfPageRef } from './pdf-pages.js';
@@ -107,10 +107,20 @@ class TextReader {
       return typeof value === 'number' ? value : undefined;
     };
     switch (op) {
-      case 'q':
+      case 'q': {
+        // Each `q` keeps a state until its `Q`: a stream of `q`s without `Q`s would hold one
+        // per two bytes of content (a 4 KB file took 600 MB). Real pages nest a few deep.
+        const { maxNesting } = this.shared.document.limits;
+        if (this.stack.length >= maxNesting) {
+          throw new LoadLimitError(
+            'maxNesting',
+            `graphics states saved more than maxNesting (${maxNesting}) deep`,
+          );
+        }
         this.stack.push(this.layout.state);
         this.layout.state = this.layout.state.clone();
         return;
+      }
       case 'Q': {
         const saved = this.stack.pop();
         if (saved !== undefined) this.layout.state = saved;

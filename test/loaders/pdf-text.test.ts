@@ -290,6 +290,19 @@ describe('the own PDF text reader on damaged and hostile files', () => {
       font,
     ]);
     expect(outcome(deepContent)).toBe('PdfSyntaxError');
+    // `q` without `Q`: each kept a saved state (2 million took 600 MB from a 4 KB file).
+    const saves = (count: number) =>
+      tree('<< /Type /Pages /Kids [3 0 R] /Count 1 >>', [
+        helloPage(),
+        {
+          dict: '',
+          data: `${'q '.repeat(count)}BT /F1 12 Tf 72 720 Td (Hello.) Tj ET`,
+          deflate: true,
+        },
+        font,
+      ]);
+    expect(outcome(saves(2_000_000))).toBe('LoadLimitError maxNesting');
+    expect(outcome(saves(DEFAULT_LOAD_LIMITS.maxNesting))).toEqual(['Hello.']);
     const count = tree('<< /Type /Pages /Kids [3 0 R] /Count 1000000000 >>', [
       helloPage(),
       hello,
