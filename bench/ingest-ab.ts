@@ -16,6 +16,7 @@
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part segment --rounds 11
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --concurrency 1
+ * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part merge
  * ```
  */
 import { loadavg } from 'node:os';
@@ -152,6 +153,127 @@ async function keywordOnly(
   }
 }
 
+/** What `--part merge` loads of a tree. */
+interface MergeTree {
+  readonly name: string;
+  readonly ingest: (deps: object, docs: unknown, settings: object) => Promise<{ chunks: number }>;
+  readonly deps: () => object;
+  readonly wires: Map<string, unknown>;
+  readonly cpu: number[];
+}
+
+/**
+ * `--part merge`: what the calling thread does when ingest workers prepare the groups. Each
+ * tree's groups are prepared once, up front, by its own `prepareJob` (what its workers run);
+ * then, alternating, `ingestDocuments` of each tree merges them into fresh default stores (a
+ * preparer that answers the prepared group at once): validation, unpacking the groups, the
+ * vector store, the keyword index, the graph and the stale-chunk deletes.
+ */
+async function mergeOnly(
+  beforeDir: string,
+  docs: readonly { id: string; title: string; text: string }[],
+  rounds: number,
+): Promise<void> {
+  const load = async (name: string, root: string): Promise<MergeTree> => {
+    const module = async (path: string) =>
+      (await import(pathToFileURL(join(root, path)).href)) as Record<string, unknown>;
+    const index = (await module('src/index.ts')) as unknown as Record<
+      string,
+      (...args: never[]) => never
+    >;
+    const { ingestDocuments } = (await module('src/ingest/ingest.ts')) as unknown as {
+      ingestDocuments: MergeTree['ingest'];
+    };
+    const { prepareJob } = (await module('src/ingest/prepare.ts')) as unknown as {
+      prepareJob: (...args: unknown[]) => Promise<unknown>;
+    };
+    const { createGraphIndexer } = (await module('src/ingest/graph.ts')) as unknown as {
+      createGraphIndexer: (settings: object) => object;
+    };
+    const { defaultKeywordTerms } = (await module(
+      'src/adapters/memory/keyword-index.ts',
+    )) as unknown as {
+      defaultKeywordTerms: (language: string) => (text: string) => string[];
+    };
+    const tokenizer = await index.createGptTokenizer!();
+    const embedder = index.createHashingEmbedder!();
+    const wires = new Map<string, unknown>();
+    for (let start = 0; start < docs.length; start += 256) {
+      const documents = docs.slice(start, start + 256);
+      const job = {
+        documents,
+        revision: 'r',
+        chunkSize: 512,
+        chunkOverlap: 64,
+        tokenizer: 'cl100k_base',
+        keywordLanguage: 'auto',
+        graphTerms: { characters: 300, minLength: 4 },
+      };
+      wires.set(
+        documents[0]!.id,
+        await prepareJob(job, tokenizer, embedder, defaultKeywordTerms('auto')),
+      );
+    }
+    return {
+      name,
+      ingest: ingestDocuments,
+      wires,
+      cpu: [],
+      deps: () => ({
+        vectorStore: index.createMemoryVectorStore!(),
+        keywordIndex: index.createMemoryKeywordIndex!(),
+        embedder,
+        tokenizer,
+        graphIndexer: createGraphIndexer({
+          graphStore: index.createMemoryGraphStore!(),
+          maxTermsPerChunk: 4,
+          maxChunksPerTerm: 50,
+          termCharacters: 300,
+        }),
+      }),
+    };
+  };
+  const trees = [
+    await load('before', resolve(beforeDir)),
+    await load('after', join(import.meta.dirname, '..')),
+  ];
+  let chunks = 0;
+  for (let round = 0; round < rounds + 1; round++) {
+    for (const tree of trees) {
+      const preparer = {
+        concurrency: 2,
+        prepare: (job: { documents: readonly { id: string }[] }) =>
+          Promise.resolve(tree.wires.get(job.documents[0]!.id)),
+      };
+      const usage = process.cpuUsage();
+      chunks = (
+        await tree.ingest(tree.deps(), docs, {
+          namespace: 'default',
+          chunkSize: 512,
+          chunkOverlap: 64,
+          maxDocumentLength: 1e6,
+          preparer,
+          keywordLanguage: 'auto',
+          graphTerms: { characters: 300, minLength: 4 },
+        })
+      ).chunks;
+      const used = process.cpuUsage(usage);
+      if (round > 0) tree.cpu.push((used.user + used.system) / 1000);
+    }
+  }
+  const average = loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
+  console.log(
+    `merge of SciFact's prepared groups (${chunks} chunks), ${rounds} alternating rounds, load ${average}`,
+  );
+  for (const { name, cpu } of trees) {
+    console.log(
+      `${name}: CPU per merge median ${median(cpu).toFixed(0)} ms (${cpu.map((v) => v.toFixed(0)).join(' ')})`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   const beforeDir = flag('--before');
   if (beforeDir === undefined) throw new Error('pass --before DIR (a copy of the other tree)');
@@ -161,6 +283,7 @@ async function main(): Promise<void> {
   const docs = loadCorpus(dir).map((doc) => ({ id: doc.id, title: doc.title, text: doc.text }));
   if (flag('--part') === 'segment') return segmentOnly(beforeDir, docs, rounds);
   if (flag('--part') === 'keyword') return keywordOnly(beforeDir, docs, rounds);
+  if (flag('--part') === 'merge') return mergeOnly(beforeDir, docs, rounds);
   const trees: { name: string; create: Factory; cpu: number[]; wall: number[] }[] = [
     { name: 'before', create: await factory(resolve(beforeDir)), cpu: [], wall: [] },
     { name: 'after', create: await factory(join(import.meta.dirname, '..')), cpu: [], wall: [] },
