@@ -240,10 +240,18 @@ async function mergeOnly(
   let chunks = 0;
   for (let round = 0; round < rounds + 1; round++) {
     for (const tree of trees) {
+      // The prepared chunks carry the revision of this call, as a worker's would.
       const preparer = {
         concurrency: 2,
-        prepare: (job: { documents: readonly { id: string }[] }) =>
-          Promise.resolve(tree.wires.get(job.documents[0]!.id)),
+        prepare: (job: { documents: readonly { id: string }[]; revision: string }) => {
+          const wire = tree.wires.get(job.documents[0]!.id) as {
+            chunks: { metadata: { revision: string } }[][];
+          };
+          for (const chunks of wire.chunks) {
+            for (const chunk of chunks) chunk.metadata.revision = job.revision;
+          }
+          return Promise.resolve(wire);
+        },
       };
       const usage = process.cpuUsage();
       chunks = (
