@@ -182,6 +182,7 @@ function scanPieces(
       count++;
       bound += utf8Bound(text, pieceStart, index);
     }
+    // The next piece starts with the space at `index`: its hash has taken that space in.
     pieceStart = index;
     hash = Math.imul(0x811c9dc5 ^ 32, 0x01000193);
   }
