@@ -15,6 +15,8 @@
  * ```
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part segment --rounds 11
+ * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --concurrency 1
+ * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part merge
  * ```
  */
 import { loadavg } from 'node:os';
@@ -22,7 +24,12 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
 
-type Engine = { ingest(docs: unknown): Promise<{ chunks: number }> };
+type Engine = {
+  ingest(
+    docs: unknown,
+    options?: { concurrency?: number | undefined },
+  ): Promise<{ chunks: number }>;
+};
 type Factory = () => Engine;
 
 function flag(name: string): string | undefined {
@@ -95,6 +102,186 @@ async function segmentOnly(
   if (words === 0) throw new Error('no words');
 }
 
+type KeywordIndexFactory = () => {
+  add(namespace: string, records: readonly object[]): Promise<void>;
+};
+
+/**
+ * `--part keyword`: adds the keyword records of a SciFact ingest (header-weighted texts with the
+ * terms the ingest workers compute) to a fresh memory keyword index of each tree, alternating.
+ */
+async function keywordOnly(
+  beforeDir: string,
+  docs: readonly { id: string; title: string; text: string }[],
+  rounds: number,
+): Promise<void> {
+  const load = async (root: string) => {
+    const url = pathToFileURL(join(root, 'src/index.ts')).href;
+    return ((await import(url)) as { createMemoryKeywordIndex: KeywordIndexFactory })
+      .createMemoryKeywordIndex;
+  };
+  const { tokenizeForIndex } = (await import(
+    pathToFileURL(join(import.meta.dirname, '../src/query/bm25.ts')).href
+  )) as { tokenizeForIndex: (text: string) => string[] };
+  const records = docs.map((doc) => {
+    const text = `${`${doc.title}\n`.repeat(3)}${doc.text}`;
+    return { id: doc.id, text, metadata: { documentId: doc.id }, terms: tokenizeForIndex(text) };
+  });
+  const trees = [
+    { name: 'before', create: await load(resolve(beforeDir)), cpu: [] as number[] },
+    { name: 'after', create: await load(join(import.meta.dirname, '..')), cpu: [] as number[] },
+  ];
+  for (let round = 0; round < rounds + 1; round++) {
+    for (const tree of trees) {
+      const index = tree.create();
+      const usage = process.cpuUsage();
+      await index.add('default', records);
+      const used = process.cpuUsage(usage);
+      if (round > 0) tree.cpu.push((used.user + used.system) / 1000);
+    }
+  }
+  const average = loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
+  console.log(
+    `keyword add of ${records.length} records, ${rounds} alternating rounds, load ${average}`,
+  );
+  for (const { name, cpu } of trees) {
+    console.log(
+      `${name}: CPU per pass median ${median(cpu).toFixed(0)} ms (${cpu.map((v) => v.toFixed(0)).join(' ')})`,
+    );
+  }
+}
+
+/** What `--part merge` loads of a tree. */
+interface MergeTree {
+  readonly name: string;
+  readonly ingest: (deps: object, docs: unknown, settings: object) => Promise<{ chunks: number }>;
+  readonly deps: () => object;
+  readonly wires: Map<string, unknown>;
+  readonly cpu: number[];
+}
+
+/**
+ * `--part merge`: what the calling thread does when ingest workers prepare the groups. Each
+ * tree's groups are prepared once, up front, by its own `prepareJob` (what its workers run);
+ * then, alternating, `ingestDocuments` of each tree merges them into fresh default stores (a
+ * preparer that answers the prepared group at once): validation, unpacking the groups, the
+ * vector store, the keyword index, the graph and the stale-chunk deletes.
+ */
+async function mergeOnly(
+  beforeDir: string,
+  docs: readonly { id: string; title: string; text: string }[],
+  rounds: number,
+): Promise<void> {
+  const load = async (name: string, root: string): Promise<MergeTree> => {
+    const module = async (path: string) =>
+      (await import(pathToFileURL(join(root, path)).href)) as Record<string, unknown>;
+    const index = (await module('src/index.ts')) as unknown as Record<
+      string,
+      (...args: never[]) => never
+    >;
+    const { ingestDocuments } = (await module('src/ingest/ingest.ts')) as unknown as {
+      ingestDocuments: MergeTree['ingest'];
+    };
+    const { prepareJob } = (await module('src/ingest/prepare.ts')) as unknown as {
+      prepareJob: (...args: unknown[]) => Promise<unknown>;
+    };
+    const { createGraphIndexer } = (await module('src/ingest/graph.ts')) as unknown as {
+      createGraphIndexer: (settings: object) => object;
+    };
+    const { defaultKeywordTerms } = (await module(
+      'src/adapters/memory/keyword-index.ts',
+    )) as unknown as {
+      defaultKeywordTerms: (language: string) => (text: string) => string[];
+    };
+    const tokenizer = await index.createGptTokenizer!();
+    const embedder = index.createHashingEmbedder!();
+    const wires = new Map<string, unknown>();
+    for (let start = 0; start < docs.length; start += 256) {
+      const documents = docs.slice(start, start + 256);
+      const job = {
+        documents,
+        revision: 'r',
+        chunkSize: 512,
+        chunkOverlap: 64,
+        tokenizer: 'cl100k_base',
+        keywordLanguage: 'auto',
+        graphTerms: { characters: 300, minLength: 4 },
+      };
+      wires.set(
+        documents[0]!.id,
+        await prepareJob(job, tokenizer, embedder, defaultKeywordTerms('auto')),
+      );
+    }
+    return {
+      name,
+      ingest: ingestDocuments,
+      wires,
+      cpu: [],
+      deps: () => ({
+        vectorStore: index.createMemoryVectorStore!(),
+        keywordIndex: index.createMemoryKeywordIndex!(),
+        embedder,
+        tokenizer,
+        graphIndexer: createGraphIndexer({
+          graphStore: index.createMemoryGraphStore!(),
+          maxTermsPerChunk: 4,
+          maxChunksPerTerm: 50,
+          termCharacters: 300,
+        }),
+      }),
+    };
+  };
+  const trees = [
+    await load('before', resolve(beforeDir)),
+    await load('after', join(import.meta.dirname, '..')),
+  ];
+  let chunks = 0;
+  for (let round = 0; round < rounds + 1; round++) {
+    for (const tree of trees) {
+      // The prepared chunks carry the revision of this call, as a worker's would.
+      const preparer = {
+        concurrency: 2,
+        prepare: (job: { documents: readonly { id: string }[]; revision: string }) => {
+          const wire = tree.wires.get(job.documents[0]!.id) as {
+            chunks: { metadata: { revision: string } }[][];
+          };
+          for (const chunks of wire.chunks) {
+            for (const chunk of chunks) chunk.metadata.revision = job.revision;
+          }
+          return Promise.resolve(wire);
+        },
+      };
+      const usage = process.cpuUsage();
+      chunks = (
+        await tree.ingest(tree.deps(), docs, {
+          namespace: 'default',
+          chunkSize: 512,
+          chunkOverlap: 64,
+          maxDocumentLength: 1e6,
+          preparer,
+          keywordLanguage: 'auto',
+          graphTerms: { characters: 300, minLength: 4 },
+        })
+      ).chunks;
+      const used = process.cpuUsage(usage);
+      if (round > 0) tree.cpu.push((used.user + used.system) / 1000);
+    }
+  }
+  const average = loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
+  console.log(
+    `merge of SciFact's prepared groups (${chunks} chunks), ${rounds} alternating rounds, load ${average}`,
+  );
+  for (const { name, cpu } of trees) {
+    console.log(
+      `${name}: CPU per merge median ${median(cpu).toFixed(0)} ms (${cpu.map((v) => v.toFixed(0)).join(' ')})`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   const beforeDir = flag('--before');
   if (beforeDir === undefined) throw new Error('pass --before DIR (a copy of the other tree)');
@@ -103,18 +290,22 @@ async function main(): Promise<void> {
   const rounds = Number(flag('--rounds') ?? 7);
   const docs = loadCorpus(dir).map((doc) => ({ id: doc.id, title: doc.title, text: doc.text }));
   if (flag('--part') === 'segment') return segmentOnly(beforeDir, docs, rounds);
+  if (flag('--part') === 'keyword') return keywordOnly(beforeDir, docs, rounds);
+  if (flag('--part') === 'merge') return mergeOnly(beforeDir, docs, rounds);
   const trees: { name: string; create: Factory; cpu: number[]; wall: number[] }[] = [
     { name: 'before', create: await factory(resolve(beforeDir)), cpu: [], wall: [] },
     { name: 'after', create: await factory(join(import.meta.dirname, '..')), cpu: [], wall: [] },
   ];
-  for (const tree of trees) await tree.create().ingest(docs);
+  const concurrency =
+    flag('--concurrency') === undefined ? undefined : Number(flag('--concurrency'));
+  for (const tree of trees) await tree.create().ingest(docs, { concurrency });
   let chunks = 0;
   for (let round = 0; round < rounds; round++) {
     for (const tree of trees) {
       const engine = tree.create();
       const usage = process.cpuUsage();
       const started = performance.now();
-      chunks = (await engine.ingest(docs)).chunks;
+      chunks = (await engine.ingest(docs, { concurrency })).chunks;
       tree.wall.push(performance.now() - started);
       const used = process.cpuUsage(usage);
       tree.cpu.push((used.user + used.system) / 1000);
@@ -123,7 +314,9 @@ async function main(): Promise<void> {
   const load = loadavg()
     .map((value) => value.toFixed(2))
     .join(' ');
-  console.log(`SciFact, ${chunks} chunks, ${rounds} alternating rounds, load ${load}`);
+  console.log(
+    `SciFact, ${chunks} chunks, concurrency ${concurrency ?? 'default'}, ${rounds} alternating rounds, load ${load}`,
+  );
   for (const { name, cpu, wall } of trees) {
     console.log(
       `${name}: CPU per ingest median ${median(cpu).toFixed(0)} ms ` +

@@ -126,9 +126,8 @@ function resolveOptions(text: string, options: ChunkOptions, exact: boolean): Co
     chunkSize,
     chunkOverlap,
     count: (start, end) => counters.count(text, start, end),
-    bound: (start, end) => counters.bound(text, start, end),
+    fit: (start, end) => counters.fit(text, start, end, chunkSize),
     exact,
-    boundIsCount: counters.boundIsCount,
   };
 }
 
@@ -146,7 +145,7 @@ function chunkSection(section: Section, context: Context): TextChunk[] {
   if (!likelyTooLong(first.start, last.end, context)) {
     const tokenCount = context.exact
       ? context.count(first.start, last.end)
-      : fitCount(first.start, last.end, context);
+      : context.fit(first.start, last.end);
     if (tokenCount <= chunkSize) {
       return [makeChunk(text, first.start, last.end, tokenCount, section.headingPath)];
     }
@@ -154,12 +153,6 @@ function chunkSection(section: Section, context: Context): TextChunk[] {
     if (first === last) tooLong = first;
   }
   return packAtoms(sectionAtoms(section, context, tooLong), section.headingPath, context);
-}
-
-/** The bound of a span when it shows the span fits (or is exact), else its exact count. */
-function fitCount(start: number, end: number, context: Context): number {
-  const bound = context.bound(start, end);
-  return bound <= context.chunkSize || context.boundIsCount ? bound : context.count(start, end);
 }
 
 function makeChunk(

@@ -322,7 +322,12 @@ export async function ingestDocuments(
       }
       await deps.graphIndexer?.index(namespace, written, { signal, journal: undo.journal });
       const stale = { filter: { documentId: { $in: documentIds }, revision: { $ne: revision } } };
-      removedChunks += await deps.vectorStore.delete(namespace, stale);
+      // When the store was read before the write and held no chunk of these documents
+      // (`undo.chunks`), it holds none of another revision now: it is not searched for them (a
+      // scan of every record in the memory store). The keyword index is asked regardless.
+      if (vectors[0] === undefined || undo.chunks.length > 0) {
+        removedChunks += await deps.vectorStore.delete(namespace, stale);
+      }
       await deps.keywordIndex.delete(namespace, stale);
     } catch (error) {
       // An abort keeps the groups already done; any other failure undoes the whole call.

@@ -24,8 +24,9 @@ export interface PreparedChunk {
   readonly keywordText: string;
   readonly metadata: Metadata;
   /**
-   * The keyword index's terms of `keywordText`, when an ingest worker computed them for the
-   * engine's default keyword index; otherwise the index analyses the text itself.
+   * The keyword index's terms of `keywordText` (each term's occurrences together), when an
+   * ingest worker computed them for the engine's default keyword index; otherwise the index
+   * analyses the text itself.
    */
   readonly keywordTerms?: readonly string[] | undefined;
   /** The graph's term frequencies of `indexText`, when an ingest worker computed them. */
@@ -176,7 +177,10 @@ export interface PreparedWire {
   /** Every chunk's vector, one after another (`dimensions` numbers each). */
   readonly vectors: Float32Array;
   readonly dimensions: number;
-  /** Per chunk, in order, its keyword terms joined by U+0000 (with `keywordLanguage`). */
+  /**
+   * Per chunk, in order, its keyword terms and how often each occurs, U+0000 between (with
+   * `keywordLanguage`): the main thread posts each term once, not once per occurrence.
+   */
   readonly keywordTerms?: string[] | undefined;
   /** Per chunk, in order, its graph terms and their counts, U+0000 between (`graphTerms`). */
   readonly graphTerms?: string[] | undefined;
@@ -201,17 +205,13 @@ export async function prepareJob(
   // One string per chunk: far cheaper to copy across threads than an array of terms. Texts
   // hold no U+0000 (documents with one are refused), so neither do their terms.
   const terms = keywordTerms
-    ? all.map((chunk) => keywordTerms(chunk.keywordText).join(TERM_SEPARATOR))
+    ? all.map((chunk) => joinCounts(occurrences(keywordTerms(chunk.keywordText))))
     : undefined;
   const graph = job.graphTerms;
   const graphTerms = graph
-    ? all.map((chunk) => {
-        const frequencies = termFrequencies(
-          chunk.indexText.slice(0, graph.characters),
-          graph.minLength,
-        );
-        return [...frequencies].flat().join(TERM_SEPARATOR);
-      })
+    ? all.map((chunk) =>
+        joinCounts(termFrequencies(chunk.indexText.slice(0, graph.characters), graph.minLength)),
+      )
     : undefined;
   return {
     chunks,
@@ -223,6 +223,33 @@ export async function prepareJob(
 }
 
 const TERM_SEPARATOR = '\u0000';
+
+/** How often each term occurs, in order of first occurrence. */
+function occurrences(terms: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+  return counts;
+}
+
+/** Terms and their counts in their wire form: term, count, term, count, … */
+function joinCounts(counts: ReadonlyMap<string, number>): string {
+  return [...counts].flat().join(TERM_SEPARATOR);
+}
+
+/**
+ * Keyword terms from their wire form: each term as often as it occurs, its occurrences
+ * together (the same string, which the keyword index posts once), in order of first occurrence.
+ */
+function expandedTerms(joined: string): string[] {
+  const terms: string[] = [];
+  if (joined === '') return terms;
+  const parts = joined.split(TERM_SEPARATOR);
+  for (let index = 0; index + 1 < parts.length; index += 2) {
+    const term = parts[index]!;
+    for (let count = Number(parts[index + 1]); count > 0; count--) terms.push(term);
+  }
+  return terms;
+}
 
 /** Term frequencies from their wire form: term, count, term, count, … */
 function countedTerms(joined: string): Map<string, number> {
@@ -258,9 +285,7 @@ export function fromWire(
     if (joined === undefined && counted === undefined) return chunk;
     return {
       ...chunk,
-      ...(joined === undefined
-        ? {}
-        : { keywordTerms: joined === '' ? [] : joined.split(TERM_SEPARATOR) }),
+      ...(joined === undefined ? {} : { keywordTerms: expandedTerms(joined) }),
       ...(counted === undefined || settings === undefined
         ? {}
         : { graphTerms: { ...settings, frequencies: countedTerms(counted) } }),

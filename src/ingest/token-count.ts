@@ -10,9 +10,10 @@
  * the tokenizer's own count, not an estimate. A tokenizer says so with `piecewise: true` (the
  * built-in encodings do); others are counted whole.
  *
- * Where only "does it fit?" matters, `bound` does not encode pieces it has not seen: a byte-level
+ * Where only "does it fit?" matters, `fit` does not encode pieces it has not seen: a byte-level
  * BPE token is at least one byte, so a piece's UTF-8 length bounds its count. A span whose bound
- * is within the budget fits; only a span over it needs its exact count.
+ * is within the budget fits; only a span over it needs its exact count, and then only its unseen
+ * pieces are encoded (the pass that bounded it remembers where they are).
  * @module
  */
 import type { Tokenizer } from '../ports/tokenizer.js';
@@ -25,12 +26,11 @@ export interface SpanCounters {
   /** The tokenizer's count of `text[start, end)`. */
   readonly count: SpanCounter;
   /**
-   * At least the count of `text[start, end)`: exact for pieces already seen, their UTF-8 length
-   * for the others (the exact count for a tokenizer that is not `piecewise`).
+   * At least the count of `text[start, end)`, and exactly it when over `limit`: a bound (exact
+   * for pieces already seen, their UTF-8 length for the others) when that is at most `limit`,
+   * else the exact count. Either way the span fits `limit` exactly when the result does.
    */
-  readonly bound: SpanCounter;
-  /** Whether `bound` is `count` itself (a tokenizer that is not `piecewise`). */
-  readonly boundIsCount: boolean;
+  readonly fit: (text: string, start: number, end: number, limit: number) => number;
 }
 
 /** Spans shorter than this are counted whole: cutting them saves nothing. */
@@ -82,10 +82,33 @@ function utf8Bound(text: string, start: number, end: number): number {
   return bytes;
 }
 
-/**
- * The count of `text[start, end)`, one piece: from the table, else counted and remembered
- * (`exact`) or bounded by its UTF-8 length.
- */
+/** The slot of piece `text[start, end)` in the table, or of the empty slot where it would go. */
+function slotOf(table: PieceTable, text: string, start: number, end: number, hash: number): number {
+  const length = end - start;
+  const mask = TABLE_SIZE - 1;
+  let slot = (hash ^ (hash >>> 15)) & mask;
+  for (;;) {
+    const piece = table.pieces[slot];
+    if (piece === undefined) return slot;
+    if (piece.length === length && text.startsWith(piece, start)) return slot;
+    slot = (slot + 1) & mask;
+  }
+}
+
+/** The count of a piece in the table, or -1 when it is not there (or too long to be). */
+function knownCount(
+  table: PieceTable,
+  text: string,
+  start: number,
+  end: number,
+  hash: number,
+): number {
+  if (end - start > MAX_CACHED_PIECE) return -1;
+  const slot = slotOf(table, text, start, end, hash);
+  return table.pieces[slot] === undefined ? -1 : table.counts[slot]!;
+}
+
+/** The count of `text[start, end)`, one piece: from the table, else counted and remembered. */
 function pieceCount(
   table: PieceTable,
   tokenizer: Tokenizer,
@@ -93,28 +116,16 @@ function pieceCount(
   start: number,
   end: number,
   hash: number,
-  exact: boolean,
 ): number {
-  const length = end - start;
-  if (length > MAX_CACHED_PIECE) {
-    return exact ? tokenizer.count(text.slice(start, end)) : utf8Bound(text, start, end);
-  }
-  const mask = TABLE_SIZE - 1;
-  const mixed = hash ^ (hash >>> 15);
-  let slot = mixed & mask;
-  for (;;) {
-    const piece = table.pieces[slot];
-    if (piece === undefined) break;
-    if (piece.length === length && text.startsWith(piece, start)) return table.counts[slot]!;
-    slot = (slot + 1) & mask;
-  }
-  if (!exact) return utf8Bound(text, start, end);
+  if (end - start > MAX_CACHED_PIECE) return tokenizer.count(text.slice(start, end));
+  let slot = slotOf(table, text, start, end, hash);
+  if (table.pieces[slot] !== undefined) return table.counts[slot]!;
   const piece = text.slice(start, end);
   const count = tokenizer.count(piece);
   if (table.used >= TABLE_LIMIT) {
     table.pieces.fill(undefined);
     table.used = 0;
-    slot = mixed & mask;
+    slot = slotOf(table, text, start, end, hash);
   }
   table.pieces[slot] = piece;
   table.counts[slot] = count;
@@ -122,34 +133,79 @@ function pieceCount(
   return count;
 }
 
-/** Sums the pieces of `text[start, end)` (see the module comment). */
-function sumPieces(
+/** Start, end and hash of each piece `scanPieces` did not find in the table (grown on demand). */
+let unseen = new Int32Array(3 * 256);
+
+/**
+ * Cuts `text[start, end)` into its pieces (see the module comment) and sums the counts the
+ * table knows; the other pieces are listed in `unseen` (their number is returned in
+ * `scan.unseen`) and their UTF-8 lengths summed in `scan.bound`.
+ */
+function scanPieces(
   table: PieceTable,
-  tokenizer: Tokenizer,
   text: string,
   start: number,
   end: number,
-  exact: boolean,
-): number {
-  let total = 0;
+  scan: { known: number; bound: number; unseen: number },
+): void {
+  let known = 0;
+  let bound = 0;
+  let count = 0;
   let pieceStart = start;
   let hash = 0x811c9dc5;
-  for (let index = start; index < end; index++) {
-    const code = text.charCodeAt(index);
-    if (
-      code === 32 &&
-      index > pieceStart &&
-      index + 1 < end &&
-      endsPiece(text.charCodeAt(index - 1)) &&
-      isAsciiLetter(text.charCodeAt(index + 1))
-    ) {
-      total += pieceCount(table, tokenizer, text, pieceStart, index, hash >>> 0, exact);
-      pieceStart = index;
-      hash = 0x811c9dc5;
+  for (let index = start; index <= end; index++) {
+    if (index < end) {
+      const code = text.charCodeAt(index);
+      if (!(
+        code === 32 &&
+        index > pieceStart &&
+        index + 1 < end &&
+        endsPiece(text.charCodeAt(index - 1)) &&
+        isAsciiLetter(text.charCodeAt(index + 1))
+      )) {
+        hash = Math.imul(hash ^ code, 0x01000193);
+        continue;
+      }
     }
-    hash = Math.imul(hash ^ code, 0x01000193);
+    const pieceHash = hash >>> 0;
+    const found = knownCount(table, text, pieceStart, index, pieceHash);
+    if (found >= 0) known += found;
+    else {
+      if (unseen.length < 3 * (count + 1)) {
+        const grown = new Int32Array(unseen.length * 2);
+        grown.set(unseen);
+        unseen = grown;
+      }
+      unseen[3 * count] = pieceStart;
+      unseen[3 * count + 1] = index;
+      unseen[3 * count + 2] = pieceHash;
+      count++;
+      bound += utf8Bound(text, pieceStart, index);
+    }
+    // The next piece starts with the space at `index`: its hash has taken that space in.
+    pieceStart = index;
+    hash = Math.imul(0x811c9dc5 ^ 32, 0x01000193);
   }
-  return total + pieceCount(table, tokenizer, text, pieceStart, end, hash >>> 0, exact);
+  scan.known = known;
+  scan.bound = bound;
+  scan.unseen = count;
+}
+
+/** The exact count of the pieces `scanPieces` listed in `unseen`: counted and remembered. */
+function countUnseen(
+  table: PieceTable,
+  tokenizer: Tokenizer,
+  text: string,
+  pieces: number,
+): number {
+  let total = 0;
+  for (let index = 0; index < pieces; index++) {
+    const start = unseen[3 * index]!;
+    const end = unseen[3 * index + 1]!;
+    // Looked up again: an earlier piece of the span may have been the same and is known now.
+    total += pieceCount(table, tokenizer, text, start, end, unseen[3 * index + 2]! >>> 0);
+  }
+  return total;
 }
 
 /**
@@ -160,16 +216,23 @@ function sumPieces(
 export function spanCounters(tokenizer: Tokenizer): SpanCounters {
   const whole: SpanCounter = (text, start, end) => tokenizer.count(text.slice(start, end));
   if (tokenizer.piecewise !== true) {
-    return { count: whole, bound: whole, boundIsCount: true };
+    return { count: whole, fit: (text, start, end) => whole(text, start, end) };
   }
   const table = tableOf(tokenizer);
-  const piecewise =
-    (exact: boolean): SpanCounter =>
-    (text, start, end) =>
-      end - start < MIN_SPLIT_LENGTH
-        ? whole(text, start, end)
-        : sumPieces(table, tokenizer, text, start, end, exact);
-  return { count: piecewise(true), bound: piecewise(false), boundIsCount: false };
+  const scan = { known: 0, bound: 0, unseen: 0 };
+  return {
+    count: (text, start, end) => {
+      if (end - start < MIN_SPLIT_LENGTH) return whole(text, start, end);
+      scanPieces(table, text, start, end, scan);
+      return scan.known + countUnseen(table, tokenizer, text, scan.unseen);
+    },
+    fit: (text, start, end, limit) => {
+      if (end - start < MIN_SPLIT_LENGTH) return whole(text, start, end);
+      scanPieces(table, text, start, end, scan);
+      if (scan.known + scan.bound <= limit) return scan.known + scan.bound;
+      return scan.known + countUnseen(table, tokenizer, text, scan.unseen);
+    },
+  };
 }
 
 /** The exact counter of {@link spanCounters}. */

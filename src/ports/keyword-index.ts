@@ -10,8 +10,9 @@ export interface KeywordRecord {
   readonly metadata: Metadata;
   /**
    * Optional: the text's index terms, exactly as this index's own analysis of `text` gives
-   * them, when the caller computed them already (the engine's ingest workers do, for the
-   * engine's default in-memory index). An index that analyses text in its own way ignores them.
+   * them (order aside: the engine's ingest workers list each term's occurrences together),
+   * when the caller computed them already (the engine's ingest workers do, for the engine's
+   * default in-memory index). An index that analyses text in its own way ignores them.
    */
   readonly terms?: readonly string[] | undefined;
 }

@@ -116,14 +116,32 @@ describe.each(['cl100k_base', 'o200k_base'] as const)('spanCounter (%s)', (encod
     );
   });
 
-  it('bounds every span from above, exactly once its words are known', () => {
-    const { bound, count } = spanCounters(counting(tokenizer));
+  it('fits: bounds a span from above within the limit, counts it exactly over it', () => {
+    const { fit, count } = spanCounters(counting(tokenizer));
     for (const text of corpus()) {
-      expect(bound(text, 0, text.length)).toBeGreaterThanOrEqual(tokenizer.count(text));
+      const exact = tokenizer.count(text);
+      expect(fit(text, 0, text.length, Infinity)).toBeGreaterThanOrEqual(exact);
+      // Over the limit the answer is the exact count, whatever was seen before.
+      expect(fit(text, 0, text.length, exact - 1)).toBe(exact);
+      expect(fit(text, 0, text.length, 0)).toBe(exact);
     }
     const text = corpus()[1]!;
     count(text, 0, text.length);
-    expect(bound(text, 0, text.length)).toBe(tokenizer.count(text));
+    expect(fit(text, 0, text.length, Infinity)).toBe(tokenizer.count(text));
+  });
+
+  it('fits a span over its limit encoding each unseen piece once, the known ones not again', () => {
+    const wrapped = counting(tokenizer);
+    const { fit } = spanCounters(wrapped);
+    const text = 'The cells divide and the cells grow, then the cells divide again. '.repeat(20);
+    const exact = tokenizer.count(text);
+    expect(fit(text, 0, text.length, 10)).toBe(exact);
+    // " cells", " divide", " grow,", …: each distinct piece once, though it repeats 20 times.
+    const calls = wrapped.calls;
+    expect(calls).toBeGreaterThan(0);
+    expect(calls).toBeLessThan(20);
+    expect(fit(text, 0, text.length, 10)).toBe(exact);
+    expect(wrapped.calls).toBe(calls);
   });
 
   it('chunks a document that surely fits without byte-pair encoding it', () => {

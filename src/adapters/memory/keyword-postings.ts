@@ -143,7 +143,14 @@ export function removeDocument(space: Space, id: string): boolean {
   return true;
 }
 
-/** Adds a document, replacing the one with its id: tokenized, counted and posted per term. */
+/**
+ * Adds a document, replacing the one with its id: tokenized, counted and posted per term. One
+ * postings lookup per token, none for a token equal to the one before (the ingest workers list
+ * each term's occurrences together): a term's list ends with this document's number once the
+ * term has been seen in it (its number is in no list before: `removeDocument` took it out), so a
+ * repeat only counts up the last frequency. Postings and the document's distinct terms come out
+ * in order of first occurrence.
+ */
 export function addDocument(
   space: Space,
   record: KeywordRecord,
@@ -152,17 +159,29 @@ export function addDocument(
   removeDocument(space, record.id);
   // Terms computed by the caller with this index's analysis (ingest workers) save analysing.
   const tokens = record.terms ?? tokenize(record.text);
-  const frequencies = new Map<string, number>();
-  for (const token of tokens) frequencies.set(token, (frequencies.get(token) ?? 0) + 1);
   const number = space.free.pop() ?? space.ids.length;
   const { postings } = space;
-  for (const [term, frequency] of frequencies) {
-    const list = postings.get(term);
-    if (list === undefined) {
-      postings.set(term, { documents: [number], frequencies: [frequency] });
+  const distinct: string[] = [];
+  let previous: string | undefined;
+  let list: Posting | undefined;
+  for (const term of tokens) {
+    if (term !== previous) {
+      previous = term;
+      list = postings.get(term);
+      if (list === undefined) {
+        list = { documents: [number], frequencies: [1] };
+        postings.set(term, list);
+        distinct.push(term);
+        continue;
+      }
+    }
+    const last = list!.documents.length - 1;
+    if (list!.documents[last] === number) {
+      list!.frequencies[last]!++;
     } else {
-      list.documents.push(number);
-      list.frequencies.push(frequency);
+      list!.documents.push(number);
+      list!.frequencies.push(1);
+      distinct.push(term);
     }
   }
   space.numbers.set(record.id, number);
@@ -171,7 +190,7 @@ export function addDocument(
   space.metadata[number] = metadata;
   indexDocumentId(space, number, metadata);
   space.added[number] = space.adds++;
-  space.terms[number] = [...frequencies.keys()];
+  space.terms[number] = distinct;
   space.lengths[number] = tokens.length;
   space.count++;
   space.totalLength += tokens.length;

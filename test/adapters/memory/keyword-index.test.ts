@@ -116,6 +116,31 @@ describe('createMemoryKeywordIndex', () => {
     expect(match!.score).toBeCloseTo(bm25(2, 2, 3, 5, 11 / 3, 1.2, 0.75), 10);
   });
 
+  it('posts given terms alike in any order: runs of one term, repeats apart, replaced documents', async () => {
+    const records = (order: 'text' | 'runs') =>
+      [
+        ['a', 'cell cell divid cell grow grow'],
+        ['b', 'grow cell protein protein'],
+        ['a', 'protein cell cell'],
+        ['c', 'divid divid divid'],
+      ].map(([id, text]) => {
+        const terms = text!.split(' ');
+        const runs = [...new Set(terms)].flatMap((term) => terms.filter((t) => t === term));
+        return { id: id!, text: text!, metadata: {}, terms: order === 'text' ? terms : runs };
+      });
+    const analysed = createMemoryKeywordIndex({ tokenize: (text) => text.split(' ') });
+    for (const record of records('text'))
+      await analysed.add('n', [{ ...record, terms: undefined }]);
+    for (const order of ['text', 'runs'] as const) {
+      const index = createMemoryKeywordIndex({ tokenize: (text) => text.split(' ') });
+      for (const record of records(order)) await index.add('n', [record]);
+      // The same postings, lengths and statistics as analysing the texts.
+      expect(index.snapshot()).toEqual(analysed.snapshot());
+      const hits = await index.search('n', 'cell', { k: 3 });
+      expect(hits.map((hit) => hit.id)).toEqual(['a', 'b']);
+    }
+  });
+
   it('rejects bad input with typed errors', async () => {
     const index = createMemoryKeywordIndex();
     await expect(index.add('', records)).rejects.toThrow(ValidationError);
