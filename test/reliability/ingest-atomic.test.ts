@@ -152,8 +152,12 @@ async function failIngest(env: Setup, [store, method]: [Store, string], docs: In
 }
 
 describe('ingest is all or nothing across vector store, keyword index and graph', () => {
-  // A new document has no graph nodes to delete first.
-  const NEW_DOCUMENT_FAILURES = FAILURES.filter(([, method]) => method !== 'deleteNodes');
+  // A new document has no graph nodes to delete first, and no earlier chunks: the vector
+  // store's delete of stale chunks is skipped when the read before the write found none.
+  const NEW_DOCUMENT_FAILURES = FAILURES.filter(
+    ([store, method]) =>
+      method !== 'deleteNodes' && !(store === 'vectorStore' && method === 'delete'),
+  );
   it.each(NEW_DOCUMENT_FAILURES)(
     'a new document: %s.%s failing leaves every store as it was',
     async (...where: [Store, string]) => {
