@@ -74,9 +74,21 @@ export function limitTokens(
     return { text, truncated: false };
   }
   let kept = '';
+  let keptTokens = 0;
   for (const delta of splitDeltas(text)) {
-    if (countTokens(kept + delta, tokenizer) > maxTokens) break;
+    // Approximate counts add up across white space: only the new delta is scanned (a summary
+    // cut to `maxTokens` rescanned its whole prefix per word).
+    const additive =
+      tokenizer === undefined &&
+      (kept.length === 0 ||
+        isSpace(kept.charCodeAt(kept.length - 1)) ||
+        isSpace(delta.charCodeAt(0)));
+    const tokens = additive
+      ? keptTokens + approximateTokens(delta)
+      : countTokens(kept + delta, tokenizer);
+    if (tokens > maxTokens) break;
     kept += delta;
+    keptTokens = tokens;
   }
   return { text: kept.trimEnd(), truncated: true };
 }
