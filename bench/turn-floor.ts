@@ -1,9 +1,12 @@
 /**
  * `node --import tsx bench/turn-floor.ts [--data DIR] [--rounds N]`: how far the turn could fall
  * without the stages that are not retrieval. Four engines over SciFact (5,183 abstracts, the
- * defaults otherwise), each ingested once and warmed up on 50 train claims, then the 300 test
- * claims on each in turn, `--rounds` rounds (default 2), CPU time per call
- * (`process.cpuUsage()`, the machine is shared):
+ * defaults otherwise), each ingested once and warmed up on 50 train claims; then, per round, 300
+ * claims not asked before (round 1 the test claims, later rounds the next train claims) on each
+ * engine in turn, `--rounds` rounds (default 2, at most 3), CPU time per call
+ * (`process.cpuUsage()`, the machine is shared). The process-wide analyses of chunk texts
+ * (`forgetTextAnalyses`) are emptied before each engine's pass, so every pass is a first pass:
+ * no engine reads what another one analysed.
  * - `search`: `engine.search` — retrieval and the sources, no model, judge, guard or confidence;
  * - `chat`: `engine.chat({ mode: 'query' })` with the defaults (the extractive model, the offline
  *   judge);
@@ -13,6 +16,7 @@
  */
 import { loadavg } from 'node:os';
 import { createChatEngine, type ChatEngine, type LLMProvider } from '../src/index.js';
+import { forgetTextAnalyses } from '../src/util/second-sight.js';
 import { hasSciFact, loadCorpus, loadQueries, sciFactDir } from './scifact.js';
 
 const roundsAt = process.argv.indexOf('--rounds');
@@ -20,10 +24,14 @@ const rounds = roundsAt >= 0 ? Number(process.argv[roundsAt + 1]) : 2;
 const dir = sciFactDir();
 if (!hasSciFact(dir)) throw new Error(`SciFact data not found in ${dir} (pass --data DIR)`);
 const docs = loadCorpus(dir).map((doc) => ({ id: doc.id, title: doc.title, text: doc.text }));
-const queries = loadQueries(dir).map((query) => query.text);
-const warmUp = loadQueries(dir, 'train')
-  .slice(0, 50)
-  .map((query) => query.text);
+const train = loadQueries(dir, 'train').map((query) => query.text);
+const warmUp = train.slice(0, 50);
+const questionSets = [
+  loadQueries(dir).map((query) => query.text),
+  train.slice(50, 350),
+  train.slice(350, 650),
+];
+if (rounds < 1 || rounds > questionSets.length) throw new Error('--rounds must be 1 to 3');
 
 /** A model that quotes its first source: no reading of the sources at all. */
 const quotingModel: LLMProvider = {
@@ -71,13 +79,17 @@ for (const variant of variants) {
 
 const cpu: Record<string, number[]> = {};
 for (let round = 1; round <= rounds; round++) {
+  const queries = questionSets[round - 1]!;
   for (const variant of variants) {
+    forgetTextAnalyses();
     const started = process.cpuUsage();
     for (const query of queries) await variant.run(variant.engine, query);
     const used = process.cpuUsage(started);
     (cpu[variant.name] ??= []).push((used.user + used.system) / 1000 / queries.length);
   }
-  console.log(`round ${round} done; load ${loadavg()[0]!.toFixed(1)}`);
+  console.log(
+    `round ${round} (${queries.length} questions) done; load ${loadavg()[0]!.toFixed(1)}`,
+  );
 }
 console.log('| variant | CPU ms per call (rounds) |');
 console.log('| --- | --- |');
