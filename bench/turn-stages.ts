@@ -51,7 +51,11 @@ export const STAGE_RULES: readonly StageRule[] = [
     file: /adapters\/memory\/(session|learning)|pipeline\/(compact|remember|learn)|turn\/(finish|user-message|session|position|memory-evidence)/,
   },
   { stage: 'resilience (timeouts, breaker)', file: /src\/resilience\// },
-  { stage: 'rest of the turn', file: /src\/(pipeline|engine|util|events|validate|engine\.ts)/ },
+  // Not engine/runtime.ts: its closures wrap the tokenizer and models for the stages above.
+  {
+    stage: 'rest of the turn',
+    file: /src\/(pipeline|engine\/(?!runtime)|util|events|validate|engine\.ts)/,
+  },
 ];
 
 function stageOf(node: ProfileNode): string | undefined {

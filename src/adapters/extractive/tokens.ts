@@ -75,20 +75,21 @@ export function limitTokens(
   }
   let kept = '';
   let keptTokens = 0;
+  // The last character of `kept`, read from its delta (reading `kept` would flatten it).
+  let lastCode = -1;
   for (const delta of splitDeltas(text)) {
     // Approximate counts add up across white space: only the new delta is scanned (a summary
     // cut to `maxTokens` rescanned its whole prefix per word).
     const additive =
       tokenizer === undefined &&
-      (kept.length === 0 ||
-        isSpace(kept.charCodeAt(kept.length - 1)) ||
-        isSpace(delta.charCodeAt(0)));
+      (lastCode < 0 || isSpace(lastCode) || isSpace(delta.charCodeAt(0)));
     const tokens = additive
       ? keptTokens + approximateTokens(delta)
       : countTokens(kept + delta, tokenizer);
     if (tokens > maxTokens) break;
     kept += delta;
     keptTokens = tokens;
+    if (delta.length > 0) lastCode = delta.charCodeAt(delta.length - 1);
   }
   return { text: kept.trimEnd(), truncated: true };
 }
