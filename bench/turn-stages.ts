@@ -10,14 +10,15 @@
  * of the same run without the profiler, converts the shares into ms per turn.
  */
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
-interface ProfileNode {
+export interface ProfileNode {
   readonly id: number;
   readonly callFrame: { readonly functionName: string; readonly url: string };
   readonly children?: readonly number[];
 }
 
-interface Profile {
+export interface Profile {
   readonly nodes: readonly ProfileNode[];
   readonly samples: readonly number[];
   readonly timeDeltas: readonly number[];
@@ -124,4 +125,6 @@ function main(): void {
   console.log(`(${outside}: ${((times.get(outside) ?? 0) / per).toFixed(3)} ms per turn)`);
 }
 
-main();
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main();
+}
