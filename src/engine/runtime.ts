@@ -18,7 +18,6 @@ import { ConfigError } from '../errors/index.js';
 import { createEstimateTokenizer } from '../adapters/tokenizer/estimate.js';
 import { createGptTokenizer } from '../adapters/tokenizer/gpt-tokenizer.js';
 import { createGraphIndexer } from '../ingest/graph.js';
-import { spanCounter, type SpanCounter } from '../ingest/token-count.js';
 import { createLearnedBoost } from '../learning/learned-boost.js';
 import { createEmbeddingCache } from '../pipeline/embedding-cache.js';
 import { createRecall } from '../pipeline/recall.js';
@@ -149,40 +148,6 @@ function defaultTokenizer(onFallback: (error: unknown) => void): Promise<Tokeniz
 }
 
 /**
- * The turns' tokenizer: counts remembered per text ({@link withCountCache}); a text it has not
- * seen is counted, for a `piecewise` tokenizer (the built-in BPE encodings), as the sum of its
- * pieces' counts, each piece (a word, mostly) encoded once and remembered in a table of this
- * tokenizer ({@link spanCounter}): the same count, without byte-pair encoding the words every
- * retrieved chunk shares with the ones before it. `clear` forgets the texts and the pieces.
- */
-function turnTokenizer(tokenizer: Tokenizer): CountCachedTokenizer {
-  if (tokenizer.piecewise !== true) return withCountCache(tokenizer);
-  const delegate = (): Tokenizer => ({
-    name: tokenizer.name,
-    piecewise: true,
-    count: (text) => tokenizer.count(text),
-    encode: (text) => tokenizer.encode(text),
-    decode: (tokens) => tokenizer.decode(tokens),
-  });
-  let pieces: SpanCounter | undefined;
-  const cached = withCountCache({
-    ...delegate(),
-    count(text) {
-      // The piece table is kept per tokenizer object: a new one after `clear` starts it empty.
-      pieces ??= spanCounter(delegate());
-      return pieces(text, 0, text.length);
-    },
-  });
-  return {
-    ...cached,
-    clear() {
-      cached.clear();
-      pieces = undefined;
-    },
-  };
-}
-
-/**
  * The tokenizer and the turn runtime, each loaded once on first use; the token-count cache
  * of the turns (absent before the first turn).
  */
@@ -207,7 +172,7 @@ export function createLazyRuntime(
   const runtime = (): Promise<EngineRuntime> =>
     (turnRuntime ??= Promise.all([loadTokenizer(), resolveModel(resolved.llm)]).then(
       ([loaded, model]) => {
-        const counted = (countCache = turnTokenizer(loaded));
+        const counted = (countCache = withCountCache(loaded));
         return {
           ...base,
           llm: createResilientLLM(model, resolved.resilience, { onBreaker }),
