@@ -56,12 +56,15 @@ export function inputText(request: LLMRequest): string {
   return parts.join('\n');
 }
 
+/** One delta of {@link splitDeltas}. */
+const DELTA = /(?:^\s*)?(?:\[\s*source\s*:[^\][]*\]|\S)+\s*|\s+/gi;
+
 /**
  * The stream's deltas: each a word (a citation tag with its trailing punctuation counts as one)
  * plus the white space after it. They concatenate exactly to `text`.
  */
 export function splitDeltas(text: string): string[] {
-  return text.match(/(?:^\s*)?(?:\[\s*source\s*:[^\][]*\]|\S)+\s*|\s+/gi) ?? [];
+  return text.match(DELTA) ?? [];
 }
 
 /** The longest prefix of whole deltas within `maxTokens`, and whether it was cut. */
@@ -74,9 +77,23 @@ export function limitTokens(
     return { text, truncated: false };
   }
   let kept = '';
-  for (const delta of splitDeltas(text)) {
-    if (countTokens(kept + delta, tokenizer) > maxTokens) break;
+  let keptTokens = 0;
+  // The last character of `kept`, read from its delta (reading `kept` would flatten it).
+  let lastCode = -1;
+  // The deltas one by one (`matchAll` yields what `splitDeltas` lists): the cut stops early.
+  for (const [delta] of text.matchAll(DELTA)) {
+    // Approximate counts add up across white space: only the new delta is scanned (a summary
+    // cut to `maxTokens` rescanned its whole prefix per word).
+    const additive =
+      tokenizer === undefined &&
+      (lastCode < 0 || isSpace(lastCode) || isSpace(delta.charCodeAt(0)));
+    const tokens = additive
+      ? keptTokens + approximateTokens(delta)
+      : countTokens(kept + delta, tokenizer);
+    if (tokens > maxTokens) break;
     kept += delta;
+    keptTokens = tokens;
+    if (delta.length > 0) lastCode = delta.charCodeAt(delta.length - 1);
   }
   return { text: kept.trimEnd(), truncated: true };
 }

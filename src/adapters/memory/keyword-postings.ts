@@ -6,6 +6,7 @@
 import type { KeywordRecord } from '../../ports/keyword-index.js';
 import type { Metadata, MetadataFilter, MetadataValue } from '../../ports/common.js';
 import { matchesFilter } from '../../query/filter.js';
+import { frozenMetadata } from './frozen-metadata.js';
 
 /** A term's posting list: parallel arrays of document numbers and term frequencies. */
 interface Posting {
@@ -186,7 +187,7 @@ export function addDocument(
   }
   space.numbers.set(record.id, number);
   space.ids[number] = record.id;
-  const metadata = Object.freeze({ ...(record.metadata ?? {}) });
+  const metadata = frozenMetadata(record.metadata ?? {});
   space.metadata[number] = metadata;
   indexDocumentId(space, number, metadata);
   space.added[number] = space.adds++;

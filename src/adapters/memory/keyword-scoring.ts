@@ -68,10 +68,11 @@ export function search(
       matched[number]! += idf;
     }
   }
-  const allowed = options.filter === undefined ? undefined : compileFilter(options.filter);
-  const kept: number[] = [];
-  for (const number of touched) {
-    if (allowed === undefined || allowed(space.metadata[number]!)) kept.push(number);
+  // Without a filter every touched document is kept: no second list of them.
+  let kept = touched;
+  if (options.filter !== undefined) {
+    const allowed = compileFilter(options.filter);
+    kept = touched.filter((number) => allowed(space.metadata[number]!));
   }
   const floor = kthLargest(kept, scores, options.k);
   const matches: KeywordMatch[] = [];

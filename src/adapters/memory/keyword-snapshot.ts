@@ -6,6 +6,7 @@
 import type { Metadata } from '../../ports/common.js';
 import { createSpace, indexDocumentId, type Space } from './keyword-postings.js';
 import { decodeSnapshot, encodeSnapshot, snapshotError } from './snapshot.js';
+import { frozenMetadata } from './frozen-metadata.js';
 
 /** Every namespace's postings, ids, metadata and lengths as snapshot bytes. */
 export function snapshotSpaces(spaces: ReadonlyMap<string, Space>): Uint8Array {
@@ -70,7 +71,7 @@ function parseKeywordSnapshot(json: unknown): Map<string, Space> {
     const freeSet = new Set(free as number[]);
     ids.forEach((id: string, number) => {
       space.ids.push(id);
-      space.metadata.push(Object.freeze({ ...(metadata[number] as Metadata) }));
+      space.metadata.push(frozenMetadata(metadata[number] as Metadata));
       space.lengths.push(lengths[number] as number);
       space.terms.push([]);
       space.added.push(0);

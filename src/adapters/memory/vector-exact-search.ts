@@ -59,9 +59,15 @@ export class TopK {
     );
   }
 
+  // Temporaries, not destructuring: a swap allocated two arrays wherever it was not optimised.
   private swap(i: number, j: number): void {
-    [this.slots[i], this.slots[j]] = [this.slots[j]!, this.slots[i]!];
-    [this.scores[i], this.scores[j]] = [this.scores[j]!, this.scores[i]!];
+    const { slots, scores } = this;
+    const slot = slots[i]!;
+    slots[i] = slots[j]!;
+    slots[j] = slot;
+    const score = scores[i]!;
+    scores[i] = scores[j]!;
+    scores[j] = score;
   }
 
   private up(index: number): void {

@@ -10,6 +10,7 @@
 import type { Metadata } from '../../ports/common.js';
 import { decodeSnapshot, encodeSnapshot, snapshotError } from './snapshot.js';
 import { createSpace, type SavedGraph, type Space } from './vector-space.js';
+import { frozenMetadata } from './frozen-metadata.js';
 
 /** Rebuilds the namespaces of a vector snapshot, each with room for at least `initialCapacity` rows. */
 export function spacesFromSnapshot(bytes: Uint8Array, initialCapacity: number): Map<string, Space> {
@@ -40,7 +41,7 @@ export function spacesFromSnapshot(bytes: Uint8Array, initialCapacity: number): 
     entry.ids.forEach((id, slot) => {
       const label = entry.labels?.[slot] ?? slot;
       space.ids.push(id);
-      space.metadata.push(Object.freeze({ ...entry.metadata[slot]! }));
+      space.metadata.push(frozenMetadata(entry.metadata[slot]!));
       space.slots.set(id, slot);
       space.labels.push(label);
       space.labelSlots.set(label, slot);

@@ -8,6 +8,7 @@ import type { VectorRecord } from '../../ports/vector-store.js';
 import { compileFilter, validateFilter } from '../../query/filter.js';
 import { isFloat32Array } from '../../util/realm.js';
 import { invalid } from '../shared/validate.js';
+import { frozenMetadata } from './frozen-metadata.js';
 import type { Prepared, Space } from './vector-space.js';
 
 /**
@@ -64,7 +65,7 @@ export function prepare(records: readonly VectorRecord[], dimensions: number | n
     prepared.push({
       id: record.id,
       vector: normalizeVector(record.vector, `${path}.vector`),
-      metadata: Object.freeze({ ...metadata }),
+      metadata: frozenMetadata(metadata),
     });
   });
   return prepared;

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { approximateTokens } from '../../../src/adapters/extractive/tokens.js';
+import {
+  approximateTokens,
+  limitTokens,
+  splitDeltas,
+} from '../../../src/adapters/extractive/tokens.js';
 
 /** The approximation as defined: one token per four characters of each `\S+` run, at least one. */
 function reference(text: string): number {
@@ -22,5 +26,46 @@ describe('approximate token counts', () => {
       if (approximateTokens(text) !== reference(text)) mismatches.push(code.toString(16));
     }
     expect(mismatches).toEqual([]);
+  });
+});
+
+describe('cutting an answer to maxTokens', () => {
+  /** The cut as defined: whole deltas while the approximate count of the prefix fits. */
+  function referenceCut(text: string, maxTokens: number): { text: string; truncated: boolean } {
+    if (approximateTokens(text) <= maxTokens) return { text, truncated: false };
+    let kept = '';
+    for (const delta of splitDeltas(text)) {
+      if (approximateTokens(kept + delta) > maxTokens) break;
+      kept += delta;
+    }
+    return { text: kept.trimEnd(), truncated: true };
+  }
+
+  it('keeps the same prefix as recounting the whole prefix per delta', () => {
+    const pieces = ['a', 'word', 'longerword', ' ', '  ', '\n', '\u00a0', '[source: S1]', '.', 'é'];
+    let seed = 7;
+    const next = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let round = 0; round < 400; round++) {
+      let text = '';
+      const length = Math.floor(next() * 60);
+      for (let index = 0; index < length; index++) {
+        text += pieces[Math.floor(next() * pieces.length)]!;
+      }
+      const maxTokens = 1 + Math.floor(next() * 20);
+      expect(limitTokens(text, maxTokens, undefined)).toEqual(referenceCut(text, maxTokens));
+    }
+  });
+
+  it('cuts a long text within maxTokens at a whole word', () => {
+    const text = Array.from({ length: 5000 }, (_, index) => `word${index}`).join(' ');
+    const { text: cut, truncated } = limitTokens(text, 500, undefined);
+    expect(truncated).toBe(true);
+    expect(approximateTokens(cut)).toBeLessThanOrEqual(500);
+    // the next word (two tokens) would not fit
+    expect(approximateTokens(cut)).toBeGreaterThan(498);
+    expect(text.startsWith(cut)).toBe(true);
   });
 });
