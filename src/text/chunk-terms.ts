@@ -32,9 +32,8 @@ interface ChunkAnalysis {
   /** The language its ASCII words were stemmed in. */
   readonly language: LatinLanguage;
   /**
-   * Its words when the text is ASCII, until the focus check has read them or the chunk is no
-   * longer among the `RECENT` ones (kept longer, the words of thousands of chunks would hold
-   * their texts for the garbage collector).
+   * Its words when the text is ASCII, while it is among the `RECENT` chunks (dropped after:
+   * the words of thousands of kept chunks would hold their texts for the garbage collector).
    */
   words: readonly string[] | undefined;
   /** Its terms under the last header asked for (a chunk is shown under one header). */
@@ -42,7 +41,7 @@ interface ChunkAnalysis {
 }
 
 /** Chunks whose words are kept whatever their count of sights (more than a turn reads). */
-const RECENT = 32;
+const RECENT = 64;
 
 const recent = new Map<string, ChunkAnalysis>();
 registerTextCache(recent);
@@ -89,11 +88,8 @@ export function chunkTerms(text: string): ReadonlySet<string> {
  */
 export function headedChunkTerms(header: string, text: string): TermLookup {
   const body = chunkAnalysis(text);
-  if (body.headed?.header !== header) {
+  if (body.headed?.header !== header)
     body.headed = { header, terms: joinedTerms(header, text, body) };
-    // Read: the words would only outlive the young generation.
-    body.words = undefined;
-  }
   return body.headed.terms;
 }
 
