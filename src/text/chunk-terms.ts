@@ -10,9 +10,8 @@
  * joined words (the header's and the first `DETECTION_WINDOW` of the body's) and the body's
  * terms are reused when it is the body's own. Any other text is analysed joined, as before.
  *
- * The analyses of the last `RECENT` chunks are kept with their words (a turn's chunks are read
- * by the guard and then the focus check), and those of chunks seen again, without their words,
- * in a bounded second-sight cache; the focus check's terms are kept with the analysis.
+ * The analyses of the last `RECENT` chunks are kept (a turn's chunks are read by the guard and
+ * then the focus check), and those of chunks seen again in a bounded second-sight cache.
  * @module
  */
 import { createSecondSightCache, registerTextCache } from '../util/second-sight.js';
@@ -29,18 +28,13 @@ export interface TermLookup {
 interface ChunkAnalysis {
   /** Its distinct index terms (`analyzeTerms`, language detected). */
   readonly terms: ReadonlySet<string>;
+  /** Its words when the text is ASCII (else undefined: joined texts are analysed whole). */
+  readonly words: readonly string[] | undefined;
   /** The language its ASCII words were stemmed in. */
   readonly language: LatinLanguage;
-  /**
-   * Its words when the text is ASCII, while it is among the `RECENT` chunks (dropped after:
-   * the words of thousands of kept chunks would hold their texts for the garbage collector).
-   */
-  words: readonly string[] | undefined;
-  /** Its terms under the last header asked for (a chunk is shown under one header). */
-  headed: { readonly header: string; readonly terms: TermLookup } | undefined;
 }
 
-/** Chunks whose words are kept whatever their count of sights (more than a turn reads). */
+/** Chunks whose analyses are kept whatever their count of sights (more than a turn reads). */
 const RECENT = 64;
 
 const recent = new Map<string, ChunkAnalysis>();
@@ -49,30 +43,23 @@ const kept = createSecondSightCache<ChunkAnalysis>(4096);
 
 function analyse(text: string): ChunkAnalysis {
   const segmented = segmentText(text);
-  if (!segmented.ascii) {
-    return {
-      terms: new Set(analyzeTerms(text)),
-      language: 'en',
-      words: undefined,
-      headed: undefined,
-    };
-  }
+  if (!segmented.ascii)
+    return { terms: new Set(analyzeTerms(text)), words: undefined, language: 'en' };
   const language = latinLanguage(segmented, text, 'auto');
-  const terms = new Set(asciiTerms(segmented.words, language));
-  return { terms, language, words: segmented.words, headed: undefined };
+  return {
+    terms: new Set(asciiTerms(segmented.words, language)),
+    words: segmented.words,
+    language,
+  };
 }
 
-/** The analysis of a chunk text, computed on its first sight. */
+/** The kept analysis of a chunk text, computed on its first sight. */
 function chunkAnalysis(text: string): ChunkAnalysis {
   let found = recent.get(text);
   if (found === undefined) {
     found = kept.get(text, () => analyse(text));
     recent.set(text, found);
-    if (recent.size > RECENT) {
-      const oldest = recent.keys().next().value!;
-      recent.get(oldest)!.words = undefined;
-      recent.delete(oldest);
-    }
+    if (recent.size > RECENT) recent.delete(recent.keys().next().value!);
   }
   return found;
 }
@@ -88,17 +75,9 @@ export function chunkTerms(text: string): ReadonlySet<string> {
  */
 export function headedChunkTerms(header: string, text: string): TermLookup {
   const body = chunkAnalysis(text);
-  if (body.headed?.header !== header)
-    body.headed = { header, terms: joinedTerms(header, text, body) };
-  return body.headed.terms;
-}
-
-function joinedTerms(header: string, text: string, body: ChunkAnalysis): TermLookup {
   const head = segmentText(header);
   if (body.words === undefined || !head.ascii) return new Set(analyzeTerms(`${header}\n${text}`));
-  const window = head.words.concat(
-    body.words.slice(0, Math.max(0, DETECTION_WINDOW - head.words.length)),
-  );
+  const window = head.words.concat(body.words.slice(0, DETECTION_WINDOW));
   const language = latinLanguage({ words: window, ascii: true, spaceless: false }, '', 'auto');
   const headTerms = new Set(asciiTerms(head.words, language));
   const bodyTerms =

@@ -56,16 +56,6 @@ describe('headedChunkTerms', () => {
     expect(chunkTerms(body).has('wird')).toBe(true);
     expect(headedChunkTerms(header, body).has('wird')).toBe(false);
   });
-  it('gives the same terms for a chunk no longer among the recent ones, under a new header', () => {
-    const body = BODIES[0]!;
-    sameTerms(headedChunkTerms('a\nA\n', body), new Set(analyzeTerms(`a\nA\n\n${body}`)), ['a']);
-    chunkTerms(body);
-    // A hundred other chunks later, its words are no longer kept.
-    for (let index = 0; index < 100; index++) chunkTerms(`other chunk number ${index}`);
-    const header = 'die-und\nDie und der mit\ndem von das';
-    const expected = new Set(analyzeTerms(`${header}\n${body}`));
-    sameTerms(headedChunkTerms(header, body), expected, [...expected, ...analyzeTerms(body)]);
-  });
 });
 
 describe('chunkTerms', () => {
