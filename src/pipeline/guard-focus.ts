@@ -17,8 +17,9 @@
  * round 3"). Pure; looks only at the texts and the score.
  */
 import { questionLiterals } from '../text/question-intent.js';
-import { headedChunkTerms, type TermLookup } from '../text/chunk-terms.js';
+import { createSecondSightCache } from '../util/second-sight.js';
 import { answeredByType } from './guard-answer-type.js';
+import { indexTerms } from './guard.js';
 import { stem, stemmedTerms } from '../text/stem.js';
 
 /**
@@ -61,23 +62,9 @@ function ignoredTerms(): ReadonlySet<string> {
   return (builtIgnored ??= new Set(`${ANSWER_KIND_WORDS} ${GENERIC_WORDS}`.split(' ').map(stem)));
 }
 
-/** What the focus check reads of a retrieved chunk. */
-export interface FocusChunk {
-  readonly documentId: string;
-  readonly title?: string | null | undefined;
-  /** Its heading path. */
-  readonly section?: string | undefined;
-  readonly text: string;
-}
-
-/** A chunk's document id, title and heading path, one a line. */
-function focusHeader(
-  documentId: string,
-  title: string | null | undefined,
-  section: string | undefined,
-): string {
-  return `${documentId}\n${title ?? ''}\n${section ?? ''}`;
-}
+// The chunks of a turn come back turn after turn, and the guard and the confidence both read
+// them: the terms of texts seen at least twice are kept (shared, never mutated).
+const keptTerms = createSecondSightCache<ReadonlySet<string>>(4096);
 
 /**
  * The text the focus check reads for a chunk: its document id, title and heading path, then its
@@ -89,26 +76,12 @@ export function focusText(
   section: string | undefined,
   text: string,
 ): string {
-  return `${focusHeader(documentId, title, section)}\n${text}`;
+  return [documentId, title ?? '', section ?? '', text].join('\n');
 }
 
-/** {@link focusText} of a chunk. */
-export function focusChunkText(chunk: FocusChunk): string {
-  return focusText(chunk.documentId, chunk.title, chunk.section, chunk.text);
-}
-
-/**
- * The `termsOf` of `missingFocus` and `weakFocus` for the {@link focusChunkText}s of `chunks`:
- * the index terms of the i-th, from the analysis of its text the guard shares
- * (`src/text/chunk-terms.ts`) and its header.
- */
-export function focusTermsOf(
-  chunks: readonly FocusChunk[],
-): (text: string, index: number) => TermLookup {
-  return (_text, index) => {
-    const chunk = chunks[index]!;
-    return headedChunkTerms(focusHeader(chunk.documentId, chunk.title, chunk.section), chunk.text);
-  };
+/** The index terms of a chunk's text (with its document id, title and headings), cached. */
+export function focusChunkTerms(text: string): ReadonlySet<string> {
+  return keptTerms.get(text, () => indexTerms(text));
 }
 
 /** The stemmed focus terms of a question (see the module comment). */
@@ -145,7 +118,7 @@ export function weakFocus(
   question: string,
   chunks: readonly string[],
   topScore: number,
-  termsOf: (text: string, index: number) => TermLookup,
+  termsOf: (text: string) => ReadonlySet<string>,
 ): readonly string[] {
   if (chunks.length === 0 || topScore >= WEAK_FOCUS_TOP_SCORE || !asks(question)) return [];
   const missing = new Set(missingFocus(question, chunks, topScore, termsOf).terms);
@@ -170,14 +143,14 @@ export interface MissingFocus {
 
 /**
  * The focus terms and literals of `question` that none of `chunks` contains, and whether that
- * refuses given the best chunk's `topScore`. `termsOf` gives the stemmed terms of the chunk
- * text at an index (`focusTermsOf`).
+ * refuses given the best chunk's `topScore`. `termsOf` gives a chunk's stemmed terms (the
+ * guard's cache of them).
  */
 export function missingFocus(
   question: string,
   chunks: readonly string[],
   topScore: number,
-  termsOf: (text: string, index: number) => TermLookup,
+  termsOf: (text: string) => ReadonlySet<string>,
 ): MissingFocus {
   const chunkTerms = chunks.map(termsOf);
   const absent = focusTerms(question).filter((term) => !chunkTerms.some((set) => set.has(term)));

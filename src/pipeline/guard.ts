@@ -9,7 +9,7 @@
  * money or a clock time (`guard-answer-type.ts`: "discount" ↔ "pay 19 euros", "morning" ↔
  * "5:00"). A threshold on the best score (`minSimilarity`) set by the user still wins.
  */
-import { chunkTerms } from '../text/chunk-terms.js';
+import { createSecondSightCache } from '../util/second-sight.js';
 import { stemmedTerms } from '../text/stem.js';
 import { answeredByType } from './guard-answer-type.js';
 import { DEFAULT_COSINE_RANGE } from './retrieve/relevance.js';
@@ -111,10 +111,9 @@ export function guardFeatures(
   indexSize: number,
   cosineRange: readonly [number, number] = DEFAULT_COSINE_RANGE,
 ): GuardFeatures {
-  // Analysing a chunk is most of the guard's cost: the analysis is shared with the focus check.
-  const terms = chunkTerms(chunk.text);
+  const chunkTerms = chunkIndexTerms(chunk.text);
   const missing: string[] = [];
-  for (const term of queryTerms) if (!terms.has(term)) missing.push(term);
+  for (const term of queryTerms) if (!chunkTerms.has(term)) missing.push(term);
   // A price or time-of-day term counts as contained when the chunk states such a value.
   const matched = queryTerms.size - missing.length + answeredByType(missing, chunk.text).size;
   const [floor, ceiling] = cosineRange;
@@ -144,6 +143,15 @@ export function guardProbability(
 /** Distinct index terms of a text (stemmed, stop words removed, as the keyword index sees it). */
 export function indexTerms(text: string): Set<string> {
   return new Set(stemmedTerms(text));
+}
+
+// The chunks a turn retrieves come back turn after turn, and analysing a chunk is most of the
+// guard's cost: the terms of chunk texts seen at least twice are kept (shared, never mutated).
+const chunkTerms = createSecondSightCache<ReadonlySet<string>>(4096);
+
+/** {@link indexTerms} of a chunk text. */
+function chunkIndexTerms(text: string): ReadonlySet<string> {
+  return chunkTerms.get(text, () => indexTerms(text));
 }
 
 /**

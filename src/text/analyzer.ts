@@ -148,23 +148,6 @@ function cjkStopWords(): ReadonlySet<string> {
 }
 
 /**
- * Index terms of the words of an ASCII text (lower-cased, as `segmentText` cuts them) in a
- * Latin-script language: stop words removed, stemmed. Each word's term depends on the word and
- * the language only, so the terms of texts joined by a line break are the terms of each, in
- * order, when the joined text is given the same language.
- */
-export function asciiTerms(words: readonly string[], latin: LatinLanguage): string[] {
-  const terms: string[] = [];
-  if (latin === 'en') {
-    for (const word of words) if (!STOP_WORDS.has(word)) terms.push(englishStemCached(word));
-  } else {
-    const pack = latinPack(latin);
-    for (const word of words) if (!pack.stopWords.has(word)) terms.push(pack.stem(word));
-  }
-  return terms;
-}
-
-/**
  * Index terms of a text: words (segmented where the script has no spaces), stop words of
  * the text's language removed, stemmed, accent-folded. ASCII English text gives exactly the
  * terms of earlier versions.
@@ -173,8 +156,16 @@ export function analyzeTerms(text: string, language: LanguageSetting = 'auto'): 
   const segmented = segmentText(text);
   const { words, ascii, spaceless } = segmented;
   const latin = latinLanguage(segmented, text, language);
-  if (ascii) return asciiTerms(words, latin);
   const terms: string[] = [];
+  if (ascii) {
+    if (latin === 'en') {
+      for (const word of words) if (!STOP_WORDS.has(word)) terms.push(englishStemCached(word));
+    } else {
+      const pack = latinPack(latin);
+      for (const word of words) if (!pack.stopWords.has(word)) terms.push(pack.stem(word));
+    }
+    return terms;
+  }
   const pack = latin === 'en' ? undefined : latinPack(latin);
   for (const word of words) {
     if (spaceless && hasNoSpaceScript(word)) {

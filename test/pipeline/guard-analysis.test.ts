@@ -1,17 +1,16 @@
 import { describe, expect, it, vi } from 'vitest';
-import { focusChunkText, focusTermsOf, missingFocus } from '../../src/pipeline/guard-focus.js';
 import { decideGuard, guardFeatures, indexTerms } from '../../src/pipeline/guard.js';
 
-/** Every text the analyser cut into words. */
+/** Every text the index-term analyser was asked to analyse. */
 const analysed: string[] = [];
 
-vi.mock('../../src/text/segment.js', async (importOriginal) => {
-  const module = await importOriginal<typeof import('../../src/text/segment.js')>();
+vi.mock('../../src/text/stem.js', async (importOriginal) => {
+  const module = await importOriginal<typeof import('../../src/text/stem.js')>();
   return {
     ...module,
-    segmentText: (text: string) => {
+    stemmedTerms: (text: string) => {
       analysed.push(text);
-      return module.segmentText(text);
+      return module.stemmedTerms(text);
     },
   };
 });
@@ -28,23 +27,17 @@ const chunks = [
 ];
 const input = { query: 'How old must riders be?', topScore: 0.5, indexSize: 8, chunks };
 
-describe('guard: chunk analysis shared between turns and stages', () => {
-  it('analyses a retrieved chunk once for the guard and the focus check, turn after turn', () => {
+describe('guard: chunk analysis shared between turns', () => {
+  it('analyses a retrieved chunk at most twice, however many turns retrieve it', () => {
     analysed.length = 0;
     const chunkAnalyses = () => analysed.filter((text) => text.endsWith('(guard analysis).'));
+    // The first sight is analysed and forgotten, the second analysed and kept.
     const first = decideGuard(input);
-    const focus = chunks.map((chunk, index) => ({
-      documentId: `doc-${index}`,
-      title: 'E-bikes',
-      section: 'Rules',
-      text: chunk.text,
-    }));
-    const missing = missingFocus(input.query, focus.map(focusChunkText), 0.5, focusTermsOf(focus));
     const second = decideGuard({ ...input, query: 'How old do riders have to be?' });
+    expect(chunkAnalyses()).toHaveLength(4);
     const third = decideGuard(input);
     decideGuard({ ...input, query: 'Which battery range?' });
-    expect(chunkAnalyses()).toEqual(chunks.map((chunk) => chunk.text));
-    expect(missing.terms).toEqual([]);
+    expect(chunkAnalyses()).toEqual([...chunks, ...chunks].map((chunk) => chunk.text));
     expect(third).toEqual(first);
     expect(first.guard).toBe(false);
     expect(second.adaptive).toBe(true);

@@ -8,7 +8,7 @@ import type { PromptSource } from '../../ports/llm-provider.js';
 import type { EngineRuntime } from '../../runtime.js';
 import { inSpan, type TraceScope } from '../../util/tracing.js';
 import { checkAnswerShape } from '../answer-shape.js';
-import { focusChunkText, focusTermsOf, focusText, weakFocus } from '../guard-focus.js';
+import { focusChunkTerms, focusText, weakFocus } from '../guard-focus.js';
 import { judgeAnswer, type JudgePolicy, type JudgeResult } from '../judge.js';
 import { FOCUS_MISSING_CERTAINTY } from '../score.js';
 import type { TurnContext, TurnState } from './state.js';
@@ -58,18 +58,14 @@ export async function judgeGeneratedTurn(
           citedHeadings(turn.text, sources, promptSources),
         );
   // The sources as the guard read them: a chunk names its document and headings too.
-  const focusChunks = answerShape
-    ? promptSources.map((source, index) => ({
-        ...source,
-        documentId: sources[index]?.documentId ?? '',
-      }))
-    : [];
   const missing = answerShape
     ? weakFocus(
         turnContext.request.message,
-        focusChunks.map(focusChunkText),
+        promptSources.map((source, index) =>
+          focusText(sources[index]?.documentId ?? '', source.title, source.section, source.text),
+        ),
         topScore,
-        focusTermsOf(focusChunks),
+        focusChunkTerms,
       )
     : [];
   // A word the question is about in no source, a weak best source and a model unsure of its

@@ -6,7 +6,7 @@
 import type { MessageRecord } from '../../ports/chat-records.js';
 import type { ChatResponse } from '../../types.js';
 import { inSpan } from '../../util/tracing.js';
-import { focusChunkText, focusTermsOf, missingFocus } from '../guard-focus.js';
+import { focusChunkTerms, focusText, missingFocus } from '../guard-focus.js';
 import { decideGuard, DEFAULT_GUARD_MODEL, type GuardDecision } from '../guard.js';
 import type { RecalledMessage } from '../recall.js';
 import { DEFAULT_COSINE_RANGE } from '../retrieve/relevance.js';
@@ -104,17 +104,13 @@ function focusDecision(
   decided: GuardDecision,
 ): GuardDecision {
   if (decided.guard || !decided.adaptive) return decided;
-  const chunks = retrieval.chunks.map((chunk) => ({
-    documentId: chunk.documentId,
-    title: chunk.title,
-    section: sectionOf(chunk.metadata),
-    text: chunk.text,
-  }));
   const missing = missingFocus(
     question,
-    chunks.map(focusChunkText),
+    retrieval.chunks.map((chunk) =>
+      focusText(chunk.documentId, chunk.title, sectionOf(chunk.metadata), chunk.text),
+    ),
     retrieval.topScore,
-    focusTermsOf(chunks),
+    focusChunkTerms,
   );
   return missing.refuse ? { ...decided, guard: true, reason: 'missing-focus' } : decided;
 }
