@@ -2,12 +2,13 @@
  * The own PDF text reader: the text of each page of a PDF, laid out as pdf.js's text layer
  * lays it out (where it puts a space, where a line ends), without pdf.js. One walk of the page
  * tree, each content stream read once with its fonts cached: linear in the file, bounded by
- * `LoadLimits` (`maxExpandedBytes` while inflating, `maxPages`, `maxNesting`). A file it cannot
+ * `LoadLimits` (`maxExpandedBytes` and `maxExpansionRatio` while inflating and reading content,
+ * `maxPages`, `maxNesting`). A file it cannot
  * read the way pdf.js does throws `PdfUnsupportedError` (see `pdf-document.ts`, `pdf-fonts.ts`);
  * `parsePdf` then reads it with unpdf.
  */
-import { LoadLimitError, type LoadLimits } from './limits.js';
-import { PdfDocument } from './pdf-document.js';
+import { LoadLimitError } from './limits.js';
+import { PdfDocument, type PdfLimits } from './pdf-document.js';
 import { IDENTITY, multiply, TextLayout, TextState, type Matrix } from './pdf-layout.js';
 import { pageList, type PdfPageRef } from './pdf-pages.js';
 import { loadFont, type PdfFont } from './pdf-fonts.js';
@@ -102,10 +103,6 @@ class TextReader {
 
   private operator(op: string, args: PdfObject[]): void {
     const { state } = this;
-    const number = (index: number): number | undefined => {
-      const value = args[args.length - 1 - index];
-      return typeof value === 'number' ? value : undefined;
-    };
     switch (op) {
       case 'q': {
         // Each `q` keeps a state until its `Q`: a stream of `q`s without `Q`s would hold one
@@ -139,7 +136,7 @@ class TextReader {
         return;
       case 'Tf': {
         const name = args[args.length - 2];
-        const size = number(0);
+        const size = numberAt(args, 0);
         if (!(name instanceof PdfName) || size === undefined) return;
         if (state.font !== undefined && name.name === state.fontName && size === state.fontSize)
           return;
@@ -149,18 +146,18 @@ class TextReader {
         return;
       }
       case 'Ts':
-        state.textRise = number(0) ?? state.textRise;
+        state.textRise = numberAt(args, 0) ?? state.textRise;
         return;
       case 'Tz':
-        if (number(0) !== undefined) state.textHScale = number(0)! / 100;
+        if (numberAt(args, 0) !== undefined) state.textHScale = numberAt(args, 0)! / 100;
         return;
       case 'TL':
-        state.leading = number(0) ?? state.leading;
+        state.leading = numberAt(args, 0) ?? state.leading;
         return;
       case 'Td':
       case 'TD': {
-        const x = number(1);
-        const y = number(0);
+        const x = numberAt(args, 1);
+        const y = numberAt(args, 0);
         if (x === undefined || y === undefined) return;
         if (op === 'TD') state.leading = -y;
         state.translateTextLineMatrix(x, y);
@@ -179,10 +176,10 @@ class TextReader {
         return;
       }
       case 'Tc':
-        state.charSpacing = number(0) ?? state.charSpacing;
+        state.charSpacing = numberAt(args, 0) ?? state.charSpacing;
         return;
       case 'Tw':
-        state.wordSpacing = number(0) ?? state.wordSpacing;
+        state.wordSpacing = numberAt(args, 0) ?? state.wordSpacing;
         return;
       case 'Tj': {
         const text = args[args.length - 1];
@@ -199,8 +196,8 @@ class TextReader {
       }
       case '"': {
         const text = args[args.length - 1];
-        const word = number(2);
-        const char = number(1);
+        const word = numberAt(args, 2);
+        const char = numberAt(args, 1);
         if (state.font === undefined || !(text instanceof Uint8Array)) return;
         if (word === undefined || char === undefined) return;
         state.wordSpacing = word;
@@ -294,6 +291,12 @@ class TextReader {
   }
 }
 
+/** The number `index` places before the last operand, if it is one. */
+function numberAt(args: readonly PdfObject[], index: number): number | undefined {
+  const value = args[args.length - 1 - index];
+  return typeof value === 'number' ? value : undefined;
+}
+
 /** Skips an inline image's data after `ID`, to its `EI`. */
 function skipInlineImage(lexer: PdfLexer): void {
   const { bytes } = lexer;
@@ -355,10 +358,7 @@ export interface PdfInfo {
  * Throws `LoadLimitError` past `limits`, `PdfUnsupportedError` or `PdfSyntaxError` for a file
  * this reader leaves to pdf.js.
  */
-export function readPdfText(
-  bytes: Uint8Array,
-  limits: Pick<LoadLimits, 'maxExpandedBytes' | 'maxPages' | 'maxNesting'>,
-): PdfText {
+export function readPdfText(bytes: Uint8Array, limits: PdfLimits): PdfText {
   const document = new PdfDocument(bytes, limits);
   const shared: Shared = { document, fonts: new Map(), forms: new Set() };
   const pages = pageList(document).map((page) => pageText(shared, page));

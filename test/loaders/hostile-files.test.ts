@@ -156,7 +156,12 @@ describe('files that expand', () => {
     expect(limited.skipped).toMatchObject([
       { code: 'too-large', reason: expect.stringContaining('maxExpandedBytes (1048576') },
     ]);
-    const result = await loadDocuments([dir]);
+    // 4 MiB from a 4 KB file: a bomb by its ratio with the default limits, read when raised.
+    const bomb = await loadDocuments([dir]);
+    expect(bomb.skipped).toMatchObject([
+      { code: 'too-large', reason: expect.stringContaining('maxPdfExpansionRatio (20) times') },
+    ]);
+    const result = await loadDocuments([dir], { limits: { maxPdfExpansionRatio: 10_000 } });
     expect(result.documents.map((doc) => doc.text)).toEqual(['A page that inflates.']);
   });
 
