@@ -112,6 +112,9 @@ function interned<T>(table: Map<string, T>, key: string, make: (key: string) => 
   return found;
 }
 
+/** Keywords of one or two bytes by their bytes (`b0`, or 256 + `b0` × 256 + `b1`). */
+const SHORT_KEYWORDS: (PdfKeyword | undefined)[] = new Array(256 + 256 * 256);
+
 /** The name object for `name`. */
 export function pdfName(name: string): PdfName {
   return interned(names, name, (key) => new PdfName(key));
@@ -208,6 +211,12 @@ export class PdfLexer {
       if (Number.isFinite(value)) return value;
       // `--5`, `4.-3`: what is left of a number, as pdf.js reads it: its sign and digits.
       return parseLoose(latin1(bytes, start, at));
+    }
+    const length = at - start;
+    if (length === 1 || length === 2) {
+      // Operators are mostly one or two bytes: found by their bytes, without a string.
+      const slot = length === 1 ? first : 256 + first * 256 + bytes[start + 1]!;
+      return (SHORT_KEYWORDS[slot] ??= keyword(shortWord(bytes, start, at)));
     }
     const word = shortWord(bytes, start, at);
     if (word === 'true') return true;

@@ -230,18 +230,19 @@ class TextReader {
     const { state } = this;
     if (state.font === undefined || !Array.isArray(array)) return;
     const factor = -state.fontSize / 1000;
-    let pending: Uint8Array[] = [];
-    const joined = (): Uint8Array => {
-      const bytes = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
-      pending = [];
-      return bytes;
-    };
-    for (const item of array) {
-      if (item instanceof Uint8Array) pending.push(item);
-      else if (typeof item === 'number' && item !== 0)
-        this.layout.showText(joined(), item * factor);
+    // The strings since the last adjustment are shown together, the adjustment after them.
+    let from = 0;
+    for (let index = 0; index < array.length; index++) {
+      const item = array[index];
+      if (typeof item === 'number' && item !== 0) {
+        // (no string before it: an empty one, which moves the text by the adjustment)
+        this.layout.showText(joinedStrings(array, from, index), item * factor);
+        from = index + 1;
+      }
     }
-    if (pending.length > 0) this.layout.showText(joined(), 0);
+    if (hasString(array, from, array.length)) {
+      this.layout.showText(joinedStrings(array, from, array.length), 0);
+    }
   }
 
   private graphicsState(name: PdfObject | undefined): void {
@@ -289,6 +290,30 @@ class TextReader {
       forms.delete(form);
     }
   }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** Whether `items[from…to]` holds a string. */
+function hasString(items: readonly PdfObject[], from: number, to: number): boolean {
+  for (let index = from; index < to; index++) if (items[index] instanceof Uint8Array) return true;
+  return false;
+}
+
+/** The strings of `items[from…to]`, one after the other. */
+function joinedStrings(items: readonly PdfObject[], from: number, to: number): Uint8Array {
+  let only: Uint8Array | undefined;
+  let count = 0;
+  for (let index = from; index < to; index++) {
+    const item = items[index];
+    if (item instanceof Uint8Array) {
+      only = item;
+      count++;
+    }
+  }
+  if (count === 1) return only!;
+  if (count === 0) return EMPTY;
+  return Buffer.concat(items.slice(from, to).filter((item) => item instanceof Uint8Array));
 }
 
 /** The number `index` places before the last operand, if it is one. */
