@@ -176,6 +176,37 @@ describe('parsePdf with the own reader', () => {
       expect(opened).toBe(1);
     }
   });
+
+  it('refuses a declined file past maxPdfExpansionRatio before pdf.js opens it', async () => {
+    // Encrypted (declined at once), one page of 1,000,000 `(a) Tj ` deflated: 7 MB from 7 KB.
+    const bytes = buildPdf({
+      objects: [
+        '<< /Type /Catalog /Pages 2 0 R >>',
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>`,
+        { dict: '', data: `BT /F1 12 Tf ${'(a) Tj '.repeat(1_000_000)}ET`, deflate: true },
+        '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+        '<< /Filter /Standard /V 1 /R 2 /O <00> /U <00> /P -4 >>',
+      ],
+      trailer: '/Encrypt 6 0 R',
+    });
+    expect(() => readPdfText(bytes, DEFAULT_LOAD_LIMITS)).toThrow(PdfUnsupportedError);
+    let opened = 0;
+    const library = {
+      getDocumentProxy: () => {
+        opened++;
+        return Promise.reject(new Error('pdf.js asked'));
+      },
+    } as unknown as UnpdfLibrary;
+    const refused = await parsePdf(bytes, { library }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(LoadLimitError);
+    expect((refused as LoadLimitError).limit).toBe('maxPdfExpansionRatio');
+    expect(opened).toBe(0);
+    // Raised, pdf.js is asked.
+    const limits = { ...DEFAULT_LOAD_LIMITS, maxPdfExpansionRatio: 100_000 };
+    await expect(parsePdf(bytes, { library, limits })).rejects.toThrow('pdf.js asked');
+    expect(opened).toBe(1);
+  });
 });
 
 /** A one-page PDF around `pages` (the page tree object 2) and `extra` objects from 3. */
