@@ -38,6 +38,7 @@ import {
   frontMatterKeys,
   htmlNested,
   htmlParagraphs,
+  pdfDenseOperators,
   pdfInflating,
   pdfPages,
 } from '../test/fixtures/hostile-files.js';
@@ -95,6 +96,27 @@ async function hostileTable(): Promise<void> {
         () => docxBomb(2 * 1024 ** 3, 1000),
       ],
       ['PDF inflating to 200 MB', 'inflates.pdf', () => pdfInflating(200 * 1024 * 1024)],
+      ['DOCX ZIP bomb, 8 MiB (1,000× the file)', 'ratio.docx', () => docxBomb(8 * 1024 ** 2)],
+      [
+        'PDF, 4,000,000 (a) Tj deflated (26.7 MiB)',
+        'dense.pdf',
+        () => pdfDenseOperators(4_000_000),
+      ],
+      [
+        'PDF, 4,000,000 0 0 Td deflated (26.7 MiB)',
+        'dense-td.pdf',
+        () => pdfDenseOperators(4_000_000, '0 0 Td '),
+      ],
+      [
+        'PDF, 4,000,000 (a) Tj, padded to 18× its size',
+        'dense-padded.pdf',
+        () => pdfDenseOperators(4_000_000, '(a) Tj ', { padding: 1_450_000 }),
+      ],
+      [
+        'PDF, 300,000 varied Td + Tj (6× its size)',
+        'dense-varied.pdf',
+        () => pdfDenseOperators(300_000, '', { vary: true }),
+      ],
       ['PDF, 20,000 pages', 'pages.pdf', () => pdfPages(20_000)],
       ['PDF, 2,000 pages', 'pages-2k.pdf', () => pdfPages(2_000)],
       ['Markdown, 40,000 front matter keys', 'keys.md', () => frontMatterKeys(40_000)],

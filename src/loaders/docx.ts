@@ -1,6 +1,11 @@
 import type { LibrarySource } from '../util/optional-import.js';
 import { parseHtml, type HtmlContent } from './html.js';
-import { DEFAULT_LOAD_LIMITS, LoadLimitError, type LoadLimits } from './limits.js';
+import {
+  DEFAULT_LOAD_LIMITS,
+  LoadLimitError,
+  type ExpansionLimits,
+  type LoadLimits,
+} from './limits.js';
 import { tidyText } from './text.js';
 import { checkZip } from './zip-check.js';
 import { attributeMap, attributeValue, decodeXmlEntities, scanXml } from './xml-scan.js';
@@ -304,10 +309,7 @@ function utf8(bytes: Buffer): string {
 /** The text of a DOCX file read by our own reader (see `DocumentReader`). */
 export function readDocx(
   bytes: Uint8Array,
-  limits: Pick<
-    LoadLimits,
-    'maxExpandedBytes' | 'maxParagraphs' | 'maxNesting'
-  > = DEFAULT_LOAD_LIMITS,
+  limits: Pick<LoadLimits, 'maxParagraphs' | 'maxNesting'> & ExpansionLimits = DEFAULT_LOAD_LIMITS,
 ): HtmlContent {
   const { parts } = checkZip(bytes, limits, new Set([DOCUMENT, STYLES]));
   const document = parts.get(DOCUMENT);
@@ -322,7 +324,7 @@ export function readDocx(
 /**
  * A DOCX file's text: headings as `#` lines, list items as `- ` lines, tables as `| a | b |`
  * rows, read by cortexis's own streaming reader (linear in the file). The archive is inflated
- * within `limits.maxExpandedBytes`; a file past a limit throws `LoadLimitError`. With
+ * within `limits.maxExpandedBytes` and `limits.maxExpansionRatio`; a file past a limit throws `LoadLimitError`. With
  * `library` (a `mammoth` module, or a function loading it), mammoth converts the file instead
  * and its HTML is rendered like an HTML page (the loader's only way before; slower).
  */

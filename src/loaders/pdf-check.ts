@@ -1,5 +1,11 @@
 import { constants, inflateSync } from 'node:zlib';
-import { LoadLimitError, type LoadLimits } from './limits.js';
+import {
+  expansionBudget,
+  expansionError,
+  LoadLimitError,
+  type ExpansionLimits,
+  type LoadLimits,
+} from './limits.js';
 
 /**
  * Page objects (`/Type /Page`) written in the file's own bytes: a PDF of more than `maxPages`
@@ -32,17 +38,16 @@ const DICTIONARY_WINDOW = 2048;
 
 /**
  * Inflates the compressed streams of a PDF (all but images, which text extraction never
- * decodes) with a budget of `maxExpandedBytes` in all, before pdf.js parses the file: a small
- * file whose streams inflate to hundreds of megabytes stops at the budget. Returns the bytes
+ * decodes) with a budget of `maxExpandedBytes` in all, and `maxExpansionRatio` times the file
+ * (`expansionBudget`), before pdf.js parses the file: a small file whose streams inflate to
+ * hundreds of megabytes stops at the budget. Returns the bytes
  * inflated; throws `LoadLimitError` past the budget. Streams that are not zlib data are left
  * to pdf.js.
  */
-export function checkPdfStreams(
-  bytes: Uint8Array,
-  limits: Pick<LoadLimits, 'maxExpandedBytes'>,
-): number {
+export function checkPdfStreams(bytes: Uint8Array, limits: ExpansionLimits): number {
   const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const budget = limits.maxExpandedBytes;
+  const allowed = expansionBudget(bytes.length, limits, 'maxPdfExpansionRatio');
+  const budget = allowed.bytes;
   let expanded = 0;
   let at = view.indexOf('stream');
   while (at !== -1) {
@@ -69,10 +74,7 @@ export function checkPdfStreams(
         // Otherwise damaged or another filter first: pdf.js decides.
       }
       if (expanded > budget) {
-        throw new LoadLimitError(
-          'maxExpandedBytes',
-          `streams inflate to more than maxExpandedBytes (${budget} bytes)`,
-        );
+        throw expansionError(allowed, 'streams inflate');
       }
     }
     at = view.indexOf('stream', end + 9);

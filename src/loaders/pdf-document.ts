@@ -6,7 +6,14 @@
  * dictionary (the pages: `pdf-pages.ts`). What it cannot read throws
  * `PdfUnsupportedError`: the caller falls back to pdf.js.
  */
-import { LoadLimitError, type LoadLimits } from './limits.js';
+import {
+  expansionBudget,
+  expansionError,
+  LoadLimitError,
+  type ExpansionBudget,
+  type ExpansionLimits,
+  type LoadLimits,
+} from './limits.js';
 import { textString } from './pdf-encodings.js';
 import { inflateWithin, unpredict } from './pdf-filters.js';
 import {
@@ -43,6 +50,9 @@ export const ENTRY_BYTES = 64;
 /** Most objects an object stream holds. */
 const MAX_OBJECT_STREAM_OBJECTS = 1_000_000;
 
+/** The limits the reader applies. */
+export type PdfLimits = Pick<LoadLimits, 'maxPages' | 'maxNesting'> & ExpansionLimits;
+
 /** An opened PDF file. */
 export class PdfDocument {
   private readonly entries = new Map<number, XrefEntry>();
@@ -53,12 +63,15 @@ export class PdfDocument {
   private scanned = 0;
   private contentRead = 0;
   private rebuilt = false;
+  /** What the file may expand to (`maxExpandedBytes`, `maxExpansionRatio`). */
+  private readonly budget: ExpansionBudget;
   trailer: PdfDict = new Map();
 
   constructor(
     readonly bytes: Uint8Array,
-    readonly limits: Pick<LoadLimits, 'maxExpandedBytes' | 'maxPages' | 'maxNesting'>,
+    readonly limits: PdfLimits,
   ) {
+    this.budget = expansionBudget(bytes.length, limits, 'maxPdfExpansionRatio');
     if (latin1(bytes, 0, Math.min(1024, bytes.length)).indexOf('%PDF-') === -1) {
       throw new PdfSyntaxError('not a PDF (no %PDF- header)');
     }
@@ -76,14 +89,11 @@ export class PdfDocument {
   }
 
   private inflate(data: Uint8Array): Uint8Array {
-    const budget = this.limits.maxExpandedBytes;
+    const budget = this.budget.bytes;
     const out = inflateWithin(data, budget - this.expanded);
     this.expanded = out === undefined ? budget + 1 : this.expanded + out.length;
     if (out === undefined || this.expanded > budget) {
-      throw new LoadLimitError(
-        'maxExpandedBytes',
-        `streams inflate to more than maxExpandedBytes (${budget} bytes)`,
-      );
+      throw expansionError(this.budget, 'streams inflate');
     }
     return out;
   }
@@ -339,11 +349,8 @@ export class PdfDocument {
    */
   expand(bytes: number): void {
     this.contentRead += bytes;
-    if (this.contentRead > this.limits.maxExpandedBytes) {
-      throw new LoadLimitError(
-        'maxExpandedBytes',
-        `content and tables expand to more than maxExpandedBytes (${this.limits.maxExpandedBytes} bytes)`,
-      );
+    if (this.contentRead > this.budget.bytes) {
+      throw expansionError(this.budget, 'content and tables expand');
     }
   }
 

@@ -228,7 +228,7 @@ function simpleFont(
     if (base === undefined) throw new PdfUnsupportedError(`the built-in encoding of ${name}`);
     return base(code);
   };
-  const cache = new Map<number, PdfGlyph>();
+  const cache: (PdfGlyph | undefined)[] = new Array(256);
   const glyphFor = (code: number): PdfGlyph => {
     let text = toUnicode?.get(code) || undefined;
     if (text === undefined && (toUnicode === undefined || hasEncoding)) text = encodingText(code);
@@ -247,14 +247,10 @@ function simpleFont(
     fontMatrix: type3?.fontMatrix ?? FONT_MATRIX,
     type3Box: type3?.box,
     glyphs(bytes) {
-      const out: PdfGlyph[] = [];
-      for (const code of bytes) {
-        let found = cache.get(code);
-        if (found === undefined) {
-          found = glyphFor(code);
-          cache.set(code, found);
-        }
-        out.push(found);
+      const out: PdfGlyph[] = new Array(bytes.length);
+      for (let index = 0; index < bytes.length; index++) {
+        const code = bytes[index]!;
+        out[index] = cache[code] ??= glyphFor(code);
       }
       return out;
     },

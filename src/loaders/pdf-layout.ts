@@ -21,6 +21,34 @@ export function multiply(m1: readonly number[], m2: readonly number[]): Matrix {
   ];
 }
 
+/**
+ * `multiply(ctm, multiply(tm, [a, 0, 0, d, 0, rise]))` (a glyph's transform, pdf.js's
+ * `getCurrentTransform`) with one array made instead of three: the same products in the same
+ * order (the zero terms too), so the same numbers.
+ */
+function textTransform(
+  ctm: readonly number[],
+  tm: readonly number[],
+  a: number,
+  d: number,
+  rise: number,
+): Matrix {
+  const i0 = tm[0]! * a + tm[2]! * 0;
+  const i1 = tm[1]! * a + tm[3]! * 0;
+  const i2 = tm[0]! * 0 + tm[2]! * d;
+  const i3 = tm[1]! * 0 + tm[3]! * d;
+  const i4 = tm[0]! * 0 + tm[2]! * rise + tm[4]!;
+  const i5 = tm[1]! * 0 + tm[3]! * rise + tm[5]!;
+  return [
+    ctm[0]! * i0 + ctm[2]! * i1,
+    ctm[1]! * i0 + ctm[3]! * i1,
+    ctm[0]! * i2 + ctm[2]! * i3,
+    ctm[1]! * i2 + ctm[3]! * i3,
+    ctm[0]! * i4 + ctm[2]! * i5 + ctm[4]!,
+    ctm[1]! * i4 + ctm[3]! * i5 + ctm[5]!,
+  ];
+}
+
 /** The text state and the current transformation matrix (pdf.js's `TextState`). */
 export class TextState {
   ctm: Matrix = [...IDENTITY];
@@ -136,14 +164,7 @@ export class TextLayout {
 
   private currentTransform(): Matrix {
     const { state } = this;
-    const size: Matrix = [
-      state.fontSize * state.textHScale,
-      0,
-      0,
-      state.fontSize,
-      0,
-      state.textRise,
-    ];
+    let height = state.fontSize;
     const box = state.font?.type3Box;
     const fontMatrix = state.font?.fontMatrix;
     // pdf.js: a Type 3 font shown at a size of 1 or less has its height from its box.
@@ -153,10 +174,16 @@ export class TextLayout {
       state.fontSize <= 1 &&
       !isUsualFontMatrix(fontMatrix)
     ) {
-      const height = box[3]! - box[1]!;
-      if (height > 0) size[3] *= height * fontMatrix[3]!;
+      const boxHeight = box[3]! - box[1]!;
+      if (boxHeight > 0) height *= boxHeight * fontMatrix[3]!;
     }
-    return multiply(state.ctm, multiply(state.textMatrix, size));
+    return textTransform(
+      state.ctm,
+      state.textMatrix,
+      state.fontSize * state.textHScale,
+      height,
+      state.textRise,
+    );
   }
 
   private ensureItem(): void {

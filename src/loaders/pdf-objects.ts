@@ -112,6 +112,9 @@ function interned<T>(table: Map<string, T>, key: string, make: (key: string) => 
   return found;
 }
 
+/** Keywords of one or two bytes by their bytes (`b0`, or 256 + `b0` × 256 + `b1`). */
+const SHORT_KEYWORDS: (PdfKeyword | undefined)[] = new Array(256 + 256 * 256);
+
 /** The name object for `name`. */
 export function pdfName(name: string): PdfName {
   return interned(names, name, (key) => new PdfName(key));
@@ -202,12 +205,20 @@ export class PdfLexer {
     this.pos = at;
     const first = bytes[start]!;
     if ((first >= 48 && first <= 57) || first === 43 || first === 45 || first === 46) {
+      const plain = plainNumber(bytes, start, at);
+      if (plain !== undefined) return plain;
       const value = Number(latin1(bytes, start, at));
       if (Number.isFinite(value)) return value;
       // `--5`, `4.-3`: what is left of a number, as pdf.js reads it: its sign and digits.
       return parseLoose(latin1(bytes, start, at));
     }
-    const word = latin1(bytes, start, at);
+    const length = at - start;
+    if (length === 1 || length === 2) {
+      // Operators are mostly one or two bytes: found by their bytes, without a string.
+      const slot = length === 1 ? first : 256 + first * 256 + bytes[start + 1]!;
+      return (SHORT_KEYWORDS[slot] ??= keyword(shortWord(bytes, start, at)));
+    }
+    const word = shortWord(bytes, start, at);
     if (word === 'true') return true;
     if (word === 'false') return false;
     if (word === 'null') return null;
@@ -240,6 +251,16 @@ export class PdfLexer {
 
   private literalString(): Uint8Array {
     const { bytes } = this;
+    // Most strings hold no escape and no parenthesis: their bytes as they are, not copied.
+    for (let at = this.pos + 1; at < bytes.length; at++) {
+      const code = bytes[at]!;
+      if (code === 41) {
+        const plain = bytes.subarray(this.pos + 1, at);
+        this.pos = at + 1;
+        return plain;
+      }
+      if (code === 40 || code === 92) break;
+    }
     const out: number[] = [];
     let depth = 1;
     let at = this.pos + 1;
@@ -377,6 +398,50 @@ export class PdfLexer {
 
 function isDelimiter(token: Token): token is { readonly delimiter: Delimiter } {
   return typeof token === 'object' && token !== null && 'delimiter' in token;
+}
+
+/**
+ * The value of `[+-]digits[.digits]` at `start…end` read from the bytes (the usual operand of
+ * a content stream), or `undefined` for any other form (left to `Number`). Exact for up to 15
+ * digits: the digits as one integer, divided once by a power of ten, as `Number` rounds it.
+ */
+function plainNumber(bytes: Uint8Array, start: number, end: number): number | undefined {
+  if (end - start > 16) return undefined;
+  let at = start;
+  const sign = bytes[at] === 45 ? -1 : 1;
+  if (bytes[at] === 45 || bytes[at] === 43) at++;
+  let value = 0;
+  let digits = 0;
+  let scale = 1;
+  let point = false;
+  for (; at < end; at++) {
+    const code = bytes[at]!;
+    if (code >= 48 && code <= 57) {
+      value = value * 10 + (code - 48);
+      digits++;
+      if (point) scale *= 10;
+    } else if (code === 46 && !point) {
+      point = true;
+    } else {
+      return undefined;
+    }
+  }
+  if (digits === 0 || digits > 15) return undefined;
+  return (sign * value) / scale;
+}
+
+/** Bytes `start…end` as a Latin-1 string (short words without a Buffer). */
+function shortWord(bytes: Uint8Array, start: number, end: number): string {
+  switch (end - start) {
+    case 1:
+      return String.fromCharCode(bytes[start]!);
+    case 2:
+      return String.fromCharCode(bytes[start]!, bytes[start + 1]!);
+    case 3:
+      return String.fromCharCode(bytes[start]!, bytes[start + 1]!, bytes[start + 2]!);
+    default:
+      return latin1(bytes, start, end);
+  }
 }
 
 function parseLoose(text: string): number {

@@ -2,12 +2,13 @@
  * The own PDF text reader: the text of each page of a PDF, laid out as pdf.js's text layer
  * lays it out (where it puts a space, where a line ends), without pdf.js. One walk of the page
  * tree, each content stream read once with its fonts cached: linear in the file, bounded by
- * `LoadLimits` (`maxExpandedBytes` while inflating, `maxPages`, `maxNesting`). A file it cannot
+ * `LoadLimits` (`maxExpandedBytes` and `maxExpansionRatio` while inflating and reading content,
+ * `maxPages`, `maxNesting`). A file it cannot
  * read the way pdf.js does throws `PdfUnsupportedError` (see `pdf-document.ts`, `pdf-fonts.ts`);
  * `parsePdf` then reads it with unpdf.
  */
-import { LoadLimitError, type LoadLimits } from './limits.js';
-import { PdfDocument } from './pdf-document.js';
+import { LoadLimitError } from './limits.js';
+import { PdfDocument, type PdfLimits } from './pdf-document.js';
 import { IDENTITY, multiply, TextLayout, TextState, type Matrix } from './pdf-layout.js';
 import { pageList, type PdfPageRef } from './pdf-pages.js';
 import { loadFont, type PdfFont } from './pdf-fonts.js';
@@ -102,10 +103,6 @@ class TextReader {
 
   private operator(op: string, args: PdfObject[]): void {
     const { state } = this;
-    const number = (index: number): number | undefined => {
-      const value = args[args.length - 1 - index];
-      return typeof value === 'number' ? value : undefined;
-    };
     switch (op) {
       case 'q': {
         // Each `q` keeps a state until its `Q`: a stream of `q`s without `Q`s would hold one
@@ -139,7 +136,7 @@ class TextReader {
         return;
       case 'Tf': {
         const name = args[args.length - 2];
-        const size = number(0);
+        const size = numberAt(args, 0);
         if (!(name instanceof PdfName) || size === undefined) return;
         if (state.font !== undefined && name.name === state.fontName && size === state.fontSize)
           return;
@@ -149,18 +146,18 @@ class TextReader {
         return;
       }
       case 'Ts':
-        state.textRise = number(0) ?? state.textRise;
+        state.textRise = numberAt(args, 0) ?? state.textRise;
         return;
       case 'Tz':
-        if (number(0) !== undefined) state.textHScale = number(0)! / 100;
+        if (numberAt(args, 0) !== undefined) state.textHScale = numberAt(args, 0)! / 100;
         return;
       case 'TL':
-        state.leading = number(0) ?? state.leading;
+        state.leading = numberAt(args, 0) ?? state.leading;
         return;
       case 'Td':
       case 'TD': {
-        const x = number(1);
-        const y = number(0);
+        const x = numberAt(args, 1);
+        const y = numberAt(args, 0);
         if (x === undefined || y === undefined) return;
         if (op === 'TD') state.leading = -y;
         state.translateTextLineMatrix(x, y);
@@ -179,10 +176,10 @@ class TextReader {
         return;
       }
       case 'Tc':
-        state.charSpacing = number(0) ?? state.charSpacing;
+        state.charSpacing = numberAt(args, 0) ?? state.charSpacing;
         return;
       case 'Tw':
-        state.wordSpacing = number(0) ?? state.wordSpacing;
+        state.wordSpacing = numberAt(args, 0) ?? state.wordSpacing;
         return;
       case 'Tj': {
         const text = args[args.length - 1];
@@ -199,8 +196,8 @@ class TextReader {
       }
       case '"': {
         const text = args[args.length - 1];
-        const word = number(2);
-        const char = number(1);
+        const word = numberAt(args, 2);
+        const char = numberAt(args, 1);
         if (state.font === undefined || !(text instanceof Uint8Array)) return;
         if (word === undefined || char === undefined) return;
         state.wordSpacing = word;
@@ -233,18 +230,19 @@ class TextReader {
     const { state } = this;
     if (state.font === undefined || !Array.isArray(array)) return;
     const factor = -state.fontSize / 1000;
-    let pending: Uint8Array[] = [];
-    const joined = (): Uint8Array => {
-      const bytes = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
-      pending = [];
-      return bytes;
-    };
-    for (const item of array) {
-      if (item instanceof Uint8Array) pending.push(item);
-      else if (typeof item === 'number' && item !== 0)
-        this.layout.showText(joined(), item * factor);
+    // The strings since the last adjustment are shown together, the adjustment after them.
+    let from = 0;
+    for (let index = 0; index < array.length; index++) {
+      const item = array[index];
+      if (typeof item === 'number' && item !== 0) {
+        // (no string before it: an empty one, which moves the text by the adjustment)
+        this.layout.showText(joinedStrings(array, from, index), item * factor);
+        from = index + 1;
+      }
     }
-    if (pending.length > 0) this.layout.showText(joined(), 0);
+    if (hasString(array, from, array.length)) {
+      this.layout.showText(joinedStrings(array, from, array.length), 0);
+    }
   }
 
   private graphicsState(name: PdfObject | undefined): void {
@@ -292,6 +290,36 @@ class TextReader {
       forms.delete(form);
     }
   }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** Whether `items[from…to]` holds a string. */
+function hasString(items: readonly PdfObject[], from: number, to: number): boolean {
+  for (let index = from; index < to; index++) if (items[index] instanceof Uint8Array) return true;
+  return false;
+}
+
+/** The strings of `items[from…to]`, one after the other. */
+function joinedStrings(items: readonly PdfObject[], from: number, to: number): Uint8Array {
+  let only: Uint8Array | undefined;
+  let count = 0;
+  for (let index = from; index < to; index++) {
+    const item = items[index];
+    if (item instanceof Uint8Array) {
+      only = item;
+      count++;
+    }
+  }
+  if (count === 1) return only!;
+  if (count === 0) return EMPTY;
+  return Buffer.concat(items.slice(from, to).filter((item) => item instanceof Uint8Array));
+}
+
+/** The number `index` places before the last operand, if it is one. */
+function numberAt(args: readonly PdfObject[], index: number): number | undefined {
+  const value = args[args.length - 1 - index];
+  return typeof value === 'number' ? value : undefined;
 }
 
 /** Skips an inline image's data after `ID`, to its `EI`. */
@@ -355,10 +383,7 @@ export interface PdfInfo {
  * Throws `LoadLimitError` past `limits`, `PdfUnsupportedError` or `PdfSyntaxError` for a file
  * this reader leaves to pdf.js.
  */
-export function readPdfText(
-  bytes: Uint8Array,
-  limits: Pick<LoadLimits, 'maxExpandedBytes' | 'maxPages' | 'maxNesting'>,
-): PdfText {
+export function readPdfText(bytes: Uint8Array, limits: PdfLimits): PdfText {
   const document = new PdfDocument(bytes, limits);
   const shared: Shared = { document, fonts: new Map(), forms: new Set() };
   const pages = pageList(document).map((page) => pageText(shared, page));

@@ -1,5 +1,11 @@
 import { inflateRawSync } from 'node:zlib';
-import { LoadLimitError, type LoadLimits } from './limits.js';
+import {
+  expansionBudget,
+  expansionError,
+  LoadLimitError,
+  type ExpansionLimits,
+  type LoadLimits,
+} from './limits.js';
 
 /** What a ZIP archive holds, once checked. */
 export interface ZipCheck {
@@ -14,13 +20,6 @@ export interface ZipCheck {
 const EOCD = 0x06054b50;
 const CENTRAL = 0x02014b50;
 const LOCAL = 0x04034b50;
-
-function tooLarge(limit: number): LoadLimitError {
-  return new LoadLimitError(
-    'maxExpandedBytes',
-    `inflates to more than maxExpandedBytes (${limit} bytes): a ZIP bomb?`,
-  );
-}
 
 /** Paragraph start tags (`<w:p>` or `<w:p `) in WordprocessingML. */
 function countParagraphs(xml: Buffer, stopAfter: number): number {
@@ -44,14 +43,14 @@ function countParagraphs(xml: Buffer, stopAfter: number): number {
 
 /**
  * Inflates every entry of a ZIP archive (a DOCX file) with a budget of `maxExpandedBytes` in
- * all, before the parser sees it: an archive whose entries say they are small but inflate to
+ * all and `maxExpansionRatio` times the archive (`expansionBudget`), before the parser sees it: an archive whose entries say they are small but inflate to
  * gigabytes stops at the budget (zlib's `maxOutputLength`), in the time that budget takes.
  * Throws `LoadLimitError` past the budget or `limits.maxParagraphs`, `Error` for a damaged one.
  * The entries named in `keep` are returned inflated (`parts`); the others are dropped once counted.
  */
 export function checkZip(
   bytes: Uint8Array,
-  limits: Pick<LoadLimits, 'maxExpandedBytes' | 'maxParagraphs'>,
+  limits: Pick<LoadLimits, 'maxParagraphs'> & ExpansionLimits,
   keep: ReadonlySet<string> = new Set(),
 ): ZipCheck {
   const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -65,7 +64,9 @@ export function checkZip(
   if (eocd === -1) throw new Error('not a ZIP archive (no end of central directory)');
   const entries = view.readUInt16LE(eocd + 10);
   let offset = view.readUInt32LE(eocd + 16);
-  const budget = limits.maxExpandedBytes;
+  const allowed = expansionBudget(bytes.length, limits, 'maxExpansionRatio');
+  const budget = allowed.bytes;
+  const tooLarge = (): LoadLimitError => expansionError(allowed, 'entries inflate');
   // Sizes the entries declare: a quick refusal before any inflating.
   let declared = 0;
   const found: { method: number; size: number; local: number; name: string }[] = [];
@@ -80,9 +81,9 @@ export function checkZip(
     const extra = view.readUInt16LE(offset + 30);
     const comment = view.readUInt16LE(offset + 32);
     const local = view.readUInt32LE(offset + 42);
-    if (size === 0xffffffff || expanded === 0xffffffff) throw tooLarge(budget); // ZIP64
+    if (size === 0xffffffff || expanded === 0xffffffff) throw tooLarge(); // ZIP64
     declared += expanded;
-    if (declared > budget) throw tooLarge(budget);
+    if (declared > budget) throw tooLarge();
     const name = view.toString('latin1', offset + 46, offset + 46 + nameLength);
     found.push({ method, size, local, name });
     offset += 46 + nameLength + extra + comment;
@@ -104,14 +105,14 @@ export function checkZip(
       try {
         content = inflateRawSync(data, { maxOutputLength: budget - expandedBytes + 1 });
       } catch (error) {
-        if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(budget);
+        if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
         throw new Error(`damaged ZIP entry ${entry.name}: ${(error as Error).message}`);
       }
     } else {
       throw new Error(`ZIP entry ${entry.name} uses compression method ${method}`);
     }
     expandedBytes += content.length;
-    if (expandedBytes > budget) throw tooLarge(budget);
+    if (expandedBytes > budget) throw tooLarge();
     if (keep.has(entry.name)) parts.set(entry.name, content);
     // A caller that keeps the document counts its paragraphs itself, while it reads them.
     if (entry.name === 'word/document.xml' && !keep.has(entry.name)) {

@@ -2,7 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as mammoth from 'mammoth';
-import { LoadLimitError, parseDocx, type MammothLibrary } from 'cortexis/loaders';
+import {
+  DEFAULT_LOAD_LIMITS,
+  LoadLimitError,
+  parseDocx,
+  type MammothLibrary,
+} from 'cortexis/loaders';
 import { docxParagraphs } from '../fixtures/hostile-files.js';
 import { docxFile, p, paragraph, run, table } from './docx-files.js';
 
@@ -99,6 +104,7 @@ describe('the DOCX reader', () => {
 
   it('stops at maxParagraphs and maxNesting while it reads', async () => {
     const limits = {
+      ...DEFAULT_LOAD_LIMITS,
       maxExpandedBytes: 100 * 1024 * 1024,
       maxPages: 10,
       maxParagraphs: 100,

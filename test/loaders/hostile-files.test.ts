@@ -12,6 +12,7 @@ import {
   htmlParagraphs,
   pdfInflating,
   pdfPages,
+  pdfDenseOperators,
 } from '../fixtures/hostile-files.js';
 import { buildPdf } from '../fixtures/pdf-files.js';
 
@@ -156,8 +157,44 @@ describe('files that expand', () => {
     expect(limited.skipped).toMatchObject([
       { code: 'too-large', reason: expect.stringContaining('maxExpandedBytes (1048576') },
     ]);
-    const result = await loadDocuments([dir]);
+    // 4 MiB from a 4 KB file: a bomb by its ratio with the default limits, read when raised.
+    const bomb = await loadDocuments([dir]);
+    expect(bomb.skipped).toMatchObject([
+      { code: 'too-large', reason: expect.stringContaining('maxPdfExpansionRatio (20) times') },
+    ]);
+    const result = await loadDocuments([dir], { limits: { maxPdfExpansionRatio: 10_000 } });
     expect(result.documents.map((doc) => doc.text)).toEqual(['A page that inflates.']);
+  });
+
+  it('skips a DOCX that inflates past maxExpansionRatio times its bytes, and reads it raised', async () => {
+    // 8 MiB from ~8 KB: under maxExpandedBytes, a thousand times the file.
+    writeFileSync(join(dir, 'ratio.docx'), await docxBomb(8 * 1024 * 1024));
+    const result = await loadDocuments([dir]);
+    expect(result.skipped).toMatchObject([
+      { code: 'too-large', reason: expect.stringContaining('maxExpansionRatio (100) times') },
+    ]);
+    const raised = await loadDocuments([dir], { limits: { maxExpansionRatio: 10_000 } });
+    // Read to its end: spaces, no text.
+    expect(raised.skipped).toMatchObject([{ code: 'empty' }]);
+  });
+
+  it('skips a PDF page of cheap operators deflated (26.7 MiB from 41 KB) by its ratio, and reads dense pages that are not bombs', async () => {
+    writeFileSync(join(dir, 'dense.pdf'), pdfDenseOperators(4_000_000));
+    const bomb = await loadDocuments([dir]);
+    expect(bomb.documents).toEqual([]);
+    expect(bomb.skipped).toMatchObject([
+      { code: 'too-large', reason: expect.stringContaining('maxPdfExpansionRatio (20) times') },
+    ]);
+    rmSync(join(dir, 'dense.pdf'));
+    // The same operators, numbers varying (deflates 6-fold), and a Tj page padded to 20-fold.
+    writeFileSync(join(dir, 'varied.pdf'), pdfDenseOperators(20_000, '', { vary: true }));
+    writeFileSync(
+      join(dir, 'padded.pdf'),
+      pdfDenseOperators(200_000, '(a) Tj ', { padding: 80_000 }),
+    );
+    const read = await loadDocuments([dir]);
+    expect(read.skipped).toEqual([]);
+    expect(read.documents.map((doc) => doc.text.length > 0)).toEqual([true, true]);
   });
 
   it('skips a PDF of more pages than maxPages before reading a page', async () => {

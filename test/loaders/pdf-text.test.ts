@@ -66,7 +66,7 @@ const generated: [string, () => Buffer | Promise<Buffer>][] = [
   ['an incremental update', pdfIncremental],
   ['Type 3 fonts, with ToUnicode and with AGL glyph names', pdfType3],
   ['the hostile generator, 3 pages', () => pdfPages(3)],
-  ['the hostile generator, a stream inflating to 1 MiB', () => pdfInflating(1024 * 1024)],
+  ['the hostile generator, a stream inflating to 1 MB', () => pdfInflating(1_000_000)],
 ];
 
 describe('the own PDF text reader against pdf.js', () => {
@@ -175,6 +175,37 @@ describe('parsePdf with the own reader', () => {
       await expect(parsePdf(bytes, { library })).rejects.toThrow('unpdf asked');
       expect(opened).toBe(1);
     }
+  });
+
+  it('refuses a declined file past maxPdfExpansionRatio before pdf.js opens it', async () => {
+    // Encrypted (declined at once), one page of 1,000,000 `(a) Tj ` deflated: 7 MB from 7 KB.
+    const bytes = buildPdf({
+      objects: [
+        '<< /Type /Catalog /Pages 2 0 R >>',
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>`,
+        { dict: '', data: `BT /F1 12 Tf ${'(a) Tj '.repeat(1_000_000)}ET`, deflate: true },
+        '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+        '<< /Filter /Standard /V 1 /R 2 /O <00> /U <00> /P -4 >>',
+      ],
+      trailer: '/Encrypt 6 0 R',
+    });
+    expect(() => readPdfText(bytes, DEFAULT_LOAD_LIMITS)).toThrow(PdfUnsupportedError);
+    let opened = 0;
+    const library = {
+      getDocumentProxy: () => {
+        opened++;
+        return Promise.reject(new Error('pdf.js asked'));
+      },
+    } as unknown as UnpdfLibrary;
+    const refused = await parsePdf(bytes, { library }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(LoadLimitError);
+    expect((refused as LoadLimitError).limit).toBe('maxPdfExpansionRatio');
+    expect(opened).toBe(0);
+    // Raised, pdf.js is asked.
+    const limits = { ...DEFAULT_LOAD_LIMITS, maxPdfExpansionRatio: 100_000 };
+    await expect(parsePdf(bytes, { library, limits })).rejects.toThrow('pdf.js asked');
+    expect(opened).toBe(1);
   });
 });
 
@@ -301,7 +332,10 @@ describe('the own PDF text reader on damaged and hostile files', () => {
         },
         font,
       ]);
-    expect(outcome(saves(2_000_000))).toBe('LoadLimitError maxNesting');
+    // (4 MB of content from a 4 KB file: past maxPdfExpansionRatio too, which is raised here)
+    const unbounded = { ...DEFAULT_LOAD_LIMITS, maxPdfExpansionRatio: 10_000 };
+    expect(outcome(saves(2_000_000), unbounded)).toBe('LoadLimitError maxNesting');
+    expect(outcome(saves(2_000_000))).toBe('LoadLimitError maxPdfExpansionRatio');
     expect(outcome(saves(DEFAULT_LOAD_LIMITS.maxNesting))).toEqual(['Hello.']);
     const count = tree('<< /Type /Pages /Kids [3 0 R] /Count 1000000000 >>', [
       helloPage(),
