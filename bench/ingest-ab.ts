@@ -140,15 +140,26 @@ async function keywordOnly(
       if (round > 0) tree.cpu.push((used.user + used.system) / 1000);
     }
   }
+  printRounds(
+    `keyword add of ${records.length} records, ${rounds} alternating rounds`,
+    'pass',
+    trees,
+  );
+}
+
+/** The run's title with the load, then each tree's CPU per `unit`: median and every round. */
+function printRounds(
+  title: string,
+  unit: string,
+  trees: readonly { name: string; cpu: number[] }[],
+) {
   const average = loadavg()
     .map((value) => value.toFixed(2))
     .join(' ');
-  console.log(
-    `keyword add of ${records.length} records, ${rounds} alternating rounds, load ${average}`,
-  );
+  console.log(`${title}, load ${average}`);
   for (const { name, cpu } of trees) {
     console.log(
-      `${name}: CPU per pass median ${median(cpu).toFixed(0)} ms (${cpu.map((v) => v.toFixed(0)).join(' ')})`,
+      `${name}: CPU per ${unit} median ${median(cpu).toFixed(0)} ms (${cpu.map((v) => v.toFixed(0)).join(' ')})`,
     );
   }
 }
@@ -269,17 +280,11 @@ async function mergeOnly(
       if (round > 0) tree.cpu.push((used.user + used.system) / 1000);
     }
   }
-  const average = loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
-  console.log(
-    `merge of SciFact's prepared groups (${chunks} chunks), ${rounds} alternating rounds, load ${average}`,
+  printRounds(
+    `merge of SciFact's prepared groups (${chunks} chunks), ${rounds} alternating rounds`,
+    'merge',
+    trees,
   );
-  for (const { name, cpu } of trees) {
-    console.log(
-      `${name}: CPU per merge median ${median(cpu).toFixed(0)} ms (${cpu.map((v) => v.toFixed(0)).join(' ')})`,
-    );
-  }
 }
 
 async function main(): Promise<void> {
