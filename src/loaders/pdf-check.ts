@@ -1,4 +1,3 @@
-import { constants, inflateSync } from 'node:zlib';
 import {
   expansionBudget,
   expansionError,
@@ -6,6 +5,7 @@ import {
   type ExpansionLimits,
   type LoadLimits,
 } from './limits.js';
+import { inflateWithin } from './pdf-filters.js';
 
 /**
  * Page objects (`/Type /Page`) written in the file's own bytes: a PDF of more than `maxPages`
@@ -64,14 +64,10 @@ export function checkPdfStreams(bytes: Uint8Array, limits: ExpansionLimits): num
     const own = dictionary.slice(dictionary.lastIndexOf('obj') + 1);
     if (own.includes('/FlateDecode') && !own.includes('/Image')) {
       try {
-        const inflated = inflateSync(view.subarray(start, end), {
-          maxOutputLength: budget - expanded + 1,
-          finishFlush: constants.Z_SYNC_FLUSH,
-        });
-        expanded += inflated.length;
-      } catch (error) {
-        if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') expanded = budget + 1;
-        // Otherwise damaged or another filter first: pdf.js decides.
+        expanded +=
+          inflateWithin(view.subarray(start, end), budget - expanded)?.length ?? budget + 1;
+      } catch {
+        // Damaged, or another filter first: pdf.js decides.
       }
       if (expanded > budget) {
         throw expansionError(allowed, 'streams inflate');

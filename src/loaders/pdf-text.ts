@@ -20,7 +20,6 @@ import {
   PdfName,
   PdfRef,
   PdfStream,
-  PdfSyntaxError,
   PdfUnsupportedError,
   isWhite,
   type PdfDict,
@@ -393,9 +392,4 @@ export function readPdfText(bytes: Uint8Array, limits: PdfLimits): PdfText {
     if (value !== undefined) info[key] = value;
   }
   return { pages, info };
-}
-
-/** Whether an error means "read this file with pdf.js" rather than "this file is refused". */
-export function isDeclined(error: unknown): boolean {
-  return error instanceof PdfUnsupportedError || error instanceof PdfSyntaxError;
 }

@@ -121,7 +121,8 @@ export async function parsePdf(
     return pdfContent(own.pages, own.info);
   } catch (error) {
     if (error instanceof LoadLimitError) throw error;
-    // Declined, or damaged in a way pdf.js may still read: pdf.js decides.
+    // Declined (`PdfUnsupportedError`), damaged in a way pdf.js may still read
+    // (`PdfSyntaxError`), or anything else the own reader did not expect: pdf.js decides.
   }
   return parseWithUnpdf(bytes, options.library, limits);
 }

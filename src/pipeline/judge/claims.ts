@@ -22,7 +22,7 @@ export interface Claim {
 const TAG = /\[\s*source\s*:\s*([A-Za-z0-9_-]+(?:\s*,\s*[A-Za-z0-9_-]+)*)\s*\]/gi;
 
 /** Labels of every `[source: …]` tag in a text, in order, without duplicates. */
-function citedLabels(text: string): string[] {
+export function citedLabels(text: string): string[] {
   const labels = new Set<string>();
   for (const match of text.matchAll(TAG)) {
     for (const label of match[1]!.split(',')) labels.add(label.trim());

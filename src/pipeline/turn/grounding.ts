@@ -10,6 +10,7 @@ import { inSpan, type TraceScope } from '../../util/tracing.js';
 import { checkAnswerShape } from '../answer-shape.js';
 import { focusChunkTerms, focusText, weakFocus } from '../guard-focus.js';
 import { judgeAnswer, type JudgePolicy, type JudgeResult } from '../judge.js';
+import { citedLabels } from '../judge/claims.js';
 import { FOCUS_MISSING_CERTAINTY } from '../score.js';
 import type { TurnContext, TurnState } from './state.js';
 
@@ -119,9 +120,10 @@ function citedHeadings(
   sources: readonly Source[],
   promptSources: readonly PromptSource[],
 ): string {
+  const cited = new Set(citedLabels(text));
   return promptSources
     .flatMap((source, index) =>
-      text.includes(`source: ${source.label}]`)
+      cited.has(source.label)
         ? [focusText(sources[index]?.documentId ?? '', source.title, source.section, '')]
         : [],
     )
