@@ -18,7 +18,10 @@ import * as z from 'zod/mini';
 import { AbortError } from '../errors/index.js';
 import type { LLMMessage, LLMProvider } from '../ports/llm-provider.js';
 import { intRange, lazySchema } from '../util/schema.js';
-import { STOP_WORDS, words } from '../text/words.js';
+import { resolveFollowUp, topicTerms, type ResolvedFollowUp } from '../text/follow-up.js';
+import { words } from '../text/words.js';
+
+export { topicTerms } from '../text/follow-up.js';
 
 /** The query retrieval searches, and how it was made (for the `retrieval` event). */
 export interface RewriteResult {
@@ -53,35 +56,12 @@ export const rewriteConfigSchema = lazySchema(() =>
 /** The `rewrite` config section with defaults applied. */
 export type RewriteConfig = z.output<ReturnType<typeof rewriteConfigSchema>>;
 
-// Words that frame a question rather than name its topic; never carried into a query.
-const FRAMING_WORDS: ReadonlySet<string> = new Set(
-  (
-    'also else another anything something thing things way ways much many long often soon far ' +
-    'take takes taking took get gets got work works working happen happens mean means tell ' +
-    'explain describe know need want please thanks thank like make makes made said say says ' +
-    'could would should might must may can one ones same such former latter yes ok okay sure ' +
-    'really actually just still even ever exactly kind sort lot bit possible able go goes ' +
-    'within without per via across among upon true false right wrong'
-  ).split(' '),
-);
-
 // "and …", "but …", "what about …": continues the previous question.
 const CONTINUATION =
   /^\s*(?:and|but|also|so|or|then|plus|what about|how about|what if|what else|same (?:for|with)|is that|are those|does that|do they|does it|is it)\b/i;
 // Words pointing back at something said before.
 const ANAPHORA =
   /\b(?:it|its|it's|that|this|those|these|they|them|their|theirs|there|one|ones|same|such|former|latter|he|she|him|her|his|then)\b/i;
-
-/** Content terms of a text that can name a topic: no stop words, no framing words, no lone digits. */
-export function topicTerms(text: string): string[] {
-  const terms: string[] = [];
-  for (const word of words(text.replace(/\[\s*source\s*:[^\][]*\]/gi, ' '))) {
-    if (STOP_WORDS.has(word) || FRAMING_WORDS.has(word) || /^\d+$/.test(word)) continue;
-    if (word.length < 2 || terms.includes(word)) continue;
-    terms.push(word);
-  }
-  return terms;
-}
 
 /** The user messages of history, newest first. */
 function userTurns(history: readonly LLMMessage[]): string[] {
@@ -106,6 +86,19 @@ export function isFollowUp(message: string, history: readonly LLMMessage[]): boo
   const wordCount = words(message).length;
   if (ANAPHORA.test(message) && terms.length <= 2) return true;
   return wordCount <= 5 && terms.length <= 1;
+}
+
+/**
+ * Whether a message needs the conversation to be searched for: a follow-up by `isFollowUp`, or
+ * one `resolveFollowUp` completes (an ellipsis, a pronoun, a subject named only before).
+ */
+export function needsRewrite(message: string, history: readonly LLMMessage[]): boolean {
+  return isFollowUp(message, history) || resolveFollowUp(message, userTurns(history).reverse()) !== null;
+}
+
+/** A resolved follow-up as one text: the standalone question and the subject it inherits. */
+export function standaloneText(resolved: ResolvedFollowUp): string {
+  return resolved.subject ? `${resolved.question} ${resolved.subject}` : resolved.question;
 }
 
 /** Case-insensitive term sets match a word and its plural. */
@@ -135,10 +128,13 @@ export function rewriteOffline(
   options: OfflineRewriteOptions = {},
 ): RewriteResult {
   const unchanged: RewriteResult = { query: message, rewritten: false, method: 'none' };
-  if (!isFollowUp(message, history)) return unchanged;
+  const resolved = resolveFollowUp(message, userTurns(history).reverse());
+  if (resolved === null && !isFollowUp(message, history)) return unchanged;
   const maxTerms = options.maxTerms ?? 6;
   const maxAnswerTerms = options.maxAnswerTerms ?? 2;
-  const present = new Set(words(message));
+  const standalone = resolved ? standaloneText(resolved) : message;
+  // Words the follow-up replaced ("asynchronously" by "synchronously") are not carried back.
+  const present = new Set([...words(standalone), ...(resolved?.replaced ?? [])]);
   const carried: string[] = [];
   const carry = (terms: readonly string[], limit: number): void => {
     let taken = 0;
@@ -160,15 +156,16 @@ export function rewriteOffline(
     carry(topicTerms(turn.content), maxTerms);
     if (!isFollowUp(turn.content, history.slice(0, index))) break;
   }
-  if (carried.length < 2) {
+  // A resolved follow-up has its context already; the answer's words are a last resort.
+  if (resolved === null && carried.length < 2) {
     const answer = [...history].reverse().find((entry) => entry.role === 'assistant');
     if (answer) {
       const firstSentence = answer.content.split(/(?<=[.!?])\s+/)[0] ?? '';
       carry(topicTerms(firstSentence), maxAnswerTerms);
     }
   }
-  if (carried.length === 0) return unchanged;
-  const own = topicTerms(message);
+  const own = topicTerms(standalone);
+  if (carried.length === 0 && own.join(' ') === topicTerms(message).join(' ')) return unchanged;
   return { query: [...own, ...carried].join(' '), rewritten: true, method: 'offline' };
 }
 
@@ -231,7 +228,7 @@ export interface RewriteInput {
  */
 export async function rewriteQuery(input: RewriteInput): Promise<RewriteResult> {
   const { message, history, llm, signal } = input;
-  if (!isFollowUp(message, history)) return { query: message, rewritten: false, method: 'none' };
+  if (!needsRewrite(message, history)) return { query: message, rewritten: false, method: 'none' };
   if (llm) {
     try {
       const result = await llm.generate({

@@ -33,6 +33,7 @@ import {
   NO_SOURCES_TEXT,
 } from './answer.js';
 import { composeAnswer } from './compose-answer.js';
+import { standaloneRequest } from './follow-up.js';
 import { approximateTokens, countTokens, inputText, limitTokens, splitDeltas } from './tokens.js';
 
 export { NO_ANSWER_TEXT, NO_SOURCES_TEXT } from './answer.js';
@@ -68,7 +69,8 @@ export function createExtractiveProvider(settings: ExtractiveProviderSettings = 
 
   const run = (request: LLMRequest): LLMResult => {
     validateRequest(request);
-    const answer = composeAnswer(request, options);
+    // A follow-up is answered in its standalone form.
+    const answer = composeAnswer(standaloneRequest(request), options);
     const { text, truncated } = limitTokens(answer.text, request.maxTokens, tokenizer);
     const finishReason: FinishReason = truncated ? 'length' : 'stop';
     const usage: LLMUsage = {

@@ -1,0 +1,46 @@
+/**
+ * The extractive model reads a follow-up as a reader of the conversation would: "And
+ * synchronously?" after "How do I find files asynchronously?" asks "How do I find files
+ * synchronously?". The conversation is the request's own messages; the resolution is the one
+ * retrieval's rewrite uses (`src/text/follow-up.ts`).
+ */
+import type { LLMMessage, LLMRequest } from '../../ports/llm-provider.js';
+import { resolveFollowUp } from '../../text/follow-up.js';
+
+// User-role messages that carry data rather than a question: the sources block, recalled
+// earlier messages.
+const DATA_MESSAGE = /^\s*<earlier_messages>|<sources>/;
+
+/** The user's questions before the last user message, oldest first. */
+export function earlierQuestions(messages: readonly LLMMessage[]): string[] {
+  let last = messages.length - 1;
+  while (last >= 0 && messages[last]!.role !== 'user') last--;
+  return messages
+    .slice(0, Math.max(last, 0))
+    .filter((message) => message.role === 'user' && !DATA_MESSAGE.test(message.content))
+    .map((message) => message.content);
+}
+
+/**
+ * The request with its last user message in standalone form, or the request itself when the
+ * message needs nothing from the conversation. The subject the message does not name is added
+ * to `retrievalQuery`, where its terms weigh less than the user's own.
+ */
+export function standaloneRequest<T extends Pick<LLMRequest, 'messages' | 'retrievalQuery'>>(
+  request: T,
+): T {
+  const { messages } = request;
+  let last = messages.length - 1;
+  while (last >= 0 && messages[last]!.role !== 'user') last--;
+  if (last < 0) return request;
+  const resolved = resolveFollowUp(messages[last]!.content, earlierQuestions(messages));
+  if (resolved === null) return request;
+  const retrievalQuery = [resolved.subject, request.retrievalQuery ?? ''].join(' ').trim();
+  return {
+    ...request,
+    messages: messages.map((message, index) =>
+      index === last ? { ...message, content: resolved.question } : message,
+    ),
+    retrievalQuery: retrievalQuery.length > 0 ? retrievalQuery : undefined,
+  };
+}
