@@ -156,8 +156,10 @@ export function rewriteOffline(
     carry(topicTerms(turn.content), maxTerms);
     if (!isFollowUp(turn.content, history.slice(0, index))) break;
   }
-  // A resolved follow-up has its context already; the answer's words are a last resort.
-  if (resolved === null && carried.length < 2) {
+  // Context the resolution brought: a completed ellipsis is a whole question; a subject, its words.
+  const brought =
+    resolved === null ? 0 : resolved.replaced.length > 0 ? 2 : topicTerms(resolved.subject).length;
+  if (carried.length + brought < 2) {
     const answer = [...history].reverse().find((entry) => entry.role === 'assistant');
     if (answer) {
       const firstSentence = answer.content.split(/(?<=[.!?])\s+/)[0] ?? '';
