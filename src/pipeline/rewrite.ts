@@ -3,9 +3,12 @@
  * a follow-up such as "And how long does that take?" means nothing to a search index, so it
  * is rewritten into a standalone search query from recent history before retrieval. With a
  * real LLM, a short condense prompt does it (the output is validated, else the offline rewrite
- * is used); offline, a deterministic rewrite carries the salient content terms of the recent
+ * is used); offline, the follow-up is resolved (`src/text/follow-up.ts`: "and synchronously?"
+ * completed from the previous question, the subject a pronoun stands for, a name the question
+ * only inherits) and a deterministic rewrite carries the salient content terms of the recent
  * user turns (and, sparingly, of the last answer) into the query. Only retrieval uses the
- * rewrite: the model still answers the user's own words.
+ * rewrite: a model still answers the user's own words (the offline extractive model resolves
+ * the same follow-up from the conversation it is given, with the same function).
  *
  * @example
  * ```ts
@@ -92,12 +95,14 @@ export function isFollowUp(message: string, history: readonly LLMMessage[]): boo
  * Whether a message needs the conversation to be searched for: a follow-up by `isFollowUp`, or
  * one `resolveFollowUp` completes (an ellipsis, a pronoun, a subject named only before).
  */
-export function needsRewrite(message: string, history: readonly LLMMessage[]): boolean {
-  return isFollowUp(message, history) || resolveFollowUp(message, userTurns(history).reverse()) !== null;
+function needsRewrite(message: string, history: readonly LLMMessage[]): boolean {
+  return (
+    isFollowUp(message, history) || resolveFollowUp(message, userTurns(history).reverse()) !== null
+  );
 }
 
 /** A resolved follow-up as one text: the standalone question and the subject it inherits. */
-export function standaloneText(resolved: ResolvedFollowUp): string {
+function standaloneText(resolved: ResolvedFollowUp): string {
   return resolved.subject ? `${resolved.question} ${resolved.subject}` : resolved.question;
 }
 
