@@ -79,21 +79,6 @@ const KIND_PHRASE = new RegExp(`\\bthe\\s+([\\w.$@/-]+)\\s+(${KIND})\\b`, 'i');
 // A pronoun standing for the previous subject ("it is possible" is not one).
 const PRONOUN =
   /\b(?:(?:this|that|these|those)\s+(?:option|package|module|library|function|method|class|command|flag|setting|api)s?|it(?!\s+(?:is\s+)?(?:possible|necessary|safe|ok|okay|true|worth)\b)|its|they|them|their)\b/i;
-/** Words that ask for an attribute of a subject, or for it to be shown: no subject themselves. */
-const ATTRIBUTE_WORDS: ReadonlySet<string> = new Set(
-  (
-    'default defaults type types value values limit limits maximum minimum max min size range ' +
-    'unit units format signature example examples alias aliases version versions syntax return ' +
-    'returns show give list'
-  ).split(' '),
-);
-
-/** Whether a fragment asks only for an attribute ("the default", "its type", "an example"). */
-function asksAttribute(fragment: string): boolean {
-  const terms = topicTerms(fragment);
-  return terms.length > 0 && terms.every((term) => ATTRIBUTE_WORDS.has(term));
-}
-
 /** Most topic words of an elliptical question that still inherits an unnamed subject. */
 const MAX_BARE_TERMS = 2;
 const PREPOSITIONS = new Set(
@@ -155,7 +140,7 @@ function affixOverlap(a: string, b: string): number {
 }
 
 /** Word tokens of a question with their offsets (identifiers kept whole). */
-function tokens(text: string): Token[] {
+function tokens(text: string): { text: string; at: number }[] {
   return [...text.matchAll(/[\p{L}\p{N}_$][\p{L}\p{N}_$.-]*[\p{L}\p{N}_$]|[\p{L}\p{N}_$]/gu)].map(
     (match) => ({ text: match[0], at: match.index }),
   );
@@ -163,67 +148,48 @@ function tokens(text: string): Token[] {
 
 const isName = (word: string): boolean => /^[A-Z]|[a-z][A-Z]|[.$_]/.test(word);
 
-type Token = { readonly text: string; readonly at: number };
-type Swapped = { readonly question: string; readonly replaced: readonly string[] };
-
-const lowered = (token: Token): string => token.text.toLowerCase();
-
-/** `previous` with the tokens from `first` to `last` replaced by `by`. */
-function splice(previous: string, first: Token, last: Token, by: string): string {
-  return `${previous.slice(0, first.at)}${by}${previous.slice(last.at + last.text.length)}`;
-}
-
 /**
  * The previous question with the fragment's counterpart replaced by it, and the words replaced;
- * undefined when no counterpart is found. In order: a prepositional phrase for the one with the
- * same preposition ("on Windows" for "on Linux"; appended when there is none); the words before
- * a word both share ("the json parser" for "the urlencoded parser"); a sibling word (a shared
- * prefix or suffix of 4+ letters); a name for a name; the last topic word.
+ * undefined when no counterpart is found.
  */
-function substitute(previous: string, fragment: string): Swapped | undefined {
+function substitute(
+  previous: string,
+  fragment: string,
+): { question: string; replaced: string[] } | undefined {
   const own = tokens(fragment);
   const before = tokens(previous);
-  const text = fragment.trim().replace(/[\s?.!]+$/, '');
-  const head = own[0] && lowered(own[0]);
+  const replaceAt = (
+    target: { text: string; at: number },
+    by: string,
+  ): { question: string; replaced: string[] } => ({
+    question: `${previous.slice(0, target.at)}${by}${previous.slice(target.at + target.text.length)}`,
+    replaced: [target.text.toLowerCase()],
+  });
+  // A prepositional fragment ("on Windows") replaces the previous one ("on Linux").
+  const head = own[0]?.text.toLowerCase();
   if (head !== undefined && PREPOSITIONS.has(head) && own.length > 1) {
-    const at = before.findIndex((token, index) => index > 0 && lowered(token) === head);
-    if (at < 0 || at + 1 >= before.length) {
-      return { question: `${previous.replace(/[\s?.!]+$/, '')} ${text}?`, replaced: [] };
-    }
-    const rest = before.slice(at + 1);
-    const stop = rest.findIndex((token) => PREPOSITIONS.has(lowered(token)));
-    const object = stop > 0 ? rest.slice(0, stop) : rest;
-    return {
-      question: splice(previous, before[at]!, object.at(-1)!, text),
-      replaced: object.map(lowered),
-    };
-  }
-  const content = own.filter((token) => !STOP_WORDS.has(lowered(token)));
-  const shared = content.findIndex((token) =>
-    before.some((other) => lowered(other) === lowered(token)),
-  );
-  if (shared > 0) {
-    const anchor = before.findIndex((other) => lowered(other) === lowered(content[shared]!));
-    const modifiers = before.slice(0, anchor).filter((token) => !STOP_WORDS.has(lowered(token)));
-    const counterpart = modifiers.slice(-shared);
-    if (counterpart.length === shared && counterpart[0]!.at > (before[0]?.at ?? 0)) {
-      const by = fragment.slice(
-        content[0]!.at,
-        content[shared - 1]!.at + content[shared - 1]!.text.length,
-      );
+    const at = before.findIndex((token, index) => token.text.toLowerCase() === head && index > 0);
+    if (at >= 0 && at + 1 < before.length) {
+      const start = before[at]!;
+      const rest = before.slice(at + 1);
+      const stop = rest.findIndex((token) => PREPOSITIONS.has(token.text.toLowerCase()));
+      const last = (stop > 0 ? rest[stop - 1] : rest.at(-1))!;
+      const span = previous.slice(start.at, last.at + last.text.length);
       return {
-        question: splice(previous, counterpart[0]!, counterpart.at(-1)!, by),
-        replaced: counterpart.map(lowered),
+        question: `${previous.slice(0, start.at)}${fragment.trim()}${previous.slice(start.at + span.length)}`,
+        replaced: rest.slice(0, stop > 0 ? stop : undefined).map((t) => t.text.toLowerCase()),
       };
     }
   }
+  const content = own.filter((token) => !STOP_WORDS.has(token.text.toLowerCase()));
   if (content.length !== 1) return undefined;
   const word = content[0]!.text;
   const lower = word.toLowerCase();
-  let best: Token | undefined;
+  // A sibling word: a long shared prefix or suffix (asynchronously ↔ synchronously).
+  let best: { text: string; at: number } | undefined;
   let bestOverlap = 0;
   for (const token of before) {
-    const other = lowered(token);
+    const other = token.text.toLowerCase();
     if (other === lower || STOP_WORDS.has(other)) continue;
     const overlap = affixOverlap(other, lower);
     if (overlap >= 4 && overlap > bestOverlap) {
@@ -231,14 +197,15 @@ function substitute(previous: string, fragment: string): Swapped | undefined {
       bestOverlap = overlap;
     }
   }
-  const name = isName(word)
-    ? before.find((token, index) => index > 0 && isName(token.text))
-    : undefined;
+  if (best) return replaceAt(best, word);
+  // A name for a name (RetryAgent → RetryHandler), else the last topic word (retries → timeouts).
+  if (isName(word)) {
+    const name = before.find((token, index) => index > 0 && isName(token.text));
+    if (name) return replaceAt(name, word);
+  }
   const topics = new Set(topicTerms(previous));
-  const target = best ?? name ?? before.filter((token) => topics.has(lowered(token))).at(-1);
-  return target
-    ? { question: splice(previous, target, target, word), replaced: [lowered(target)] }
-    : undefined;
+  const last = before.filter((token) => topics.has(token.text.toLowerCase())).at(-1);
+  return last ? replaceAt(last, word) : undefined;
 }
 
 /** The question a fragment asks, capitalised and ending with "?". */
@@ -260,10 +227,6 @@ function resolveOne(message: string, previous: string): ResolvedFollowUp | null 
     if (fragment.length > 0 && ASKS.test(fragment)) {
       question = asQuestion(fragment);
       elliptical = true;
-    } else if (asksAttribute(fragment)) {
-      // "And the default?" asks for the previous subject's default.
-      question = asQuestion(`what is ${fragment}`);
-      elliptical = true;
     } else if (fragment.length > 0 && words(fragment).length <= 4) {
       const swapped = substitute(previous, fragment);
       if (swapped) {
@@ -275,10 +238,7 @@ function resolveOne(message: string, previous: string): ResolvedFollowUp | null 
   const ownName = namedSubjects(question).length > 0 || KIND_PHRASE.test(question);
   // An elliptical question with words of its own ("and which option returns only
   // directories?") asks something new; a bare one ("and what is the default?") does not.
-  // So does a question whose only words ask for an attribute ("Show me an example.").
-  const bare =
-    (elliptical && topicTerms(question).length <= MAX_BARE_TERMS) ||
-    topicTerms(question).every((term) => ATTRIBUTE_WORDS.has(term));
+  const bare = elliptical && topicTerms(question).length <= MAX_BARE_TERMS;
   const inherits = pronouns || (!ownName && (bare || before.named));
   const subject = inherits ? before.text : '';
   if (question === message.trim() && subject === '') return null;
