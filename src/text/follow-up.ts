@@ -66,7 +66,7 @@ export function topicTerms(text: string): string[] {
 
 // "And X?", "But X?", "What about X?", "How about X?": X continues the previous question.
 const ELLIPSIS =
-  /^\s*(?:(?:and|but|or|also|so|then|plus)\s+)?(?:(?:what|how)\s+about\s+)?(.+?)[\s?.!]*$/i;
+  /^\s*(?:(?:and|but|or|also|so|then|plus)\b[,\s]+)?(?:(?:what|how)\s+about\s+)?(.+?)[\s?.!]*$/i;
 const LEAD = /^\s*(?:and|but|or|also|so|then|plus|what\s+about|how\s+about)\b/i;
 // A fragment that is a question of its own: it starts with a question word or an auxiliary.
 const ASKS =

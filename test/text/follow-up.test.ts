@@ -49,6 +49,9 @@ describe('resolveFollowUp', () => {
       subject: 'timeout',
       replaced: [],
     });
+    expect(
+      resolveFollowUp('Also, which flag turns it off?', ['What does the cache do?']),
+    ).toMatchObject({ question: 'Which flag turns it off?', subject: 'cache' });
     // Words of its own: a new question, without its lead, inheriting only a named subject.
     expect(
       resolveFollowUp('But which setting limits the queue length?', ['How are jobs scheduled?']),
