@@ -24,8 +24,6 @@ import { intRange, lazySchema } from '../util/schema.js';
 import { resolveFollowUp, topicTerms, type ResolvedFollowUp } from '../text/follow-up.js';
 import { words } from '../text/words.js';
 
-export { topicTerms } from '../text/follow-up.js';
-
 /** The query retrieval searches, and how it was made (for the `retrieval` event). */
 export interface RewriteResult {
   /** The standalone search query (the message itself when not rewritten). */
