@@ -159,9 +159,14 @@ export function rewriteOffline(
     carry(topicTerms(turn.content), maxTerms);
     if (!isFollowUp(turn.content, history.slice(0, index))) break;
   }
-  // Context the resolution brought: a completed ellipsis is a whole question; a subject, its words.
+  // Context the resolution brought: a completed ellipsis is a whole question, a name is
+  // specific enough, another subject counts its words.
   const brought =
-    resolved === null ? 0 : resolved.replaced.length > 0 ? 2 : topicTerms(resolved.subject).length;
+    resolved === null
+      ? 0
+      : resolved.replaced.length > 0 || resolved.named
+        ? 2
+        : topicTerms(resolved.subject).length;
   if (carried.length + brought < 2) {
     const answer = [...history].reverse().find((entry) => entry.role === 'assistant');
     if (answer) {

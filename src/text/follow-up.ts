@@ -22,7 +22,8 @@
  * @example
  * ```ts
  * resolveFollowUp('And synchronously?', ['How do I find files asynchronously?']);
- * // { question: 'How do I find files synchronously?', subject: '', replaced: ['asynchronously'] }
+ * // { question: 'How do I find files synchronously?', subject: '', named: false,
+ * //   replaced: ['asynchronously'] }
  * ```
  * @module
  */
@@ -37,6 +38,8 @@ export interface ResolvedFollowUp {
    * or the one it inherits; '' when it names its own.
    */
   readonly subject: string;
+  /** Whether `subject` is a name (an identifier, a capitalised name, "the X option"). */
+  readonly named: boolean;
   /** Words of the previous question the follow-up replaced: not to be carried into a search. */
   readonly replaced: readonly string[];
 }
@@ -230,7 +233,12 @@ function resolveOne(message: string, previous: string): ResolvedFollowUp | null 
     } else if (fragment.length > 0 && words(fragment).length <= 4) {
       const swapped = substitute(previous, fragment);
       if (swapped) {
-        return { question: swapped.question, subject: '', replaced: swapped.replaced };
+        return {
+          question: swapped.question,
+          subject: '',
+          named: false,
+          replaced: swapped.replaced,
+        };
       }
     }
   }
@@ -242,7 +250,7 @@ function resolveOne(message: string, previous: string): ResolvedFollowUp | null 
   const inherits = pronouns || (!ownName && (bare || before.named));
   const subject = inherits ? before.text : '';
   if (question === message.trim() && subject === '') return null;
-  return { question, subject, replaced: [] };
+  return { question, subject, named: inherits && before.named, replaced: [] };
 }
 
 /**

@@ -138,6 +138,12 @@ describe('rewriteOffline', () => {
     expect(named.query.split(' ')).toEqual(expect.arrayContaining(['azure', 'blob', 'storage']));
   });
 
+  it('takes no words from the last answer when the follow-up’s subject is a name', () => {
+    const history = turn('What does BackoffTimer do?', 'The provided sources do not say.');
+    const result = rewriteOffline('Which errors does it retry?', history);
+    expect(result.query.split(' ')).toEqual(['errors', 'retry', 'backofftimer']);
+  });
+
   it('is deterministic and bounded', () => {
     const history = turn(
       'Tell me about refunds shipping accounts passwords authentication warehouses couriers',

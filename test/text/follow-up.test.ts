@@ -19,6 +19,7 @@ describe('resolveFollowUp', () => {
       {
         question: 'How do I read a file synchronously?',
         subject: '',
+        named: false,
         replaced: ['asynchronously'],
       },
     );
@@ -47,6 +48,7 @@ describe('resolveFollowUp', () => {
     expect(resolveFollowUp('And what is the default?', ['How do I set the timeout?'])).toEqual({
       question: 'What is the default?',
       subject: 'timeout',
+      named: false,
       replaced: [],
     });
     expect(
@@ -55,13 +57,19 @@ describe('resolveFollowUp', () => {
     // Words of its own: a new question, without its lead, inheriting only a named subject.
     expect(
       resolveFollowUp('But which setting limits the queue length?', ['How are jobs scheduled?']),
-    ).toEqual({ question: 'Which setting limits the queue length?', subject: '', replaced: [] });
+    ).toEqual({
+      question: 'Which setting limits the queue length?',
+      subject: '',
+      named: false,
+      replaced: [],
+    });
   });
 
   it('gives the previous subject for a pronoun, beside the user’s words', () => {
     expect(resolveFollowUp('How do I stop it?', ['How do I start a worker pool?'])).toEqual({
       question: 'How do I stop it?',
       subject: 'worker pool',
+      named: false,
       replaced: [],
     });
     expect(
@@ -77,7 +85,7 @@ describe('resolveFollowUp', () => {
       resolveFollowUp('Which headers does the request send?', [
         'How do I call Google Cloud Storage?',
       ]),
-    ).toMatchObject({ subject: 'Google Cloud Storage' });
+    ).toMatchObject({ subject: 'Google Cloud Storage', named: true });
     expect(
       resolveFollowUp('What does the error look like?', ['How do I use the yaml package?']),
     ).toMatchObject({ subject: 'yaml package' });
