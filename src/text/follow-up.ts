@@ -8,16 +8,21 @@
  * Three rules, in order:
  *
  * 1. **Ellipsis.** "And X?", "What about X?": a fragment X that asks something itself ("and
- *    what is the default?") is the question; a bare fragment ("and synchronously?") takes the
- *    place of its counterpart in the previous question — a word sharing a long prefix or
- *    suffix with it (asynchronously → synchronously, onlyFiles → onlyDirectories), else a name
- *    for a name, else the previous question's last topic word.
+ *    what is the default?") is the question; a fragment of up to four words ("and
+ *    synchronously?", "what about on Windows?") takes the place of its counterpart in the
+ *    previous question — the phrase with the same preposition, a word sharing a prefix or
+ *    suffix of 4+ letters with it (asynchronously → synchronously, onlyFiles →
+ *    onlyDirectories), else a name for a name, else the previous question's last topic word.
  * 2. **Pronouns.** "it", "its", "they", "them", "their", and "this/that option" stand for the
  *    previous question's subject. The subject is returned beside the user's words rather than
  *    spliced in: the words the user wrote say what is asked and weigh more.
  * 3. **Inherited subject.** A question that names nothing of its own (no identifier, no
  *    capitalised name) after one that did ("How do I use it with Amazon Bedrock?" → "Which
- *    environment variables set the region?") is about that name; so is an elliptical one.
+ *    environment variables set the region?") is about that name; so is an elliptical one
+ *    with two topic words at most ("and what is the default?"), whatever the subject.
+ *
+ * Measured on `npm run bench:docs` (docs/benchmarks.md, "followups"): only rule 1's question
+ * fragments changed a graded answer there; the others change what is retrieved.
  *
  * @example
  * ```ts
@@ -266,13 +271,15 @@ export function resolveFollowUp(
   const recent = previous.filter((text) => text.trim().length > 0).slice(-3);
   if (recent.length === 0) return null;
   let standalone = recent[0]!;
-  let subject = '';
   for (const next of recent.slice(1)) {
     const resolved = resolveOne(next, standalone);
-    standalone = resolved?.question ?? next;
-    // An inherited subject travels with the question it was inherited for.
-    subject = resolved?.subject ?? '';
-    if (subject) standalone = `${standalone.replace(/[\s?.!]+$/, '')} (${subject})?`;
+    // A subject travels with the question it was resolved for.
+    standalone =
+      resolved === null
+        ? next
+        : resolved.subject
+          ? asQuestion(`${resolved.question.replace(/[\s?.!]+$/, '')} (${resolved.subject})`)
+          : resolved.question;
   }
   return resolveOne(message, standalone);
 }
