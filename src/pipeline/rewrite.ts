@@ -3,12 +3,12 @@
  * a follow-up such as "And how long does that take?" means nothing to a search index, so it
  * is rewritten into a standalone search query from recent history before retrieval. With a
  * real LLM, a short condense prompt does it (the output is validated, else the offline rewrite
- * is used); offline, the follow-up is resolved (`src/text/follow-up.ts`: "and synchronously?"
- * completed from the previous question, the subject a pronoun stands for, a name the question
- * only inherits) and a deterministic rewrite carries the salient content terms of the recent
- * user turns (and, sparingly, of the last answer) into the query. Only retrieval uses the
- * rewrite: a model still answers the user's own words (the offline extractive model resolves
- * the same follow-up from the conversation it is given, with the same function).
+ * is used); offline, the follow-up is resolved (`src/text/follow-up.ts`: "and what is the
+ * default?" asks about the previous question's subject, a question that names nothing inherits
+ * the name asked about before) and a deterministic rewrite carries the salient content terms
+ * of the recent user turns (and, sparingly, of the last answer) into the query. Only retrieval
+ * uses the rewrite: a model still answers the user's own words (the offline extractive model
+ * resolves the same follow-up from the conversation it is given, with the same function).
  *
  * @example
  * ```ts
@@ -136,8 +136,7 @@ export function rewriteOffline(
   const maxTerms = options.maxTerms ?? 6;
   const maxAnswerTerms = options.maxAnswerTerms ?? 2;
   const standalone = resolved ? standaloneText(resolved) : message;
-  // Words the follow-up replaced ("asynchronously" by "synchronously") are not carried back.
-  const present = new Set([...words(standalone), ...(resolved?.replaced ?? [])]);
+  const present = new Set(words(standalone));
   const carried: string[] = [];
   const carry = (terms: readonly string[], limit: number): void => {
     let taken = 0;
@@ -159,14 +158,8 @@ export function rewriteOffline(
     carry(topicTerms(turn.content), maxTerms);
     if (!isFollowUp(turn.content, history.slice(0, index))) break;
   }
-  // Context the resolution brought: a completed ellipsis is a whole question, a name is
-  // specific enough, another subject counts its words.
-  const brought =
-    resolved === null
-      ? 0
-      : resolved.replaced.length > 0 || resolved.named
-        ? 2
-        : topicTerms(resolved.subject).length;
+  // Context the resolution brought: a name is specific enough, another subject counts its words.
+  const brought = resolved === null ? 0 : resolved.named ? 2 : topicTerms(resolved.subject).length;
   if (carried.length + brought < 2) {
     const answer = [...history].reverse().find((entry) => entry.role === 'assistant');
     if (answer) {

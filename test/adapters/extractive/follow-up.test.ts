@@ -5,46 +5,52 @@ import { earlierQuestions, standaloneRequest } from '../../../src/adapters/extra
 import type { LLMMessage } from '../../../src/ports/llm-provider.js';
 
 const conversation: LLMMessage[] = [
-  { role: 'user', content: 'How do I read a file asynchronously?' },
-  { role: 'assistant', content: 'Call readFile [source: S1].' },
+  { role: 'user', content: 'How do I configure the cache?' },
+  { role: 'assistant', content: 'Pass a cache option [source: S1].' },
   { role: 'user', content: '<sources>\n<source label="S1">…</source>\n</sources>' },
-  { role: 'user', content: 'And synchronously?' },
+  { role: 'user', content: 'And how do I turn it off?' },
 ];
 
 describe('the extractive model reads a follow-up in standalone form', () => {
   it('finds the earlier questions without the data messages', () => {
-    expect(earlierQuestions(conversation)).toEqual(['How do I read a file asynchronously?']);
+    expect(earlierQuestions(conversation)).toEqual(['How do I configure the cache?']);
   });
 
-  it('completes the last user message, and leaves a standalone one alone', () => {
-    const request = { messages: conversation };
-    expect(standaloneRequest(request).messages.at(-1)?.content).toBe(
-      'How do I read a file synchronously?',
-    );
-    const alone = { messages: [{ role: 'user' as const, content: 'And synchronously?' }] };
+  it('answers the question without its lead word, about the previous subject', () => {
+    const request = standaloneRequest({ messages: conversation, retrievalQuery: undefined });
+    expect(request.messages.at(-1)?.content).toBe('How do I turn it off?');
+    expect(request.retrievalQuery).toBe('cache');
+    const alone = { messages: [{ role: 'user' as const, content: 'And how do I turn it off?' }] };
     expect(standaloneRequest(alone)).toBe(alone);
   });
 
-  it('adds the subject a pronoun stands for to the retrieval query, beside the user’s words', () => {
+  it('adds a name asked about before to the retrieval query, beside the user’s words', () => {
     const request = standaloneRequest({
       messages: [
-        { role: 'user' as const, content: 'What is the backoffFactor option?' },
-        { role: 'user' as const, content: 'What is its largest value?' },
+        { role: 'user' as const, content: 'What is the BackoffTimer?' },
+        { role: 'user' as const, content: 'What is the largest delay?' },
       ],
-      retrievalQuery: 'largest value backofffactor',
+      retrievalQuery: 'largest delay',
     });
-    expect(request.messages.at(-1)?.content).toBe('What is its largest value?');
-    expect(request.retrievalQuery).toBe('backoffFactor largest value backofffactor');
+    expect(request.messages.at(-1)?.content).toBe('What is the largest delay?');
+    expect(request.retrievalQuery).toBe('BackoffTimer largest delay');
   });
 
-  it('answers "and synchronously?" with the synchronous call', async () => {
+  it('reads what "and which …?" asks for, and says when the quote does not hold it', async () => {
     const llm = createExtractiveProvider();
     const sources = [
-      { label: 'S1', text: 'Work done synchronously blocks the event loop until it ends.' },
-      { label: 'S2', text: 'To read a file synchronously, call `readFileSync(path)`.' },
+      {
+        label: 'S1',
+        text: 'Disabling the cache is rarely needed, since the cache option is cheap.',
+      },
     ];
-    const result = await llm.generate({ messages: conversation, sources });
-    expect(result.text).toContain('readFileSync');
-    expect(result.text).not.toContain('event loop');
+    const messages: LLMMessage[] = [
+      { role: 'user', content: 'How do I configure the cache?' },
+      { role: 'assistant', content: 'Pass a cache option [source: S1].' },
+      { role: 'user', content: 'And which option disables the cache?' },
+    ];
+    const result = await llm.generate({ messages, sources });
+    // The question asks for a name; the sentence quoted names none, and the answer says so.
+    expect(result.text).toMatch(/\[source: S1\]\. The sources do not name/);
   });
 });
