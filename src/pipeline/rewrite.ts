@@ -4,8 +4,8 @@
  * is rewritten into a standalone search query from recent history before retrieval. With a
  * real LLM, a short condense prompt does it (the output is validated, else the offline rewrite
  * is used); offline, the follow-up is resolved (`src/text/follow-up.ts`: "and what is the
- * default?" asks about the previous question's subject, a question that names nothing inherits
- * the name asked about before) and a deterministic rewrite carries the salient content terms
+ * default?" asks "what is the default?", a question that names nothing inherits the name
+ * asked about before) and a deterministic rewrite carries the salient content terms
  * of the recent user turns (and, sparingly, of the last answer) into the query. Only retrieval
  * uses the rewrite: a model still answers the user's own words (the offline extractive model
  * resolves the same follow-up from the conversation it is given, with the same function).
@@ -99,7 +99,7 @@ function needsRewrite(message: string, history: readonly LLMMessage[]): boolean 
   );
 }
 
-/** A resolved follow-up as one text: the standalone question and the subject it inherits. */
+/** A resolved follow-up as one text: the question and the name it inherits. */
 function standaloneText(resolved: ResolvedFollowUp): string {
   return resolved.subject ? `${resolved.question} ${resolved.subject}` : resolved.question;
 }
@@ -158,9 +158,8 @@ export function rewriteOffline(
     carry(topicTerms(turn.content), maxTerms);
     if (!isFollowUp(turn.content, history.slice(0, index))) break;
   }
-  // Context the resolution brought: a name is specific enough, another subject counts its words.
-  const brought = resolved === null ? 0 : resolved.named ? 2 : topicTerms(resolved.subject).length;
-  if (carried.length + brought < 2) {
+  // A name asked about before is context enough: the last answer's words are a last resort.
+  if (carried.length < 2 && !resolved?.subject) {
     const answer = [...history].reverse().find((entry) => entry.role === 'assistant');
     if (answer) {
       const firstSentence = answer.content.split(/(?<=[.!?])\s+/)[0] ?? '';

@@ -7,25 +7,24 @@
  *
  * Two rules:
  *
- * 1. **Question fragments.** "And what is the default?", "But which flag turns it off?": the
- *    fragment after the lead word is the question (a reader of "And which …" finds no question
- *    word at its start).
- * 2. **Subjects.** A question that names nothing of its own (no identifier, no capitalised
- *    name, no "the X option") after one that did is about that name ("How do I use it with
- *    Amazon Bedrock?" → "Which environment variables set the region?"); a fragment with two
- *    topic words at most ("and what is the default?") is about the previous question's subject
- *    whatever it is. The subject is returned beside the user's words rather than spliced in:
- *    the words the user wrote say what is asked and weigh more.
+ * 1. **Question fragments.** "And what is the default?", "But, which flag turns it off?": the
+ *    fragment after the lead word is the question (a reader of "and which …" finds no question
+ *    word at its start, so no idea of what is asked).
+ * 2. **Named subjects.** A question that names nothing of its own (no identifier, no
+ *    capitalised name, no "the X option") after one that did is about that name ("How do I use
+ *    it with Amazon Bedrock?" → "Which environment variables set the region?"). The name is
+ *    returned beside the user's words rather than spliced in: the words the user wrote say
+ *    what is asked and weigh more.
  *
- * Measured on `npm run bench:docs` (docs/benchmarks.md, "followups"): rule 1 changes graded
- * answers; rule 2 what is retrieved and how sure the answer is. Substituting a bare fragment
- * for its counterpart ("and synchronously?" → "… find files synchronously?") and resolving
- * pronouns changed no figure there and were dropped.
+ * Measured on `npm run bench:docs` (docs/benchmarks.md, "followups"). Substituting a bare
+ * fragment for its counterpart ("and synchronously?" → "… find files synchronously?"),
+ * resolving pronouns, and giving a bare fragment an unnamed subject changed no figure there and
+ * were dropped.
  *
  * @example
  * ```ts
- * resolveFollowUp('And what is the default?', ['How do I set the timeout?']);
- * // { question: 'What is the default?', subject: 'timeout', named: false }
+ * resolveFollowUp('And which flag turns it off?', ['What does the `cache` option do?']);
+ * // { question: 'Which flag turns it off?', subject: 'cache' }
  * ```
  * @module
  */
@@ -35,10 +34,8 @@ import { STOP_WORDS, words } from './words.js';
 export interface ResolvedFollowUp {
   /** The question without its lead word ("and", "but", "what about"), else the user's words. */
   readonly question: string;
-  /** What the question is about without naming it, from an earlier question; '' when none. */
+  /** The name an earlier question asked about, which this one names nothing of its own; or ''. */
   readonly subject: string;
-  /** Whether `subject` is a name (an identifier, a capitalised name, "the X option"). */
-  readonly named: boolean;
 }
 
 // Words that frame a question rather than name its topic; never a topic term.
@@ -72,8 +69,6 @@ const KIND =
   'option|options|package|module|library|function|method|class|command|flag|property|event|' +
   'hook|setting|helper|plugin|api|endpoint|header|parameter|argument|variable|field|type|error';
 const KIND_PHRASE = new RegExp(`\\bthe\\s+([\\w.$@/-]+)\\s+(${KIND})\\b`, 'i');
-/** Most topic words of an elliptical question that still inherits an unnamed subject. */
-const MAX_BARE_TERMS = 2;
 /**
  * Names a question writes: code identifiers (`a.b`, `fn()`, camelCase, PascalCase, in
  * backticks or not) and capitalised words past the first word, runs kept together ("Amazon
@@ -98,19 +93,14 @@ export function namedSubjects(question: string): string[] {
 }
 
 /**
- * The subject of a question: its names ("Amazon Bedrock", `braceExpansion`), else the thing
- * "the X option" names, else its topic words without the verb of a how-to ("How do I create a
- * fastq queue?" → "fastq queue"). `named` says which it was.
+ * The name a question is about: its names ("Amazon Bedrock", `braceExpansion`), else the thing
+ * "the X option" names ("deep option"); '' when it names nothing.
  */
-export function subjectOf(question: string): { readonly text: string; readonly named: boolean } {
+export function subjectOf(question: string): string {
   const names = namedSubjects(question);
-  if (names.length > 0) return { text: names.join(' '), named: true };
+  if (names.length > 0) return names.join(' ');
   const kind = KIND_PHRASE.exec(question);
-  if (kind) return { text: `${kind[1]} ${kind[2]}`, named: true };
-  const terms = topicTerms(question);
-  const howTo = /^\s*how\s+(?:do|can|should|would)\s+(?:i|you|we|one)\b|^\s*how\s+to\b/i;
-  const object = howTo.test(question) && terms.length > 1 ? terms.slice(1) : terms;
-  return { text: object.join(' '), named: false };
+  return kind ? `${kind[1]} ${kind[2]}` : '';
 }
 
 /** The question a fragment asks, capitalised and ending with "?". */
@@ -124,18 +114,11 @@ function asQuestion(fragment: string): string {
  * message needs nothing from it.
  */
 function resolveOne(message: string, previous: string): ResolvedFollowUp | null {
-  const before = subjectOf(previous);
   const fragment = QUESTION_FRAGMENT.exec(message)?.[1];
-  const elliptical = fragment !== undefined;
   const question = fragment === undefined ? message.trim() : asQuestion(fragment);
-  const ownName = namedSubjects(question).length > 0 || KIND_PHRASE.test(question);
-  // A fragment with words of its own ("and which option returns only directories?") asks
-  // something new; a bare one ("and what is the default?") does not.
-  const bare = elliptical && topicTerms(question).length <= MAX_BARE_TERMS;
-  const inherits = before.text.length > 0 && !ownName && (bare || before.named);
-  const subject = inherits ? before.text : '';
+  const subject = subjectOf(question) === '' ? subjectOf(previous) : '';
   if (question === message.trim() && subject === '') return null;
-  return { question, subject, named: inherits && before.named };
+  return { question, subject };
 }
 
 /**

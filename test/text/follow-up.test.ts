@@ -11,39 +11,28 @@ describe('resolveFollowUp', () => {
     expect(resolveFollowUp('How long does shipping take?', ['What is the refund policy?'])).toBe(
       null,
     );
-    expect(resolveFollowUp('Is it possible to cancel?', ['Is it possible to retry?'])).toBeNull();
+    // "And" that leads nothing, or a fragment that asks nothing, is left alone.
+    expect(resolveFollowUp('Andromeda?', ['How do I set the timeout?'])).toBeNull();
+    expect(resolveFollowUp('And synchronously?', ['How do I read a file?'])).toBeNull();
   });
 
-  it('makes a fragment after a lead word the question, about the previous subject', () => {
+  it('makes the question of a fragment after a lead word the question', () => {
     expect(resolveFollowUp('And what is the default?', ['How do I set the timeout?'])).toEqual({
       question: 'What is the default?',
-      subject: 'timeout',
-      named: false,
+      subject: '',
     });
     expect(resolveFollowUp('but, how do I stop it', ['How do I start a worker pool?'])).toEqual({
       question: 'How do I stop it?',
-      subject: 'worker pool',
-      named: false,
+      subject: '',
     });
-    expect(resolveFollowUp('Also, which flag turns it off?', ['What does the cache do?'])).toEqual({
+    expect(resolveFollowUp('Also which flag turns it off?', ['What does the cache do?'])).toEqual({
       question: 'Which flag turns it off?',
-      subject: 'cache',
-      named: false,
+      subject: '',
     });
-    // Words of its own: a new question, without its lead, inheriting only a named subject.
-    expect(
-      resolveFollowUp('But which setting limits the queue length?', ['How are jobs scheduled?']),
-    ).toEqual({ question: 'Which setting limits the queue length?', subject: '', named: false });
-    expect(
-      resolveFollowUp('And which setting limits the queue length?', ['What is a WorkerPool?']),
-    ).toEqual({
-      question: 'Which setting limits the queue length?',
-      subject: 'WorkerPool',
-      named: true,
+    expect(resolveFollowUp('So does it retry?', ['What does `fetchWithRetry()` do?'])).toEqual({
+      question: 'Does it retry?',
+      subject: 'fetchWithRetry()',
     });
-    // "And" inside a question, or a fragment that asks nothing, is left alone.
-    expect(resolveFollowUp('Andromeda?', ['How do I set the timeout?'])).toBeNull();
-    expect(resolveFollowUp('And synchronously?', ['How do I read a file?'])).toBeNull();
   });
 
   it('carries a named subject to a question that names nothing of its own', () => {
@@ -54,26 +43,39 @@ describe('resolveFollowUp', () => {
     ).toEqual({
       question: 'Which headers does the request send?',
       subject: 'Google Cloud Storage',
-      named: true,
     });
     expect(
       resolveFollowUp('What does the error look like?', ['How do I use the yaml package?']),
-    ).toMatchObject({ subject: 'yaml package', named: true });
+    ).toEqual({ question: 'What does the error look like?', subject: 'yaml package' });
+    // A question with a name of its own keeps it; an unnamed earlier subject is not carried.
     expect(
       resolveFollowUp('What does the `strict` flag do?', ['How do I use the yaml package?']),
     ).toBeNull();
+    expect(resolveFollowUp('Which setting limits the queue?', ['How are jobs scheduled?'])).toBe(
+      null,
+    );
   });
 
   it('resolves a chain of follow-ups from the first question on', () => {
-    const resolved = resolveFollowUp('And what is its type?', [
-      'What is the `retryDelay` option?',
-      'And what is the default?',
-    ]);
-    expect(resolved).toEqual({ question: 'What is its type?', subject: 'retryDelay', named: true });
+    expect(
+      resolveFollowUp('And what is its type?', [
+        'What is the `retryDelay` option?',
+        'And what is the default?',
+      ]),
+    ).toEqual({ question: 'What is its type?', subject: 'retryDelay' });
+    // Three questions back at most.
+    expect(
+      resolveFollowUp('Which setting limits the queue?', [
+        'What is a WorkerPool?',
+        'How are jobs scheduled?',
+        'How do I stop a job?',
+        'How do I restart it?',
+      ]),
+    ).toBeNull();
   });
 });
 
-describe('subjects', () => {
+describe('subjectOf', () => {
   it('names identifiers and capitalised names past the first word', () => {
     expect(namedSubjects('Does `fs.readFile()` use Amazon S3 or fetchImpl?')).toEqual([
       'fs.readFile()',
@@ -83,11 +85,8 @@ describe('subjects', () => {
     expect(namedSubjects('What does the deep option do?')).toEqual([]);
   });
 
-  it('falls back to the kind phrase, then to the topic words without a how-to verb', () => {
-    expect(subjectOf('What does the deep option do?')).toEqual({
-      text: 'deep option',
-      named: true,
-    });
-    expect(subjectOf('How do I create a job queue?')).toEqual({ text: 'job queue', named: false });
+  it('falls back to the thing "the X option" names, else nothing', () => {
+    expect(subjectOf('What does the deep option do?')).toBe('deep option');
+    expect(subjectOf('How do I create a job queue?')).toBe('');
   });
 });

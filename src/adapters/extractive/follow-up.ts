@@ -1,9 +1,9 @@
 /**
- * The extractive model reads a follow-up as a reader of the conversation would: "And
- * synchronously?" after "How do I find files asynchronously?" asks "How do I find files
- * synchronously?". The conversation is the request's own messages; the resolution is the one
- * retrieval's rewrite uses (`src/text/follow-up.ts`).
- */
+ * The extractive model reads a follow-up as a reader of the conversation would: "And which
+ * option disables it?" asks "Which option disables it?" (so the model knows a name is asked
+ * for), and a question that names nothing after one about Amazon Bedrock is about Bedrock. The
+ * conversation is the request's own messages; the resolution is the one retrieval's rewrite
+ * uses (`src/text/follow-up.ts`). */
 import type { LLMMessage, LLMRequest } from '../../ports/llm-provider.js';
 import { resolveFollowUp } from '../../text/follow-up.js';
 
@@ -23,8 +23,8 @@ export function earlierQuestions(messages: readonly LLMMessage[]): string[] {
 
 /**
  * The request with its last user message in standalone form, or the request itself when the
- * message needs nothing from the conversation. The subject the message does not name is added
- * to `retrievalQuery`, where its terms weigh less than the user's own.
+ * message needs nothing from the conversation. The name the message inherits is added to
+ * `retrievalQuery`, where its terms weigh less than the user's own.
  */
 export function standaloneRequest<T extends Pick<LLMRequest, 'messages' | 'retrievalQuery'>>(
   request: T,
