@@ -3,7 +3,8 @@
  * option disables it?" asks "Which option disables it?" (so the model knows a name is asked
  * for), and a question that names nothing after one about Amazon Bedrock is about Bedrock. The
  * conversation is the request's own messages; the resolution is the one retrieval's rewrite
- * uses (`src/text/follow-up.ts`). */
+ * uses (`src/text/follow-up.ts`).
+ */
 import type { LLMMessage, LLMRequest } from '../../ports/llm-provider.js';
 import { resolveFollowUp } from '../../text/follow-up.js';
 
@@ -11,12 +12,17 @@ import { resolveFollowUp } from '../../text/follow-up.js';
 // earlier messages.
 const DATA_MESSAGE = /^\s*<earlier_messages>|<sources>/;
 
+/** Index of the last user message, or -1. */
+function lastUserIndex(messages: readonly LLMMessage[]): number {
+  let index = messages.length - 1;
+  while (index >= 0 && messages[index]!.role !== 'user') index--;
+  return index;
+}
+
 /** The user's questions before the last user message, oldest first. */
 export function earlierQuestions(messages: readonly LLMMessage[]): string[] {
-  let last = messages.length - 1;
-  while (last >= 0 && messages[last]!.role !== 'user') last--;
   return messages
-    .slice(0, Math.max(last, 0))
+    .slice(0, Math.max(lastUserIndex(messages), 0))
     .filter((message) => message.role === 'user' && !DATA_MESSAGE.test(message.content))
     .map((message) => message.content);
 }
@@ -30,8 +36,7 @@ export function standaloneRequest<T extends Pick<LLMRequest, 'messages' | 'retri
   request: T,
 ): T {
   const { messages } = request;
-  let last = messages.length - 1;
-  while (last >= 0 && messages[last]!.role !== 'user') last--;
+  const last = lastUserIndex(messages);
   if (last < 0) return request;
   const resolved = resolveFollowUp(messages[last]!.content, earlierQuestions(messages));
   if (resolved === null) return request;
