@@ -52,18 +52,24 @@ const FRAMING_WORDS: ReadonlySet<string> = new Set(
 
 /** Content terms of a text that can name a topic: no stop words, no framing words, no lone digits. */
 export function topicTerms(text: string): string[] {
-  const terms: string[] = [];
+  const terms = new Set<string>();
   for (const word of words(text.replace(/\[\s*source\s*:[^\][]*\]/gi, ' '))) {
     if (STOP_WORDS.has(word) || FRAMING_WORDS.has(word) || /^\d+$/.test(word)) continue;
-    if (word.length < 2 || terms.includes(word)) continue;
-    terms.push(word);
+    if (word.length >= 2) terms.add(word);
   }
-  return terms;
+  return [...terms];
+}
+
+/** `text` trimmed, without its final "?", "." and "!" (a loop: a pattern would rescan runs). */
+function withoutEnd(text: string): string {
+  let end = text.length;
+  while (end > 0 && /[\s?.!]/.test(text[end - 1]!)) end--;
+  return text.slice(0, end).trim();
 }
 
 // "And what is …?", "But, which …?": a lead word, then a question of its own.
 const QUESTION_FRAGMENT =
-  /^\s*(?:and|but|or|also|so|then|plus)\b[,\s]+((?:what|which|how|where|when|who|whom|whose|why|is|are|was|were|do|does|did|can|could|should|will|would|has|have|may|must)\b.*?)[\s?.!]*$/i;
+  /^\s*(?:and|but|or|also|so|then|plus)\b[,\s]+((?:what|which|how|where|when|who|whom|whose|why|is|are|was|were|do|does|did|can|could|should|will|would|has|have|may|must)\b[\s\S]*)$/i;
 // Words that name what kind of thing a subject is ("the deep *option*").
 const KIND =
   'option|options|package|module|library|function|method|class|command|flag|property|event|' +
@@ -75,21 +81,31 @@ const KIND_PHRASE = new RegExp(`\\bthe\\s+([\\w.$@/-]+)\\s+(${KIND})\\b`, 'i');
  * Bedrock"). In order of appearance.
  */
 export function namedSubjects(question: string): string[] {
-  const found: { at: number; text: string }[] = [];
-  const add = (at: number, text: string): void => {
-    if (found.some((item) => at >= item.at && at < item.at + item.text.length)) return;
-    found.push({ at, text });
-  };
-  for (const match of question.matchAll(/`([^`]+)`/g)) add(match.index, match[1]!);
-  const code =
-    /[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\))?|[A-Za-z_$][\w$]*\(\)|\b[a-z]+[A-Z][\w$]*|\b[A-Z][a-z0-9]+[A-Z][\w$]*/g;
-  for (const match of question.matchAll(code)) add(match.index, match[0]);
+  // Each pattern starts a match only where a name can start, so a run is tried once.
+  const patterns = [
+    /`([^`]+)`/g,
+    /(?<![\w$.])(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\))?|[A-Za-z_$][\w$]*\(\)|[a-z]+[A-Z][\w$]*|[A-Z][a-z0-9]+[A-Z][\w$]*)/g,
+    /(?<![\w$-])[A-Z][\w$-]*(?:\s+[A-Z][\w$-]*)*/g,
+  ];
   const firstWord = /^\W*\w+/.exec(question)?.[0].length ?? 0;
-  for (const match of question.matchAll(/\b[A-Z][\w$-]*(?:\s+[A-Z][\w$-]*)*/g)) {
-    if (match.index < firstWord || match[0] === 'I') continue;
-    add(match.index, match[0]);
+  const found: { at: number; end: number; rank: number; text: string }[] = [];
+  patterns.forEach((pattern, rank) => {
+    for (const match of question.matchAll(pattern)) {
+      const text = match[1] ?? match[0];
+      if (rank === 2 && (match.index < firstWord || text === 'I')) continue;
+      found.push({ at: match.index, end: match.index + match[0].length, rank, text });
+    }
+  });
+  // Earlier first, the more specific pattern first at one place; a name inside another is dropped.
+  found.sort((a, b) => a.at - b.at || a.rank - b.rank);
+  const names: string[] = [];
+  let covered = 0;
+  for (const item of found) {
+    if (item.at < covered) continue;
+    names.push(item.text);
+    covered = item.end;
   }
-  return found.sort((a, b) => a.at - b.at).map((item) => item.text);
+  return names;
 }
 
 /**
@@ -105,7 +121,7 @@ export function subjectOf(question: string): string {
 
 /** The question a fragment asks, capitalised and ending with "?". */
 function asQuestion(fragment: string): string {
-  const text = fragment.trim().replace(/[\s?.!]+$/, '');
+  const text = withoutEnd(fragment);
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}?`;
 }
 
@@ -141,7 +157,7 @@ export function resolveFollowUp(
       resolved === null
         ? next
         : resolved.subject
-          ? asQuestion(`${resolved.question.replace(/[\s?.!]+$/, '')} (${resolved.subject})`)
+          ? asQuestion(`${withoutEnd(resolved.question)} (${resolved.subject})`)
           : resolved.question;
   }
   return resolveOne(message, standalone);
