@@ -91,7 +91,7 @@ export function isFollowUp(message: string, history: readonly LLMMessage[]): boo
 
 /**
  * Whether a message needs the conversation to be searched for: a follow-up by `isFollowUp`, or
- * one `resolveFollowUp` completes (an ellipsis, a pronoun, a subject named only before).
+ * one `resolveFollowUp` resolves (a question after a lead word, a name asked about only before).
  */
 function needsRewrite(message: string, history: readonly LLMMessage[]): boolean {
   return (
@@ -120,10 +120,12 @@ export interface OfflineRewriteOptions {
 }
 
 /**
- * The deterministic rewrite: a follow-up gets the topic terms of the previous user turn (and
- * of the one before, when that turn was itself a follow-up) appended, newest first, up to
- * `maxTerms`; only when those give fewer than 2 terms, up to `maxAnswerTerms` of the last
- * answer's are added. Anything else is returned unchanged (`method: 'none'`). Pure.
+ * The deterministic rewrite: a follow-up, resolved by `resolveFollowUp` (its question without
+ * the lead word, the name it inherits), gets the topic terms of the previous user turn (and of
+ * the one before, when that turn was itself a follow-up) appended, newest first, up to
+ * `maxTerms`; only when those give fewer than 2 terms and no name was inherited, up to
+ * `maxAnswerTerms` of the last answer's are added. Anything else is returned unchanged
+ * (`method: 'none'`). Pure.
  */
 export function rewriteOffline(
   message: string,
