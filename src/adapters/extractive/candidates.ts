@@ -51,6 +51,12 @@ export interface Candidate {
   readonly headingText?: string | undefined;
   /** Whether it is the first unit under its heading. */
   readonly firstUnderHeading?: boolean | undefined;
+  /** A table row's column names, its table's header cells joined with ` — `. */
+  readonly columns?: string | undefined;
+  /** Stemmed terms of a table row's column names. */
+  readonly columnTerms?: ReadonlySet<string> | undefined;
+  /** Stemmed terms of a table row's key, its first cell. */
+  readonly keyTerms?: ReadonlySet<string> | undefined;
 }
 
 /** The quotable sentences of the sources, in order, each with its source's label and rank. */
@@ -145,6 +151,13 @@ function analyseSource(title: string, text: string): AnalysedSentence[] {
       heading: candidate.heading,
       ...structure,
       ...block,
+      ...(unit.columns === undefined
+        ? {}
+        : {
+            columns: unit.columns,
+            columnTerms: termSet(unit.columns),
+            keyTerms: termSet(unit.text.split(' — ')[0]!),
+          }),
     });
   }
   return sentences;

@@ -61,8 +61,20 @@ export function quotable(candidate: Candidate, shape: QuestionShape): boolean {
   return shape.intents.includes('value') && /\bdefault\b/i.test(candidate.text);
 }
 
-/** The terms a unit answers with: its own, and its block's when the block is quoted. */
-export function answerTerms(candidate: Candidate, shape: QuestionShape): ReadonlySet<string> {
+/**
+ * The terms a unit answers with: its own, its block's when the block is quoted, and a table
+ * row's column names when the question names the row's key (it reads the row's cells by their
+ * columns: "the default of `initial`" is the `initial` row's Default cell).
+ */
+export function answerTerms(
+  candidate: Candidate,
+  shape: QuestionShape,
+  terms: readonly string[] = [],
+): ReadonlySet<string> {
+  const { keyTerms, columnTerms } = candidate;
+  if (keyTerms && columnTerms && terms.some((term) => keyTerms.has(term))) {
+    return new Set([...candidate.terms, ...columnTerms]);
+  }
   // A list's items and a table's rows are units of their own; code is not.
   if (!candidate.blockTerms || candidate.blockKind !== 'code' || !quotesBlock(candidate, shape)) {
     return candidate.terms;
@@ -90,7 +102,14 @@ export function holdsIntent(candidate: Candidate, shape: QuestionShape): boolean
 const STATES_DEFAULT = /\bdefault|\bunless\b|\bif\s+(?:not|no|none|omitted|unset)\b|\botherwise\b/i;
 
 function statesDefault(candidate: Candidate): boolean {
-  return STATES_DEFAULT.test(candidate.text);
+  return STATES_DEFAULT.test(candidate.text) || defaultColumn(candidate) !== undefined;
+}
+
+/** The position of a table row's "Default" column, if its table has one. */
+function defaultColumn(candidate: Candidate): number | undefined {
+  const columns = candidate.columns?.split(' — ') ?? [];
+  const at = columns.findIndex((name) => /^default(?: value)?$/i.test(name.trim()));
+  return at > 0 ? at : undefined;
 }
 
 /**

@@ -129,7 +129,7 @@ export function answerFromSources(
   for (const candidate of candidates) {
     // A question in a source (a FAQ entry, a quoted question) asks; it does not answer.
     if (isQuestion(candidate.text) || !quotable(candidate, shape)) continue;
-    const coverage = shareOf(answerTerms(candidate, shape));
+    const coverage = shareOf(answerTerms(candidate, shape, terms));
     if (coverage > 0 && coverage >= options.minCoverage) {
       const match =
         sentenceScore(candidate, coverage, terms, weights, totalWeight, shareOf) *
@@ -159,7 +159,7 @@ export function answerFromSources(
   const chosen = selectSentences(scored, terms, whole ? 1 : options.maxSentences);
   if (chosen.length === 0) return { text: NO_ANSWER_TEXT, certainty: 0 };
   const covered = new Set(
-    terms.filter((term) => chosen.some((item) => answerTerms(item, shape).has(term))),
+    terms.filter((term) => chosen.some((item) => answerTerms(item, shape, terms).has(term))),
   );
   // Sentences on the topic that do not state the quantity asked for answer half of it; so do
   // sentences that hold nothing of what the question asks for (no code for a how-to, …).
