@@ -4,6 +4,8 @@
  * unit is quoted (a lead-in with its block, an
  * API's heading before the sentence under it).
  */
+import { stem } from '../../text/stem.js';
+import { contentWords } from '../../text/words.js';
 import { cite } from './answer.js';
 import type { Candidate } from './candidates.js';
 import {
@@ -22,6 +24,8 @@ export interface QuestionShape {
   readonly subject: string | undefined;
   /** Whether it asks for a default ("what is the default …", "… by default?"). */
   readonly asksDefault?: boolean | undefined;
+  /** The stemmed noun a "which …" question asks to name ("prompt" of "Which prompt hides …?"). */
+  readonly names?: string | undefined;
 }
 
 /** Reads a question's intents, literals and defined subject. */
@@ -31,7 +35,14 @@ export function questionShape(question: string): QuestionShape {
     literals: questionLiterals(question),
     subject: definedSubject(question),
     asksDefault: DEFAULT_WORD.test(question),
+    names: namedKind(question),
   };
+}
+
+/** The stemmed noun after a question's opening "which" ("Which prompt …" → "prompt"). */
+function namedKind(question: string): string | undefined {
+  const noun = /^\s*which\s+([A-Za-z][\w-]*)/i.exec(question)?.[1];
+  return noun === undefined ? undefined : contentWords(noun).map(stem)[0];
 }
 
 // Chosen on the tune half of the docs questions (see docs/benchmarks.md, issue 26).
@@ -158,11 +169,23 @@ export function quoteUnit(candidate: Candidate, shape: QuestionShape): string {
     !text.toLowerCase().includes(identifierOf(heading).toLowerCase())
   ) {
     text = `${heading}: ${text}`;
-  }
+  } else if (namedByHeading(candidate, shape)) text = `${heading}: ${text}`;
   if (!quotesBlock(candidate, shape)) return cite(text, label);
   // The lead-in ends with a colon: the block is what it introduces (the judge reads it so).
   const lead = cite(text.replace(/[:.]\s*$/, ''), label).replace(/[.!?…]$/, '');
   return `${lead}:\n\n${candidate.block}\n`;
+}
+
+/**
+ * Whether a unit is named by its heading for a "which …" question: it opens a section whose
+ * heading is a thing of the kind asked for ("Which prompt …?" → "### Invisible Prompt") and
+ * does not name it itself.
+ */
+function namedByHeading(candidate: Candidate, shape: QuestionShape): boolean {
+  const heading = candidate.headingText ?? '';
+  if (shape.names === undefined || !candidate.firstUnderHeading || heading === '') return false;
+  if (candidate.text.toLowerCase().includes(heading.toLowerCase())) return false;
+  return contentWords(heading).map(stem).includes(shape.names);
 }
 
 /** The identifier a heading names (`getSetCookies` of `getSetCookies(headers)`). */
