@@ -129,18 +129,12 @@ function isFieldList(items: readonly string[]): boolean {
   return items.length <= MAX_FIELDS && items.every((item) => FIELD.test(item.trim()));
 }
 
-// A cell boundary: a pipe not escaped (`\|`) in a Markdown row; in a row without edge pipes
-// (as the Markdown loader writes tables) one with a space on each side, so the pipes of a cell's
-// own text (`string|function`) stay in the cell.
-const EDGE_CELL = /(?<!\\)\|/;
-const SPACED_CELL = /(?<=\s)\|(?=\s|$)/;
-
 /** A table's rows as their cells joined with ` — ` (separator rows left out). */
 function tableRows(lines: readonly string[]): string[] {
   const rows: string[] = [];
   for (const line of lines) {
     const cells = line
-      .split(EDGE_PIPE_ROW.test(line) ? EDGE_CELL : SPACED_CELL)
+      .split(/(?<!\\)\|/)
       .map((cell) => cell.replace(/\\\|/g, '|').trim())
       .filter((cell) => cell.length > 0);
     if (cells.length === 0 || cells.every((cell) => /^:?-+:?$/.test(cell))) continue;
