@@ -141,6 +141,60 @@ describe('extractive answers that state the fact', () => {
     expect(answer.text).toContain('503 | yes | unavailable');
   });
 
+  it("reads a table row by its columns: the default of `initial` is its row's Default cell", () => {
+    const text = [
+      '### AutoComplete Prompt',
+      '',
+      'Prompt that auto-completes as the user types.',
+      '',
+      'AutoComplete Options',
+      '',
+      'Option | Type | Default | Description',
+      'multiple | boolean | false | Allow multiple choices to be selected.',
+      'initial | number | 0 | Preselected item in the list of choices.',
+      'footer | function | None | Function that displays footer text',
+    ].join('\n');
+    const other = [
+      '### Prompt Options',
+      '',
+      'Property | Required? | Type | Description',
+      'initial | no | string | The default value to return if the user does not supply a value.',
+      'stdout | no | stream | The output stream. Defaults to process.stdout.',
+    ].join('\n');
+    const answer = ask('What is the default of the initial option in the AutoComplete prompt?', [
+      { label: 'S1', text },
+      { label: 'S2', text: other },
+    ]);
+    expect(answer.text).toBe(
+      'initial — number — 0 — Preselected item in the list of choices [source: S1].',
+    );
+  });
+
+  it('names the section a "which X" question asks for when its heading is an X', () => {
+    const text = [
+      '### Invisible Prompt',
+      '',
+      'Prompt that takes user input, hides it from the terminal, and returns a string.',
+      '',
+      '### Password Prompt',
+      '',
+      'Prompt that takes user input and masks it in the terminal.',
+    ].join('\n');
+    const answer = ask('Which prompt hides the user input from the terminal entirely?', [
+      { label: 'S1', text },
+    ]);
+    expect(answer.text).toBe(
+      'Invisible Prompt: Prompt that takes user input, hides it from the terminal, and returns a string [source: S1].',
+    );
+    // Not for a question that does not ask "which …", nor a heading of another kind of thing.
+    expect(
+      ask('What hides the user input from the terminal?', [{ label: 'S1', text }]).text,
+    ).not.toContain('Invisible Prompt:');
+    expect(
+      ask('Which option hides the user input from the terminal?', [{ label: 'S1', text }]).text,
+    ).not.toContain('Invisible Prompt:');
+  });
+
   it('reads intents and literals from the question', () => {
     expect(intentsOf('How do I parse cookies?')).toEqual(['how-to']);
     expect(intentsOf('What is the default timeout?')).toEqual(['value']);
