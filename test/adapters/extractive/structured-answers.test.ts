@@ -170,6 +170,30 @@ describe('extractive answers that state the fact', () => {
     );
   });
 
+  it('quotes the row the question names before the table its lead-in introduces', () => {
+    const text = [
+      '#### Properties',
+      '',
+      'Array prompts have the following instance properties and getters.',
+      '',
+      'Property name | Type | Description',
+      'choices | array | Array of choices that have been normalized from the options.',
+      'cursor | number | Position of the cursor relative to the user input.',
+      'limit | number | The number of choices to display on-screen.',
+      'visible | array | The choices that are on-screen.',
+    ].join('\n');
+    const answer = ask('What does the limit property of an array prompt hold?', [
+      { label: 'S1', text },
+    ]);
+    expect(answer.text).toMatch(
+      /^limit — number — The number of choices to display on-screen \[source: S1\]\./,
+    );
+    // Without a row named, the lead-in still brings its table.
+    expect(ask('Which properties do array prompts have?', [{ label: 'S1', text }]).text).toContain(
+      'cursor | number |',
+    );
+  });
+
   it('names the section a "which X" question asks for when its heading is an X', () => {
     const text = [
       '### Invisible Prompt',
