@@ -131,7 +131,11 @@ function analyseSource(title: string, text: string): AnalysedSentence[] {
     }
     // A row is filed under its table's column names too ("Status Code — Error Type").
     const filed =
-      unit.columns === undefined ? heading : new Set([...heading, ...termSet(unit.columns)]);
+      unit.columns !== undefined
+        ? new Set([...heading, ...termSet(unit.columns)])
+        : unit.kind === 'item' && OPTION_ITEM.test(unit.text)
+          ? new Set([...heading, ...termSet(OPTION_ITEM.exec(unit.text)![1]!)])
+          : heading;
     const candidate = toCandidate(unit.text, undefined, 0, 0, filed, unit.kind === 'row');
     if (!candidate) continue;
     const { text: quoted, terms, sequence, tableRow } = candidate;
@@ -162,6 +166,11 @@ function analyseSource(title: string, text: string): AnalysedSentence[] {
   }
   return sentences;
 }
+
+// A list item documenting an option: its name (one identifier, maybe in backticks or bold), then
+// its type, a dash or a colon ("pipelining `number | null` (optional) - Default: 1").
+const OPTION_ITEM =
+  /^[`*]{0,2}([A-Za-z_$][\w$.]{1,60})[`*]{0,2}(?:\s*[:\-—]\s|\s+[{(`<]|\s+(?:number|string|boolean|object|function|array)\b)/i;
 
 function termSet(text: string): Set<string> {
   return new Set(contentWords(text).map(stem));

@@ -170,6 +170,30 @@ describe('extractive answers that state the fact', () => {
     );
   });
 
+  it('files an option list item under the option it names', () => {
+    const property = [
+      '### Client.pipelining',
+      '',
+      '- number',
+      '',
+      'Property to get and set the pipelining factor.',
+    ].join('\n');
+    const options = [
+      '- maxFragments number (optional) - Default: 131072 - Maximum number of fragments in a message. Set to 0 to disable the limit.',
+      '- pipelining number | null (optional) - Default: 1 - The amount of concurrent requests to be sent over the single TCP/TLS connection according to RFC7230. Carefully consider your workload and environment before enabling concurrent requests as pipelining may reduce performance if used incorrectly. Pipelining is sensitive to network stack settings as well as head of line blocking caused by e.g. long running requests. Set to 0 to disable keep-alive connections.',
+      '- interceptors { Client: DispatchInterceptor[] } - Default: [RedirectInterceptor] - A list of interceptors that are applied to the dispatch method. Additional logic can be applied (such as, but not limited to: 302 status code handling, authentication, cookies, compression and caching). Note that the behavior of interceptors is Experimental and might change at any given time. Note: this is deprecated in favor of Dispatcher#compose. Support will be droped in next major.',
+    ].join('\n');
+    const title = 'Class: Client';
+    const answer = ask('What is the default pipelining factor of a Client?', [
+      { label: 'S1', title, text: property, section: `${title} › Client.pipelining` },
+      { label: 'S2', title, text: options, section: `${title} › Parameter: ClientOptions` },
+    ]);
+    // The pipelining item joins the property's sentence before another option's "Default:".
+    expect(answer.text).toMatch(
+      /factor \[source: S1\]\. pipelining number \| null \(optional\) - Default: 1 -/,
+    );
+  });
+
   it('quotes the row the question names before the table its lead-in introduces', () => {
     const text = [
       '#### Properties',
