@@ -170,7 +170,10 @@ export function quoteUnit(candidate: Candidate, shape: QuestionShape): string {
   ) {
     text = `${heading}: ${text}`;
   } else if (namedByHeading(candidate, shape)) text = `${heading}: ${text}`;
-  if (!quotesBlock(candidate, shape)) return cite(text, label);
+  // A lead-in ending with a colon says nothing without what it introduces: its block is quoted
+  // whatever the question asks ("Time it takes to load (average of 3 runs):" and the timings).
+  const introduces = candidate.block !== undefined && /:\s*$/.test(candidate.text);
+  if (!introduces && !quotesBlock(candidate, shape)) return cite(text, label);
   // The lead-in ends with a colon: the block is what it introduces (the judge reads it so).
   const lead = cite(text.replace(/[:.]\s*$/, ''), label).replace(/[.!?…]$/, '');
   return `${lead}:\n\n${candidate.block}\n`;

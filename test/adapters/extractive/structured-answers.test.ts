@@ -30,6 +30,22 @@ describe('extractive answers that state the fact', () => {
     expect(answer.text).toMatch(/```js?\n/);
   });
 
+  it('quotes the block a lead-in ending with a colon introduces, whatever the question asks', () => {
+    const text = [
+      '### Load time',
+      '',
+      'Time it takes for the module to load the first time (average of 3 runs):',
+      '',
+      '```',
+      'enquirer: 4.013ms',
+      'inquirer: 286.717ms',
+      '```',
+    ].join('\n');
+    const answer = ask('How long does enquirer take to load?', [{ label: 'S1', text }]);
+    expect(answer.text).toContain('(average of 3 runs) [source: S1]:');
+    expect(answer.text).toContain('enquirer: 4.013ms');
+  });
+
   it('does not quote code for a question that does not ask how', () => {
     const answer = ask('Is a required option checked?', [{ label: 'S1', text: OPTIONS }]);
     expect(answer.text).not.toContain('```');
