@@ -46,6 +46,27 @@ describe('extractive answers that state the fact', () => {
     expect(answer.text).toContain('enquirer: 4.013ms');
   });
 
+  it('quotes an example run on the very input the question quotes', () => {
+    const text = [
+      '#### `isDynamicPattern(pattern, [options])`',
+      '',
+      'Returns `true` if the passed pattern is a dynamic pattern.',
+      '',
+      '```js',
+      "fg.isDynamicPattern('*'); // true",
+      "fg.isDynamicPattern('abc'); // false",
+      '```',
+    ].join('\n');
+    const answer = ask("What does isDynamicPattern return for the pattern 'abc'?", [
+      { label: 'S1', text },
+    ]);
+    expect(answer.text).toContain("fg.isDynamicPattern('abc'); // false");
+    // Without a quoted input, code is still not quoted for a question that does not ask how.
+    expect(ask('What does isDynamicPattern return?', [{ label: 'S1', text }]).text).not.toContain(
+      '```',
+    );
+  });
+
   it('does not quote code for a question that does not ask how', () => {
     const answer = ask('Is a required option checked?', [{ label: 'S1', text: OPTIONS }]);
     expect(answer.text).not.toContain('```');
