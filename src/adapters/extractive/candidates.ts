@@ -61,11 +61,14 @@ export interface Candidate {
 
 /** The quotable sentences of the sources, in order, each with its source's label and rank. */
 export function sourceSentences(sources: readonly PromptSource[]): Candidate[] {
+  // A document title every source shares (the chunks of one README) tells none of them apart.
+  const first = sources[0]?.title ?? '';
+  const shared = sources.every((source) => (source.title ?? '') === first) ? first : '';
   const candidates: Candidate[] = [];
   sources.forEach((source, rank) => {
     const document = source.title ?? source.label;
     const title = source.section?.split(' › ').pop() || source.title || '';
-    for (const sentence of analysedSource(title, source.text)) {
+    for (const sentence of analysedSource(title, shared, source.text)) {
       candidates.push({
         ...sentence,
         label: source.label,
@@ -86,26 +89,37 @@ type AnalysedSentence = Omit<Candidate, 'label' | 'rank' | 'order' | 'document'>
 // text, with the title they were analysed under.
 const keptSources = createSecondSightCache<{
   readonly title: string;
+  readonly sharedTitle: string;
   readonly sentences: readonly AnalysedSentence[];
 }>(1024);
 
-/** The quotable sentences of one source text under its title. */
-function analysedSource(title: string, text: string): readonly AnalysedSentence[] {
+/**
+ * The quotable sentences of one source text under its title, without the words of a document
+ * title every source of the request shares (`sharedTitle`, '' when they differ).
+ */
+function analysedSource(
+  title: string,
+  sharedTitle: string,
+  text: string,
+): readonly AnalysedSentence[] {
   return keptSources.get(
     text,
-    () => ({ title, sentences: analyseSource(title, text) }),
-    (kept) => kept.title === title,
+    () => ({ title, sharedTitle, sentences: analyseSource(title, sharedTitle, text) }),
+    (kept) => kept.title === title && kept.sharedTitle === sharedTitle,
   ).sentences;
 }
 
-function analyseSource(title: string, text: string): AnalysedSentence[] {
+function analyseSource(title: string, sharedTitle: string, text: string): AnalysedSentence[] {
   const sentences: AnalysedSentence[] = [];
-  const titleTerms = termSet(title);
+  const documentTerms = termSet(sharedTitle);
+  const filedUnder = (name: string): Set<string> =>
+    new Set([...termSet(name)].filter((term) => !documentTerms.has(term)));
+  const titleTerms = filedUnder(title);
   const headings = new Map<string, Set<string>>();
   for (const unit of sourceUnits(text)) {
     let heading = headings.get(unit.heading);
     if (!heading) {
-      heading = unit.heading === '' ? titleTerms : termSet(unit.heading);
+      heading = unit.heading === '' ? titleTerms : filedUnder(unit.heading);
       headings.set(unit.heading, heading);
     }
     const structure = {
