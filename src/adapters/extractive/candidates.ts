@@ -63,7 +63,8 @@ export interface Candidate {
 export function sourceSentences(sources: readonly PromptSource[]): Candidate[] {
   // A document title every source shares (the chunks of one README) tells none of them apart.
   const first = sources[0]?.title ?? '';
-  const shared = sources.every((source) => (source.title ?? '') === first) ? first : '';
+  const shared =
+    sources.length > 1 && sources.every((source) => (source.title ?? '') === first) ? first : '';
   const candidates: Candidate[] = [];
   sources.forEach((source, rank) => {
     const document = source.title ?? source.label;
