@@ -20,11 +20,6 @@ export {
   type Intent,
 } from '../../text/question-intent.js';
 
-// An instruction after the clause that says when or what for ("If you want to render unescaped
-// HTML, use the triple mustache", "To disable retries, set `maxRetries` to 0").
-const CONDITIONAL_INSTRUCTION =
-  /^(?:if|when|to|for)\b[^.;:\n]{1,120},\s+(?:use|call|set|pass|add|run|write|wrap|put|give|enable|disable)\b/i;
-
 /** Whether a unit holds what the intent asks for. */
 export function holds(candidate: Candidate, intent: Intent, subject?: string): boolean {
   const text = candidate.text;
@@ -34,8 +29,7 @@ export function holds(candidate: Candidate, intent: Intent, subject?: string): b
         candidate.unit === 'code' ||
         candidate.blockKind === 'code' ||
         COMMAND.test(text) ||
-        givesInstruction(text) ||
-        CONDITIONAL_INSTRUCTION.test(text)
+        givesInstruction(text)
       );
     case 'list':
       return (

@@ -136,26 +136,6 @@ describe('extractive answers that state the fact', () => {
     expect(ask(question, two).text).not.toContain('micromatch');
   });
 
-  it('takes "If you want X, use Y" for an instruction', () => {
-    const variables = [
-      '### Variables',
-      '',
-      'All variables are HTML-escaped by default. If you want to render unescaped HTML, use the triple mustache: {{{name}}}.',
-    ].join('\n');
-    const templates = [
-      '### Include Templates',
-      '',
-      '```html',
-      '<html><body><script id="template" type="x-tmpl-mustache">Hello {{ name }}!</script></body></html>',
-      '```',
-    ].join('\n');
-    const answer = ask('How do I render unescaped HTML in a mustache template?', [
-      { label: 'S1', text: variables },
-      { label: 'S2', text: templates },
-    ]);
-    expect(answer.text).toMatch(/^If you want to render unescaped HTML, use the triple mustache/);
-  });
-
   it('does not quote code for a question that does not ask how', () => {
     const answer = ask('Is a required option checked?', [{ label: 'S1', text: OPTIONS }]);
     expect(answer.text).not.toContain('```');
