@@ -65,13 +65,15 @@ export function sourceSentences(sources: readonly PromptSource[]): Candidate[] {
   const first = sources[0]?.title ?? '';
   const shared =
     sources.length > 1 && sources.every((source) => (source.title ?? '') === first) ? first : '';
+  const headings = withoutTerms(shared === '' ? undefined : termSet(shared));
   const candidates: Candidate[] = [];
   sources.forEach((source, rank) => {
     const document = source.title ?? source.label;
     const title = source.section?.split(' › ').pop() || source.title || '';
-    for (const sentence of analysedSource(title, shared, source.text)) {
+    for (const sentence of analysedSource(title, source.text)) {
       candidates.push({
         ...sentence,
+        heading: headings(sentence.heading),
         label: source.label,
         rank,
         order: candidates.length,
@@ -82,6 +84,22 @@ export function sourceSentences(sources: readonly PromptSource[]): Candidate[] {
   return candidates;
 }
 
+/** Heading sets without some terms, each set filtered once (units share their heading's set). */
+function withoutTerms(
+  terms: ReadonlySet<string> | undefined,
+): (heading: ReadonlySet<string>) => ReadonlySet<string> {
+  if (terms === undefined || terms.size === 0) return (heading) => heading;
+  const filtered = new Map<ReadonlySet<string>, ReadonlySet<string>>();
+  return (heading) => {
+    let kept = filtered.get(heading);
+    if (!kept) {
+      kept = new Set([...heading].filter((term) => !terms.has(term)));
+      filtered.set(heading, kept);
+    }
+    return kept;
+  };
+}
+
 /** What a source's sentence is, whatever the request it is quoted in. */
 type AnalysedSentence = Omit<Candidate, 'label' | 'rank' | 'order' | 'document'>;
 
@@ -90,37 +108,26 @@ type AnalysedSentence = Omit<Candidate, 'label' | 'rank' | 'order' | 'document'>
 // text, with the title they were analysed under.
 const keptSources = createSecondSightCache<{
   readonly title: string;
-  readonly sharedTitle: string;
   readonly sentences: readonly AnalysedSentence[];
 }>(1024);
 
-/**
- * The quotable sentences of one source text under its title, without the words of a document
- * title every source of the request shares (`sharedTitle`, '' when they differ).
- */
-function analysedSource(
-  title: string,
-  sharedTitle: string,
-  text: string,
-): readonly AnalysedSentence[] {
+/** The quotable sentences of one source text under its title. */
+function analysedSource(title: string, text: string): readonly AnalysedSentence[] {
   return keptSources.get(
     text,
-    () => ({ title, sharedTitle, sentences: analyseSource(title, sharedTitle, text) }),
-    (kept) => kept.title === title && kept.sharedTitle === sharedTitle,
+    () => ({ title, sentences: analyseSource(title, text) }),
+    (kept) => kept.title === title,
   ).sentences;
 }
 
-function analyseSource(title: string, sharedTitle: string, text: string): AnalysedSentence[] {
+function analyseSource(title: string, text: string): AnalysedSentence[] {
   const sentences: AnalysedSentence[] = [];
-  const documentTerms = termSet(sharedTitle);
-  const filedUnder = (name: string): Set<string> =>
-    new Set([...termSet(name)].filter((term) => !documentTerms.has(term)));
-  const titleTerms = filedUnder(title);
+  const titleTerms = termSet(title);
   const headings = new Map<string, Set<string>>();
   for (const unit of sourceUnits(text)) {
     let heading = headings.get(unit.heading);
     if (!heading) {
-      heading = unit.heading === '' ? titleTerms : filedUnder(unit.heading);
+      heading = unit.heading === '' ? titleTerms : termSet(unit.heading);
       headings.set(unit.heading, heading);
     }
     const structure = {
@@ -144,12 +151,14 @@ function analyseSource(title: string, sharedTitle: string, text: string): Analys
       });
       continue;
     }
-    // A row is filed under its table's column names too ("Status Code — Error Type").
+    // A row is filed under its table's column names too ("Status Code — Error Type"), an option's
+    // list item under the option's name.
+    const option = unit.kind === 'item' ? OPTION_ITEM.exec(unit.text)?.[1] : undefined;
     const filed =
       unit.columns !== undefined
         ? new Set([...heading, ...termSet(unit.columns)])
-        : unit.kind === 'item' && OPTION_ITEM.test(unit.text)
-          ? new Set([...heading, ...termSet(OPTION_ITEM.exec(unit.text)![1]!)])
+        : option !== undefined
+          ? new Set([...heading, ...termSet(option)])
           : heading;
     const candidate = toCandidate(unit.text, undefined, 0, 0, filed, unit.kind === 'row');
     if (!candidate) continue;
