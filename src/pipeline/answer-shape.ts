@@ -11,6 +11,7 @@ import { isRefusalText } from '../text/refusal.js';
 import { stem, stemmedTerms } from '../text/stem.js';
 import { asks, focusTerms } from './guard-focus.js';
 import { contentWords } from '../text/words.js';
+import { trimEnds } from '../util/trim-trailing.js';
 
 /** What the check found. */
 export interface AnswerShape {
@@ -36,6 +37,30 @@ const TAG = /\[\s{0,8}source\s{0,8}:[^\]\n]{0,100}\]/gi;
 // Longest text read: the check is for an answer, not a document.
 const MAX_LENGTH = 20_000;
 
+// A name or value as documentation writes one: camelCase or PascalCase with an inner capital, a
+// dotted path, SCREAMING_CASE, or a number (tested on one token at a time: no backtracking).
+const NAME_OR_VALUE = [
+  /[a-z][A-Z]/,
+  /^[A-Za-z_$][\w$]*\.[A-Za-z_$]/,
+  /^[A-Z][A-Z\d]*_[A-Z\d_]*$/,
+  /^\d/,
+] as const;
+
+/**
+ * Whether an answer names something the question does not (`AuthenticationError` for "Which
+ * error type corresponds to a 401 status code?"): a one-word answer that is a name or a value
+ * answers, it does not restate.
+ */
+function namesNew(answer: string, question: string): boolean {
+  const asked = question.toLowerCase();
+  for (const token of answer.split(/[^\w$.]+/)) {
+    const word = trimEnds(token, '.', '.');
+    if (word === '' || !NAME_OR_VALUE.some((pattern) => pattern.test(word))) continue;
+    if (!asked.includes(word.toLowerCase())) return true;
+  }
+  return false;
+}
+
 /** The shape of an answer to a question; undefined for a refusal or an empty answer. */
 export function checkAnswerShape(
   question: string,
@@ -54,7 +79,8 @@ export function checkAnswerShape(
   for (const term of new Set(contentWords(text).map(stem))) {
     if (!questionTerms.has(term) && ++added >= MIN_ADDED_TERMS) break;
   }
-  const restates = added < MIN_ADDED_TERMS && !/^[ \t]*(?:```|~~~)/m.test(text);
+  const restates =
+    added < MIN_ADDED_TERMS && !/^[ \t]*(?:```|~~~)/m.test(text) && !namesNew(text, asked);
   // The document and headings the cited sources are filed under name what the answer is about.
   const answerTerms = new Set(stemmedTerms(`${text}\n${filedUnder.slice(0, MAX_LENGTH)}`));
   const lacksFocus = asks(asked) ? focusTerms(asked).filter((term) => !answerTerms.has(term)) : [];

@@ -47,13 +47,13 @@ const ANSWER_KIND_WORDS =
   'event events property properties hook hooks api setting settings field fields helper ' +
   'helpers utility constructor call default defaults value values name type kind way ' +
   'maximum minimum max min limit example';
-// Words that carry no topic of their own, words that ask rather than name, and the quantity
-// words of "how many / much / often".
+// Words that carry no topic of their own, words that ask rather than name (what a thing
+// *answers* or *replies*), and the quantity words of "how many / much / often".
 const GENERIC_WORDS =
   'whether another one ones let make makes get gets use using used set sets do does thing ' +
   'things something anything possible able need want explain describe tell please list give ' +
   'show know mean means happen happens work works many much often long soon far big old fast ' +
-  'quickly really actually exactly whose';
+  'quickly really actually exactly whose answer answers reply replies respond responds';
 
 let builtIgnored: ReadonlySet<string> | undefined;
 

@@ -14,6 +14,16 @@ describe('checkAnswerShape', () => {
     ).toEqual({ intents: ['value', 'how-to'], holds: false, restates: true, lacksFocus: [] });
   });
 
+  it('does not take a one-word answer that names a name or a value for a restatement', () => {
+    const asked = 'Which error type corresponds to a 401 status code?';
+    expect(checkAnswerShape(asked, '401 — AuthenticationError [source: S1].')?.restates).toBe(
+      false,
+    );
+    expect(checkAnswerShape(asked, 'The 401 status code [source: S1].')?.restates).toBe(true);
+    expect(checkAnswerShape('What is the default port?', 'The port: 8080.')?.restates).toBe(false);
+    expect(checkAnswerShape('Which setting?', `${'a'.repeat(20_000)}.`)?.restates).toBe(true);
+  });
+
   it('lists the focus words of a question the answer leaves out, counting the cited headings', () => {
     const question = 'Which library does fast-glob use for pattern matching?';
     const answer = "It's a very fast and efficient glob library for Node.js [source: S2].";

@@ -11,6 +11,11 @@ describe('focusTerms', () => {
     expect(focusTerms('Which function parses all Set-Cookie headers?')).not.toContain('function');
     expect(focusTerms('What is the default timeout of a Client?')).not.toContain('default');
     expect(focusTerms('How do I check whether there is another page?')).toEqual(['check', 'pag']);
+    // What a thing answers or replies with is asked for, not what the question is about.
+    expect(
+      focusTerms('What does the HTTP handler answer when authenticate returns null?'),
+    ).not.toContain('answer');
+    expect(focusTerms('What does the server reply to a bad request?')).not.toContain('reply');
   });
 });
 

@@ -1,4 +1,5 @@
 /** The tuning question sets of `bench:docs` (split tune/test by position). */
+import { enquirerReadme } from './enquirer-readme.js';
 import { fastGlobReadme } from './fast-glob-readme.js';
 import { openaiReadme } from './openai-readme.js';
 import { readmes } from './readmes.js';
@@ -10,4 +11,5 @@ export const QUESTION_SETS: readonly QuestionSet[] = [
   undiciApi,
   readmes,
   fastGlobReadme,
+  enquirerReadme,
 ];

@@ -14,7 +14,7 @@ export type AnswerKind = 'duration' | 'money' | 'age' | 'clock' | 'distance' | '
 const NUMBER_WORD =
   '(?:\\d+(?:[.,:]\\d+)?|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|hundred)';
 const DURATION_UNIT =
-  '(?:business\\s+|working\\s+|calendar\\s+)?(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)';
+  '(?:business\\s+|working\\s+|calendar\\s+)?(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)';
 const ANSWER_KINDS: readonly {
   readonly kind: AnswerKind;
   readonly question: RegExp;

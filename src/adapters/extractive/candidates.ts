@@ -51,10 +51,21 @@ export interface Candidate {
   readonly headingText?: string | undefined;
   /** Whether it is the first unit under its heading. */
   readonly firstUnderHeading?: boolean | undefined;
+  /** A table row's column names, its table's header cells joined with ` — `. */
+  readonly columns?: string | undefined;
+  /** Stemmed terms of a table row's column names. */
+  readonly columnTerms?: ReadonlySet<string> | undefined;
+  /** Stemmed terms of a table row's key, its first cell. */
+  readonly keyTerms?: ReadonlySet<string> | undefined;
 }
 
 /** The quotable sentences of the sources, in order, each with its source's label and rank. */
 export function sourceSentences(sources: readonly PromptSource[]): Candidate[] {
+  // A document title every source shares (the chunks of one README) tells none of them apart.
+  const first = sources[0]?.title ?? '';
+  const shared =
+    sources.length > 1 && sources.every((source) => (source.title ?? '') === first) ? first : '';
+  const headings = withoutTerms(shared === '' ? undefined : termSet(shared));
   const candidates: Candidate[] = [];
   sources.forEach((source, rank) => {
     const document = source.title ?? source.label;
@@ -62,6 +73,7 @@ export function sourceSentences(sources: readonly PromptSource[]): Candidate[] {
     for (const sentence of analysedSource(title, source.text)) {
       candidates.push({
         ...sentence,
+        heading: headings(sentence.heading),
         label: source.label,
         rank,
         order: candidates.length,
@@ -70,6 +82,22 @@ export function sourceSentences(sources: readonly PromptSource[]): Candidate[] {
     }
   });
   return candidates;
+}
+
+/** Heading sets without some terms, each set filtered once (units share their heading's set). */
+function withoutTerms(
+  terms: ReadonlySet<string> | undefined,
+): (heading: ReadonlySet<string>) => ReadonlySet<string> {
+  if (terms === undefined || terms.size === 0) return (heading) => heading;
+  const filtered = new Map<ReadonlySet<string>, ReadonlySet<string>>();
+  return (heading) => {
+    let kept = filtered.get(heading);
+    if (!kept) {
+      kept = new Set([...heading].filter((term) => !terms.has(term)));
+      filtered.set(heading, kept);
+    }
+    return kept;
+  };
 }
 
 /** What a source's sentence is, whatever the request it is quoted in. */
@@ -123,9 +151,15 @@ function analyseSource(title: string, text: string): AnalysedSentence[] {
       });
       continue;
     }
-    // A row is filed under its table's column names too ("Status Code — Error Type").
+    // A row is filed under its table's column names too ("Status Code — Error Type"), an option's
+    // list item under the option's name.
+    const option = unit.kind === 'item' ? OPTION_ITEM.exec(unit.text)?.[1] : undefined;
     const filed =
-      unit.columns === undefined ? heading : new Set([...heading, ...termSet(unit.columns)]);
+      unit.columns !== undefined
+        ? new Set([...heading, ...termSet(unit.columns)])
+        : option !== undefined
+          ? new Set([...heading, ...termSet(option)])
+          : heading;
     const candidate = toCandidate(unit.text, undefined, 0, 0, filed, unit.kind === 'row');
     if (!candidate) continue;
     const { text: quoted, terms, sequence, tableRow } = candidate;
@@ -145,10 +179,22 @@ function analyseSource(title: string, text: string): AnalysedSentence[] {
       heading: candidate.heading,
       ...structure,
       ...block,
+      ...(unit.columns === undefined
+        ? {}
+        : {
+            columns: unit.columns,
+            columnTerms: termSet(unit.columns),
+            keyTerms: termSet(unit.text.split(' — ')[0]!),
+          }),
     });
   }
   return sentences;
 }
+
+// A list item documenting an option: its name (one identifier, maybe in backticks or bold), then
+// its type, a dash or a colon ("pipelining `number | null` (optional) - Default: 1").
+const OPTION_ITEM =
+  /^[`*]{0,2}([A-Za-z_$][\w$.]{1,60})[`*]{0,2}(?:\s*[:\-—]\s|\s+[{(`<]|\s+(?:number|string|boolean|object|function|array)\b)/i;
 
 function termSet(text: string): Set<string> {
   return new Set(contentWords(text).map(stem));

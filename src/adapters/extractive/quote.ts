@@ -4,6 +4,8 @@
  * unit is quoted (a lead-in with its block, an
  * API's heading before the sentence under it).
  */
+import { stem } from '../../text/stem.js';
+import { contentWords } from '../../text/words.js';
 import { cite } from './answer.js';
 import type { Candidate } from './candidates.js';
 import {
@@ -22,6 +24,10 @@ export interface QuestionShape {
   readonly subject: string | undefined;
   /** Whether it asks for a default ("what is the default …", "… by default?"). */
   readonly asksDefault?: boolean | undefined;
+  /** The strings the question quotes, quotes included (`'abc'`). */
+  readonly quoted?: readonly string[] | undefined;
+  /** The stemmed noun a "which …" question asks to name ("prompt" of "Which prompt hides …?"). */
+  readonly names?: string | undefined;
 }
 
 /** Reads a question's intents, literals and defined subject. */
@@ -31,7 +37,15 @@ export function questionShape(question: string): QuestionShape {
     literals: questionLiterals(question),
     subject: definedSubject(question),
     asksDefault: DEFAULT_WORD.test(question),
+    names: namedKind(question),
+    quoted: question.match(/(?<!\w)(['"])[^'"\n]{1,40}\1(?!\w)/g) ?? [],
   };
+}
+
+/** The stemmed noun after a question's opening "which" ("Which prompt …" → "prompt"). */
+function namedKind(question: string): string | undefined {
+  const noun = /^\s*which\s+([A-Za-z][\w-]*)/i.exec(question)?.[1];
+  return noun === undefined ? undefined : contentWords(noun).map(stem)[0];
 }
 
 // Chosen on the tune half of the docs questions (see docs/benchmarks.md, issue 26).
@@ -57,12 +71,26 @@ export function quotesBlock(candidate: Candidate, shape: QuestionShape): boolean
 export function quotable(candidate: Candidate, shape: QuestionShape): boolean {
   if (candidate.unit !== 'code') return true;
   if (shape.intents.includes('how-to') || shape.intents.includes('api')) return true;
+  // An example run on the very input the question quotes (`isDynamicPattern('abc')`) answers it.
+  if (shape.quoted?.some((value) => candidate.text.includes(value))) return true;
   // A default documented in code (`@default 5`, `// default: 5`) answers a value question.
   return shape.intents.includes('value') && /\bdefault\b/i.test(candidate.text);
 }
 
-/** The terms a unit answers with: its own, and its block's when the block is quoted. */
-export function answerTerms(candidate: Candidate, shape: QuestionShape): ReadonlySet<string> {
+/**
+ * The terms a unit answers with: its own, its block's when the block is quoted, and a table
+ * row's column names when the question names the row's key (it reads the row's cells by their
+ * columns: "the default of `initial`" is the `initial` row's Default cell).
+ */
+export function answerTerms(
+  candidate: Candidate,
+  shape: QuestionShape,
+  terms: readonly string[] = [],
+): ReadonlySet<string> {
+  const { keyTerms, columnTerms } = candidate;
+  if (keyTerms && columnTerms && terms.some((term) => keyTerms.has(term))) {
+    return new Set([...candidate.terms, ...columnTerms]);
+  }
   // A list's items and a table's rows are units of their own; code is not.
   if (!candidate.blockTerms || candidate.blockKind !== 'code' || !quotesBlock(candidate, shape)) {
     return candidate.terms;
@@ -90,7 +118,14 @@ export function holdsIntent(candidate: Candidate, shape: QuestionShape): boolean
 const STATES_DEFAULT = /\bdefault|\bunless\b|\bif\s+(?:not|no|none|omitted|unset)\b|\botherwise\b/i;
 
 function statesDefault(candidate: Candidate): boolean {
-  return STATES_DEFAULT.test(candidate.text);
+  return STATES_DEFAULT.test(candidate.text) || defaultColumn(candidate) !== undefined;
+}
+
+/** The position of a table row's "Default" column, if its table has one. */
+function defaultColumn(candidate: Candidate): number | undefined {
+  const columns = candidate.columns?.split(' — ') ?? [];
+  const at = columns.findIndex((name) => /^default(?: value)?$/i.test(name.trim()));
+  return at > 0 ? at : undefined;
 }
 
 /**
@@ -139,11 +174,26 @@ export function quoteUnit(candidate: Candidate, shape: QuestionShape): string {
     !text.toLowerCase().includes(identifierOf(heading).toLowerCase())
   ) {
     text = `${heading}: ${text}`;
-  }
-  if (!quotesBlock(candidate, shape)) return cite(text, label);
+  } else if (namedByHeading(candidate, shape)) text = `${heading}: ${text}`;
+  // A lead-in ending with a colon says nothing without what it introduces: its block is quoted
+  // whatever the question asks ("Time it takes to load (average of 3 runs):" and the timings).
+  const introduces = candidate.block !== undefined && /:\s*$/.test(candidate.text);
+  if (!introduces && !quotesBlock(candidate, shape)) return cite(text, label);
   // The lead-in ends with a colon: the block is what it introduces (the judge reads it so).
   const lead = cite(text.replace(/[:.]\s*$/, ''), label).replace(/[.!?…]$/, '');
   return `${lead}:\n\n${candidate.block}\n`;
+}
+
+/**
+ * Whether a unit is named by its heading for a "which …" question: it opens a section whose
+ * heading is a thing of the kind asked for ("Which prompt …?" → "### Invisible Prompt") and
+ * does not name it itself.
+ */
+function namedByHeading(candidate: Candidate, shape: QuestionShape): boolean {
+  const heading = candidate.headingText ?? '';
+  if (shape.names === undefined || !candidate.firstUnderHeading || heading === '') return false;
+  if (candidate.text.toLowerCase().includes(heading.toLowerCase())) return false;
+  return contentWords(heading).map(stem).includes(shape.names);
 }
 
 /** The identifier a heading names (`getSetCookies` of `getSetCookies(headers)`). */

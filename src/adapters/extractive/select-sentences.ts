@@ -129,7 +129,7 @@ export function answerFromSources(
   for (const candidate of candidates) {
     // A question in a source (a FAQ entry, a quoted question) asks; it does not answer.
     if (isQuestion(candidate.text) || !quotable(candidate, shape)) continue;
-    const coverage = shareOf(answerTerms(candidate, shape));
+    const coverage = shareOf(answerTerms(candidate, shape, terms));
     if (coverage > 0 && coverage >= options.minCoverage) {
       const match =
         sentenceScore(candidate, coverage, terms, weights, totalWeight, shareOf) *
@@ -152,6 +152,8 @@ export function answerFromSources(
   }
   // Ties go to the earlier source (sources arrive best first), then the earlier sentence.
   scored.sort((a, b) => b.score - a.score || a.candidate.order - b.candidate.order);
+  const row = namedRow(scored, candidates, terms, shape);
+  if (row) scored = [row, ...scored.filter((item) => item !== row)];
 
   // A lead quoted with its code block, list or table is the whole answer.
   const lead = scored[0]?.candidate;
@@ -159,7 +161,7 @@ export function answerFromSources(
   const chosen = selectSentences(scored, terms, whole ? 1 : options.maxSentences);
   if (chosen.length === 0) return { text: NO_ANSWER_TEXT, certainty: 0 };
   const covered = new Set(
-    terms.filter((term) => chosen.some((item) => answerTerms(item, shape).has(term))),
+    terms.filter((term) => chosen.some((item) => answerTerms(item, shape, terms).has(term))),
   );
   // Sentences on the topic that do not state the quantity asked for answer half of it; so do
   // sentences that hold nothing of what the question asks for (no code for a how-to, …).
@@ -173,6 +175,27 @@ export function answerFromSources(
   // What the quote lacks is said plainly, not left for the reader to notice.
   const lacking = intentMet ? '' : ` ${lacksSentence(shape.intents[0]!)}`;
   return { text: `${quoted}${lacking}`, certainty: round(share) };
+}
+
+/**
+ * The row the question names (its key is a question term) of the table the lead sentence
+ * introduces, to be quoted first: "What does the limit property hold?" asks for the `limit` row
+ * of the property table before the table under "Array prompts have the following properties".
+ */
+function namedRow(
+  scored: readonly Scored[],
+  candidates: readonly Candidate[],
+  terms: readonly string[],
+  shape: QuestionShape,
+): Scored | undefined {
+  const lead = scored[0]?.candidate;
+  if (lead?.blockKind !== 'table' || !quotesBlock(lead, shape)) return undefined;
+  const rows = new Set<Candidate>();
+  for (let at = lead.order + 1; candidates[at]?.unit === 'row'; at++) rows.add(candidates[at]!);
+  return scored.find(
+    ({ candidate }) =>
+      rows.has(candidate) && terms.some((term) => candidate.keyTerms?.has(term) === true),
+  );
 }
 
 /**

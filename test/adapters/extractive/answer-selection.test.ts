@@ -4,6 +4,7 @@ import {
   answerKindOf,
   composeAnswer,
 } from '../../../src/adapters/extractive/provider.js';
+import { statesKind } from '../../../src/adapters/extractive/answer-kind.js';
 import { createChatEngine } from '../../../src/index.js';
 import type { PromptSource } from '../../../src/ports/llm-provider.js';
 import { bikeShareHandbook } from '../../fixtures/bike-share-handbook.js';
@@ -125,6 +126,28 @@ describe('extractive answers that answer (issue 13)', () => {
     expect(answerKindOf('How many bikes can I rent?')).toBe('count');
     expect(answerKindOf('How many days does shipping take?')).toBe('duration');
     expect(answerKindOf('Where is the warehouse?')).toBeUndefined();
+  });
+
+  it('reads milliseconds and seconds written short as durations', () => {
+    expect(statesKind('enquirer: 4.013ms', 'duration')).toBe(true);
+    expect(statesKind('Loads in ~4ms', 'duration')).toBe(true);
+    expect(statesKind('The timeout is 30 s.', 'duration')).toBe(true);
+    expect(statesKind('A lead time of 300 milliseconds.', 'duration')).toBe(true);
+    expect(statesKind('Version 2 supports streams.', 'duration')).toBe(false);
+    const answer = composeAnswer({
+      messages: [{ role: 'user', content: 'How long does the module take to load?' }],
+      sources: [
+        {
+          label: 'S1',
+          text: [
+            'The module loads the parser the first time it is used, to keep startup short.',
+            '',
+            '- Fast - the module loads in ~4ms.',
+          ].join('\n'),
+        },
+      ],
+    });
+    expect(answer.text).toContain('~4ms');
   });
 
   it('in a chat, answers "And how long does it take?" from the shipping sentence', async () => {

@@ -30,6 +30,112 @@ describe('extractive answers that state the fact', () => {
     expect(answer.text).toMatch(/```js?\n/);
   });
 
+  it('quotes the block a lead-in ending with a colon introduces, whatever the question asks', () => {
+    const text = [
+      '### Load time',
+      '',
+      'Time it takes for the module to load the first time (average of 3 runs):',
+      '',
+      '```',
+      'enquirer: 4.013ms',
+      'inquirer: 286.717ms',
+      '```',
+    ].join('\n');
+    const answer = ask('How long does enquirer take to load?', [{ label: 'S1', text }]);
+    expect(answer.text).toContain('(average of 3 runs) [source: S1]:');
+    expect(answer.text).toContain('enquirer: 4.013ms');
+  });
+
+  it('quotes an example run on the very input the question quotes', () => {
+    const text = [
+      '#### `isDynamicPattern(pattern, [options])`',
+      '',
+      'Returns `true` if the passed pattern is a dynamic pattern.',
+      '',
+      '```js',
+      "fg.isDynamicPattern('*'); // true",
+      "fg.isDynamicPattern('abc'); // false",
+      '```',
+    ].join('\n');
+    const answer = ask("What does isDynamicPattern return for the pattern 'abc'?", [
+      { label: 'S1', text },
+    ]);
+    expect(answer.text).toContain("fg.isDynamicPattern('abc'); // false");
+    // Without a quoted input, code is still not quoted for a question that does not ask how.
+    expect(ask('What does isDynamicPattern return?', [{ label: 'S1', text }]).text).not.toContain(
+      '```',
+    );
+  });
+
+  it("does not file a README's units under the package name every source shares", () => {
+    const title = 'fast-glob';
+    const sources = [
+      {
+        label: 'S1',
+        title,
+        section: `${title} › Pattern syntax`,
+        text: [
+          '## Pattern syntax',
+          '',
+          ':warning: Always use forward-slashes in glob expressions (patterns and ignore option). Use backslashes for escaping characters.',
+          '',
+          'There is more than one form of syntax: basic and advanced. Below is a brief overview of the supported features. Also pay attention to our FAQ.',
+          '',
+          ':book: This package uses micromatch as a library for pattern matching.',
+        ].join('\n'),
+      },
+      {
+        label: 'S2',
+        title,
+        section: title,
+        text: [
+          '# fast-glob',
+          '',
+          "It's a very fast and efficient glob library for Node.js.",
+          '',
+          'This package provides methods for traversing the file system and returning pathnames that matched a defined set of a specified pattern according to the rules used by the Unix Bash shell with some simplifications, meanwhile results are returned in arbitrary order. Quick, simple, effective.',
+        ].join('\n'),
+      },
+      {
+        label: 'S3',
+        title,
+        section: `${title} › How to write patterns on Windows?`,
+        text: [
+          '## How to write patterns on Windows?',
+          '',
+          'Always use forward-slashes in glob expressions (patterns and ignore option). Use backslashes for escaping characters. With the cwd option use a convenient format.',
+          '',
+          'Bad',
+          '',
+          '```ts',
+          '[',
+          "\t'directory\\\\*',",
+          "\tpath.join(process.cwd(), '**')",
+          ']',
+          '```',
+          '',
+          'Good',
+          '',
+          '```ts',
+          '[',
+          "\t'directory/*',",
+          "\tfg.convertPathToPattern(process.cwd()) + '/**'",
+          ']',
+          '```',
+          '',
+          ':book: Use the .convertPathToPattern package to convert Windows-style path to a Unix-style path.',
+          '',
+          'Read more about matching with backslashes.',
+        ].join('\n'),
+      },
+    ];
+    const question = 'Which library does fast-glob use for pattern matching?';
+    expect(ask(question, sources).text).toContain('This package uses micromatch');
+    // Chunks of two documents are told apart by their titles as before.
+    const two = [sources[0]!, { ...sources[1]!, title: 'fast-glob (README)' }, sources[2]!];
+    expect(ask(question, two).text).not.toContain('micromatch');
+  });
+
   it('does not quote code for a question that does not ask how', () => {
     const answer = ask('Is a required option checked?', [{ label: 'S1', text: OPTIONS }]);
     expect(answer.text).not.toContain('```');
@@ -139,6 +245,109 @@ describe('extractive answers that state the fact', () => {
     const answer = ask('Which statuses are retried?', [{ label: 'S1', text }]);
     expect(answer.text).toContain('429 | yes | rate limited');
     expect(answer.text).toContain('503 | yes | unavailable');
+  });
+
+  it("reads a table row by its columns: the default of `initial` is its row's Default cell", () => {
+    const text = [
+      '### AutoComplete Prompt',
+      '',
+      'Prompt that auto-completes as the user types.',
+      '',
+      'AutoComplete Options',
+      '',
+      'Option | Type | Default | Description',
+      'multiple | boolean | false | Allow multiple choices to be selected.',
+      'initial | number | 0 | Preselected item in the list of choices.',
+      'footer | function | None | Function that displays footer text',
+    ].join('\n');
+    const other = [
+      '### Prompt Options',
+      '',
+      'Property | Required? | Type | Description',
+      'initial | no | string | The default value to return if the user does not supply a value.',
+      'stdout | no | stream | The output stream. Defaults to process.stdout.',
+    ].join('\n');
+    const answer = ask('What is the default of the initial option in the AutoComplete prompt?', [
+      { label: 'S1', text },
+      { label: 'S2', text: other },
+    ]);
+    expect(answer.text).toBe(
+      'initial — number — 0 — Preselected item in the list of choices [source: S1].',
+    );
+  });
+
+  it('files an option list item under the option it names', () => {
+    const property = [
+      '### Client.pipelining',
+      '',
+      '- number',
+      '',
+      'Property to get and set the pipelining factor.',
+    ].join('\n');
+    const options = [
+      '- maxFragments number (optional) - Default: 131072 - Maximum number of fragments in a message. Set to 0 to disable the limit.',
+      '- pipelining number | null (optional) - Default: 1 - The amount of concurrent requests to be sent over the single TCP/TLS connection according to RFC7230. Carefully consider your workload and environment before enabling concurrent requests as pipelining may reduce performance if used incorrectly. Pipelining is sensitive to network stack settings as well as head of line blocking caused by e.g. long running requests. Set to 0 to disable keep-alive connections.',
+      '- interceptors { Client: DispatchInterceptor[] } - Default: [RedirectInterceptor] - A list of interceptors that are applied to the dispatch method. Additional logic can be applied (such as, but not limited to: 302 status code handling, authentication, cookies, compression and caching). Note that the behavior of interceptors is Experimental and might change at any given time. Note: this is deprecated in favor of Dispatcher#compose. Support will be droped in next major.',
+    ].join('\n');
+    const title = 'Class: Client';
+    const answer = ask('What is the default pipelining factor of a Client?', [
+      { label: 'S1', title, text: property, section: `${title} › Client.pipelining` },
+      { label: 'S2', title, text: options, section: `${title} › Parameter: ClientOptions` },
+    ]);
+    // The pipelining item is quoted before another option's "Default:".
+    expect(answer.text.indexOf('pipelining number')).toBeLessThan(
+      answer.text.indexOf('interceptors'),
+    );
+    expect(answer.text).toContain('pipelining number | null (optional) - Default: 1 -');
+  });
+
+  it('quotes the row the question names before the table its lead-in introduces', () => {
+    const text = [
+      '#### Properties',
+      '',
+      'Array prompts have the following instance properties and getters.',
+      '',
+      'Property name | Type | Description',
+      'choices | array | Array of choices that have been normalized from the options.',
+      'cursor | number | Position of the cursor relative to the user input.',
+      'limit | number | The number of choices to display on-screen.',
+      'visible | array | The choices that are on-screen.',
+    ].join('\n');
+    const answer = ask('What does the limit property of an array prompt hold?', [
+      { label: 'S1', text },
+    ]);
+    expect(answer.text).toMatch(
+      /^limit — number — The number of choices to display on-screen \[source: S1\]\./,
+    );
+    // Without a row named, the lead-in still brings its table.
+    expect(ask('Which properties do array prompts have?', [{ label: 'S1', text }]).text).toContain(
+      'cursor | number |',
+    );
+  });
+
+  it('names the section a "which X" question asks for when its heading is an X', () => {
+    const text = [
+      '### Invisible Prompt',
+      '',
+      'Prompt that takes user input, hides it from the terminal, and returns a string.',
+      '',
+      '### Password Prompt',
+      '',
+      'Prompt that takes user input and masks it in the terminal.',
+    ].join('\n');
+    const answer = ask('Which prompt hides the user input from the terminal entirely?', [
+      { label: 'S1', text },
+    ]);
+    expect(answer.text).toBe(
+      'Invisible Prompt: Prompt that takes user input, hides it from the terminal, and returns a string [source: S1].',
+    );
+    // Not for a question that does not ask "which …", nor a heading of another kind of thing.
+    expect(
+      ask('What hides the user input from the terminal?', [{ label: 'S1', text }]).text,
+    ).not.toContain('Invisible Prompt:');
+    expect(
+      ask('Which option hides the user input from the terminal?', [{ label: 'S1', text }]).text,
+    ).not.toContain('Invisible Prompt:');
   });
 
   it('reads intents and literals from the question', () => {
