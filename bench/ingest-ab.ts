@@ -17,6 +17,7 @@
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part segment --rounds 11
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --concurrency 1
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part merge
+ * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part analyze
  * ```
  */
 import { loadavg } from 'node:os';
@@ -100,6 +101,53 @@ async function segmentOnly(
     );
   }
   if (words === 0) throw new Error('no words');
+}
+
+type Analyzer = {
+  analyzeTerms: (text: string) => string[];
+  splitContent: (text: string) => { content: string[] };
+};
+
+/**
+ * `--part analyze`: the text analysis a SciFact ingest on the calling thread runs, per tree:
+ * `analyzeTerms` of each keyword-indexed text (the title three times) and of the graph's
+ * 300-character prefix, `splitContent` of each embedded text (the hashing embedder's words).
+ */
+async function analyzeOnly(
+  beforeDir: string,
+  docs: readonly { title: string; text: string }[],
+  rounds: number,
+): Promise<void> {
+  const load = async (root: string) =>
+    (await import(pathToFileURL(join(root, 'src/text/analyzer.ts')).href)) as Analyzer;
+  const keyword: string[] = [];
+  const embedded: string[] = [];
+  for (const { title, text } of docs) {
+    const index = `${title}\n${text}`;
+    embedded.push(index);
+    keyword.push(`${`${title}\n`.repeat(3)}${text}`, index.slice(0, 300));
+  }
+  const trees = [
+    { name: 'before', analyzer: await load(resolve(beforeDir)), cpu: [] as number[] },
+    { name: 'after', analyzer: await load(join(import.meta.dirname, '..')), cpu: [] as number[] },
+  ];
+  let terms = 0;
+  for (let round = 0; round < rounds + 1; round++) {
+    for (const tree of trees) {
+      const { analyzeTerms, splitContent } = tree.analyzer;
+      const time = cpuTime(() => {
+        for (const text of keyword) terms += analyzeTerms(text).length;
+        for (const text of embedded) terms += splitContent(text).content.length;
+      });
+      if (round > 0) tree.cpu.push(time);
+    }
+  }
+  printRounds(
+    `analysis of ${keyword.length + embedded.length} texts, ${rounds} alternating rounds`,
+    'pass',
+    trees,
+  );
+  if (terms === 0) throw new Error('no terms');
 }
 
 type KeywordIndexFactory = () => {
@@ -296,6 +344,7 @@ async function main(): Promise<void> {
   const docs = loadCorpus(dir).map((doc) => ({ id: doc.id, title: doc.title, text: doc.text }));
   if (flag('--part') === 'segment') return segmentOnly(beforeDir, docs, rounds);
   if (flag('--part') === 'keyword') return keywordOnly(beforeDir, docs, rounds);
+  if (flag('--part') === 'analyze') return analyzeOnly(beforeDir, docs, rounds);
   if (flag('--part') === 'merge') return mergeOnly(beforeDir, docs, rounds);
   const trees: { name: string; create: Factory; cpu: number[]; wall: number[] }[] = [
     { name: 'before', create: await factory(resolve(beforeDir)), cpu: [], wall: [] },
