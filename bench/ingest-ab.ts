@@ -16,6 +16,7 @@
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part segment --rounds 11
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --concurrency 1
+ * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --hashing 256
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part merge
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part analyze
  * ```
@@ -31,7 +32,8 @@ type Engine = {
     options?: { concurrency?: number | undefined },
   ): Promise<{ chunks: number }>;
 };
-type Factory = () => Engine;
+type Factory = (config?: object) => Engine;
+type EmbedderFactory = (settings: { dimensions: number }) => object;
 
 function flag(name: string): string | undefined {
   const at = process.argv.indexOf(name);
@@ -43,10 +45,21 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-async function factory(root: string): Promise<Factory> {
+/**
+ * A tree's engine factory; with `hashing`, each engine gets an embedder of its own,
+ * `createHashingEmbedder({ dimensions: hashing })`, as `bench:peers` does.
+ */
+async function factory(root: string, hashing: number | undefined): Promise<() => Engine> {
   const url = pathToFileURL(join(root, 'src/index.ts')).href;
-  const module = (await import(url)) as { createChatEngine: Factory };
-  return module.createChatEngine;
+  const module = (await import(url)) as {
+    createChatEngine: Factory;
+    createHashingEmbedder: EmbedderFactory;
+  };
+  if (hashing === undefined) return () => module.createChatEngine();
+  return () =>
+    module.createChatEngine({
+      embedder: module.createHashingEmbedder({ dimensions: hashing }),
+    });
 }
 
 type Segment = (text: string) => { words: string[] };
@@ -346,9 +359,15 @@ async function main(): Promise<void> {
   if (flag('--part') === 'keyword') return keywordOnly(beforeDir, docs, rounds);
   if (flag('--part') === 'analyze') return analyzeOnly(beforeDir, docs, rounds);
   if (flag('--part') === 'merge') return mergeOnly(beforeDir, docs, rounds);
-  const trees: { name: string; create: Factory; cpu: number[]; wall: number[] }[] = [
-    { name: 'before', create: await factory(resolve(beforeDir)), cpu: [], wall: [] },
-    { name: 'after', create: await factory(join(import.meta.dirname, '..')), cpu: [], wall: [] },
+  const hashing = flag('--hashing') === undefined ? undefined : Number(flag('--hashing'));
+  const trees: { name: string; create: () => Engine; cpu: number[]; wall: number[] }[] = [
+    { name: 'before', create: await factory(resolve(beforeDir), hashing), cpu: [], wall: [] },
+    {
+      name: 'after',
+      create: await factory(join(import.meta.dirname, '..'), hashing),
+      cpu: [],
+      wall: [],
+    },
   ];
   const concurrency =
     flag('--concurrency') === undefined ? undefined : Number(flag('--concurrency'));
@@ -369,7 +388,7 @@ async function main(): Promise<void> {
     .map((value) => value.toFixed(2))
     .join(' ');
   console.log(
-    `SciFact, ${chunks} chunks, concurrency ${concurrency ?? 'default'}, ${rounds} alternating rounds, load ${load}`,
+    `SciFact, ${chunks} chunks, concurrency ${concurrency ?? 'default'}${hashing === undefined ? '' : `, own ${hashing}-d hashing embedder`}, ${rounds} alternating rounds, load ${load}`,
   );
   for (const { name, cpu, wall } of trees) {
     console.log(
