@@ -22,24 +22,14 @@
  * node --import tsx bench/ingest-cpu.ts --data ../shared/data/scifact --first --runs 3 [--reload]
  * ```
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { createChatEngine, createHashingEmbedder } from '../src/index.js';
 import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
-
-/** The main thread's CPU time in ms (Linux: `/proc/self/task/<pid>/stat`, 10 ms ticks), or NaN. */
-function mainThreadCpuMs(): number {
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return Number.NaN;
-  }
-}
+import { mainThreadCpuMs } from './thread-cpu.js';
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
