@@ -1,7 +1,8 @@
 /**
  * The storage of one vector-store namespace (a "space"): its vectors held dimension-major in
- * one growable `Float32Array`, ids, metadata and graph labels, and the row operations on it —
- * create, grow, write (insert or replace), swap-remove and read one row back.
+ * one growable `Float32Array`, ids, metadata (and the records of each `documentId`) and graph
+ * labels, and the row operations on it — create, grow, write (insert or replace), swap-remove,
+ * read one row back, and find the rows a filter lets through.
  */
 import type { Metadata, MetadataFilter } from '../../ports/common.js';
 import {
