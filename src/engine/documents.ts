@@ -3,7 +3,6 @@
  * emptied after each), searching them without generation, and finding past learning
  * trajectories like a query.
  */
-import { defaultAnalysisLanguage } from '../adapters/memory/keyword-index.js';
 import type { ResolvedConfig } from '../config.js';
 import type { EngineEmitter } from '../events.js';
 import { deleteDocuments, ingestDocuments, type GroupPreparer } from '../ingest/ingest.js';
@@ -126,9 +125,8 @@ export function createDocumentOperations(options: DocumentOperationsOptions) {
         signal: parsed.signal,
         partial: parsed.partial === true,
         preparer,
-        // A memory keyword index with the default analysis (the engine's own, or one given):
-        // the workers analyse its texts as it would.
-        keywordLanguage: defaultAnalysisLanguage(base.keywordIndex),
+        // The engine's own keyword index: the workers analyse its texts as it would.
+        keywordLanguage: resolved.keywordIndex === undefined ? resolved.text.language : undefined,
         // The graph indexer's term settings (`runtime.ts`; its shortest term is the default, 4).
         graphTerms:
           graphIndexer && resolved.graph.maxTermsPerChunk > 0

@@ -51,9 +51,8 @@ export interface IngestSettings {
    */
   readonly preparer?: GroupPreparer | undefined;
   /**
-   * The language `deps.keywordIndex` analyses texts in, when it is a memory keyword index with
-   * the default analysis (`defaultAnalysisLanguage`): the preparer then computes the chunks'
-   * keyword terms too. Omitted: the index analyses texts.
+   * The language of the engine's default keyword index, when `deps.keywordIndex` is it: the
+   * preparer then computes the chunks' keyword terms too. Omitted: the index analyses texts.
    */
   readonly keywordLanguage?: LanguageSetting | undefined;
   /**

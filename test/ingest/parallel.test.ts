@@ -178,51 +178,6 @@ describe('ingestion on worker threads', { timeout: 120_000 }, () => {
     },
   );
 
-  it.each([['auto'], ['de']] as const)(
-    'gives a memory keyword index of the caller the terms the workers computed, when it analyses by default (%s)',
-    async (language) => {
-      const answers = async (concurrency: number) => {
-        const keywordIndex = createMemoryKeywordIndex({ language });
-        const records: { terms: readonly string[] | undefined }[] = [];
-        const add = keywordIndex.add.bind(keywordIndex);
-        // Patched in place: the engine recognises the index itself, not a wrapper of it.
-        keywordIndex.add = (namespace, batch, options) => {
-          for (const record of batch) records.push({ terms: record.terms });
-          return add(namespace, batch, options);
-        };
-        const engine = createChatEngine({ keywordIndex });
-        await engine.ingest(corpus(600), { concurrency });
-        const hits = await engine.search('student annual fare discount', { k: 10 });
-        return { records, hits: hits.map((hit) => [hit.id, hit.score]) };
-      };
-      const parallel = await answers(2);
-      expect(parallel.records.length).toBeGreaterThan(600);
-      // Groups the workers prepared arrive with their terms; the calling thread's have none.
-      expect(
-        parallel.records.filter((record) => record.terms !== undefined).length,
-      ).toBeGreaterThan(300);
-      const inline = await answers(1);
-      expect(inline.records.every((record) => record.terms === undefined)).toBe(true);
-      expect(parallel.hits.length).toBeGreaterThan(0);
-      expect(parallel.hits).toEqual(inline.hits);
-    },
-  );
-
-  it('leaves a memory keyword index with its own tokenize to analyse texts itself', async () => {
-    const keywordIndex = createMemoryKeywordIndex({ tokenize: tokenizeForIndex });
-    let withTerms = 0;
-    const add = keywordIndex.add.bind(keywordIndex);
-    keywordIndex.add = (namespace, batch, options) => {
-      withTerms += batch.filter((record) => record.terms !== undefined).length;
-      return add(namespace, batch, options);
-    };
-    const engine = createChatEngine({ keywordIndex });
-    const answered = sharedIngestPool().answered;
-    await engine.ingest(corpus(600), { concurrency: 2 });
-    expect(sharedIngestPool().answered - answered).toBe(3);
-    expect(withTerms).toBe(0);
-  });
-
   it('prepares a single group on the calling thread', async () => {
     const answered = sharedIngestPool().answered;
     const { result } = await ingestWith(corpus(40), 2);

@@ -92,18 +92,6 @@ export function defaultKeywordTerms(
     : createTextAnalyzer({ language }).terms;
 }
 
-/** Memory keyword indexes that analyse texts with `defaultKeywordTerms`, with its language. */
-const defaultAnalysis = new WeakMap<KeywordIndex, LanguageSetting>();
-
-/**
- * The language a keyword index analyses texts in, when it is a memory keyword index without a
- * `tokenize` of its own (its terms are then `defaultKeywordTerms(language)` of a text), else
- * `undefined`. Ingestion hands such an index the terms its ingest workers computed.
- */
-export function defaultAnalysisLanguage(index: KeywordIndex): LanguageSetting | undefined {
-  return defaultAnalysis.get(index);
-}
-
 /**
  * A BM25 keyword index held in memory, with namespaces, metadata filters and a `coverage`
  * per match: the IDF-weighted share of the distinct query terms the record contains (query
@@ -126,7 +114,7 @@ export function createMemoryKeywordIndex(
   const tokenize = settings.tokenize ?? defaultKeywordTerms(settings.language);
   let spaces = new Map<string, Space>();
 
-  const index: MemoryKeywordIndex = {
+  return {
     name: 'memory-bm25',
     specificationVersion: 'v1',
 
@@ -188,6 +176,4 @@ export function createMemoryKeywordIndex(
       spaces = spacesFromSnapshot(bytes);
     },
   };
-  if (settings.tokenize === undefined) defaultAnalysis.set(index, settings.language ?? 'auto');
-  return index;
 }
