@@ -27,16 +27,28 @@ export function documentIdOf(metadata: Metadata): MetadataValue | undefined {
   return hasOwn(metadata, 'documentId') ? metadata['documentId'] : undefined;
 }
 
-/** Record ids by `documentId` value. */
-export type DocumentIdIndex = Map<MetadataValue, Set<string>>;
+/**
+ * Record ids by `documentId` value: the id itself while a document has one record (most have),
+ * a set of them from the second on.
+ */
+export type DocumentIdIndex = Map<MetadataValue, string | Set<string>>;
 
 /** Records `id` under its `documentId` value, when it has one. */
 export function indexDocumentRecord(index: DocumentIdIndex, id: string, metadata: Metadata): void {
   const value = documentIdOf(metadata);
   if (value === undefined) return;
   const ids = index.get(value);
-  if (ids === undefined) index.set(value, new Set([id]));
-  else ids.add(id);
+  if (ids === undefined) index.set(value, id);
+  else if (typeof ids === 'string') {
+    if (ids !== id) index.set(value, new Set([ids, id]));
+  } else ids.add(id);
+}
+
+/** The ids of the records with a `documentId` value. */
+export function documentRecordIds(index: DocumentIdIndex, value: MetadataValue): Iterable<string> {
+  const ids = index.get(value);
+  if (ids === undefined) return [];
+  return typeof ids === 'string' ? [ids] : ids;
 }
 
 /** Forgets `id` under its `documentId` value. */
@@ -49,6 +61,10 @@ export function unindexDocumentRecord(
   if (value === undefined) return;
   const ids = index.get(value);
   if (ids === undefined) return;
+  if (typeof ids === 'string') {
+    if (ids === id) index.delete(value);
+    return;
+  }
   ids.delete(id);
   if (ids.size === 0) index.delete(value);
 }

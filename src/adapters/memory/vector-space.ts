@@ -6,6 +6,7 @@
  */
 import type { Metadata, MetadataFilter } from '../../ports/common.js';
 import {
+  documentRecordIds,
   filterDocumentIds,
   indexDocumentRecord,
   unindexDocumentRecord,
@@ -222,7 +223,7 @@ export function matchingSlots(
     return slots;
   }
   for (const value of new Set(values)) {
-    for (const id of space.byDocumentId.get(value) ?? []) {
+    for (const id of documentRecordIds(space.byDocumentId, value)) {
       const slot = space.slots.get(id)!;
       if (matches(space.metadata[slot]!)) slots.push(slot);
     }

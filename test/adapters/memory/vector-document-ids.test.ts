@@ -29,11 +29,16 @@ describe('memory vector store: filters on documentId after writes, replaces, del
     for (let index = 0; index < 60; index++) await upsert(`c${index}`, `d${index % 7}`, index);
     await upsert('n1', 3, 100);
     await upsert('n2', undefined, 101);
+    // Documents of one record each: one moved to another document, one deleted, one kept.
+    await upsert('s1', 'solo-1', 104);
+    await upsert('s2', 'solo-2', 105);
+    await upsert('s3', 'solo-3', 106);
+    await upsert('s1', 'solo-3', 107);
     // Replaced under another document, and deleted (each delete moves the last row).
     await upsert('c5', 'd1', 102);
     await upsert('c6', 3, 103);
-    for (const id of ['c0', 'c13', 'c59']) held.delete(id);
-    expect(await store.delete('ns', { ids: ['c0', 'c13', 'c59'] })).toBe(3);
+    for (const id of ['c0', 'c13', 'c59', 's2']) held.delete(id);
+    expect(await store.delete('ns', { ids: ['c0', 'c13', 'c59', 's2'] })).toBe(4);
     const probe = vectorOf(7);
     const filters: MetadataFilter[] = [
       { documentId: 'd1' },
@@ -41,6 +46,7 @@ describe('memory vector store: filters on documentId after writes, replaces, del
       { documentId: { $in: ['d1', 'd4', 3, 'absent'] }, revision: { $ne: 'r1' } },
       { documentId: { $in: [] } },
       { documentId: { $nin: ['d1'] } },
+      { documentId: { $in: ['solo-1', 'solo-2', 'solo-3'] } },
     ];
     const check = async (target: ReturnType<typeof createMemoryVectorStore>) => {
       for (const filter of filters) {
