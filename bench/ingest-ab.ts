@@ -16,7 +16,9 @@
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part segment --rounds 11
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --concurrency 1
+ * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --hashing 256
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part merge
+ * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part analyze
  * ```
  */
 import { loadavg } from 'node:os';
@@ -30,7 +32,8 @@ type Engine = {
     options?: { concurrency?: number | undefined },
   ): Promise<{ chunks: number }>;
 };
-type Factory = () => Engine;
+type Factory = (config?: object) => Engine;
+type EmbedderFactory = (settings: { dimensions: number }) => object;
 
 function flag(name: string): string | undefined {
   const at = process.argv.indexOf(name);
@@ -42,10 +45,21 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-async function factory(root: string): Promise<Factory> {
+/**
+ * A tree's engine factory; with `hashing`, each engine gets an embedder of its own,
+ * `createHashingEmbedder({ dimensions: hashing })`, as `bench:peers` does.
+ */
+async function factory(root: string, hashing: number | undefined): Promise<() => Engine> {
   const url = pathToFileURL(join(root, 'src/index.ts')).href;
-  const module = (await import(url)) as { createChatEngine: Factory };
-  return module.createChatEngine;
+  const module = (await import(url)) as {
+    createChatEngine: Factory;
+    createHashingEmbedder: EmbedderFactory;
+  };
+  if (hashing === undefined) return () => module.createChatEngine();
+  return () =>
+    module.createChatEngine({
+      embedder: module.createHashingEmbedder({ dimensions: hashing }),
+    });
 }
 
 type Segment = (text: string) => { words: string[] };
@@ -100,6 +114,53 @@ async function segmentOnly(
     );
   }
   if (words === 0) throw new Error('no words');
+}
+
+type Analyzer = {
+  analyzeTerms: (text: string) => string[];
+  splitContent: (text: string) => { content: string[] };
+};
+
+/**
+ * `--part analyze`: the text analysis a SciFact ingest on the calling thread runs, per tree:
+ * `analyzeTerms` of each keyword-indexed text (the title three times) and of the graph's
+ * 300-character prefix, `splitContent` of each embedded text (the hashing embedder's words).
+ */
+async function analyzeOnly(
+  beforeDir: string,
+  docs: readonly { title: string; text: string }[],
+  rounds: number,
+): Promise<void> {
+  const load = async (root: string) =>
+    (await import(pathToFileURL(join(root, 'src/text/analyzer.ts')).href)) as Analyzer;
+  const keyword: string[] = [];
+  const embedded: string[] = [];
+  for (const { title, text } of docs) {
+    const index = `${title}\n${text}`;
+    embedded.push(index);
+    keyword.push(`${`${title}\n`.repeat(3)}${text}`, index.slice(0, 300));
+  }
+  const trees = [
+    { name: 'before', analyzer: await load(resolve(beforeDir)), cpu: [] as number[] },
+    { name: 'after', analyzer: await load(join(import.meta.dirname, '..')), cpu: [] as number[] },
+  ];
+  let terms = 0;
+  for (let round = 0; round < rounds + 1; round++) {
+    for (const tree of trees) {
+      const { analyzeTerms, splitContent } = tree.analyzer;
+      const time = cpuTime(() => {
+        for (const text of keyword) terms += analyzeTerms(text).length;
+        for (const text of embedded) terms += splitContent(text).content.length;
+      });
+      if (round > 0) tree.cpu.push(time);
+    }
+  }
+  printRounds(
+    `analysis of ${keyword.length + embedded.length} texts, ${rounds} alternating rounds`,
+    'pass',
+    trees,
+  );
+  if (terms === 0) throw new Error('no terms');
 }
 
 type KeywordIndexFactory = () => {
@@ -296,10 +357,17 @@ async function main(): Promise<void> {
   const docs = loadCorpus(dir).map((doc) => ({ id: doc.id, title: doc.title, text: doc.text }));
   if (flag('--part') === 'segment') return segmentOnly(beforeDir, docs, rounds);
   if (flag('--part') === 'keyword') return keywordOnly(beforeDir, docs, rounds);
+  if (flag('--part') === 'analyze') return analyzeOnly(beforeDir, docs, rounds);
   if (flag('--part') === 'merge') return mergeOnly(beforeDir, docs, rounds);
-  const trees: { name: string; create: Factory; cpu: number[]; wall: number[] }[] = [
-    { name: 'before', create: await factory(resolve(beforeDir)), cpu: [], wall: [] },
-    { name: 'after', create: await factory(join(import.meta.dirname, '..')), cpu: [], wall: [] },
+  const hashing = flag('--hashing') === undefined ? undefined : Number(flag('--hashing'));
+  const trees: { name: string; create: () => Engine; cpu: number[]; wall: number[] }[] = [
+    { name: 'before', create: await factory(resolve(beforeDir), hashing), cpu: [], wall: [] },
+    {
+      name: 'after',
+      create: await factory(join(import.meta.dirname, '..'), hashing),
+      cpu: [],
+      wall: [],
+    },
   ];
   const concurrency =
     flag('--concurrency') === undefined ? undefined : Number(flag('--concurrency'));
@@ -320,7 +388,7 @@ async function main(): Promise<void> {
     .map((value) => value.toFixed(2))
     .join(' ');
   console.log(
-    `SciFact, ${chunks} chunks, concurrency ${concurrency ?? 'default'}, ${rounds} alternating rounds, load ${load}`,
+    `SciFact, ${chunks} chunks, concurrency ${concurrency ?? 'default'}${hashing === undefined ? '' : `, own ${hashing}-d hashing embedder`}, ${rounds} alternating rounds, load ${load}`,
   );
   for (const { name, cpu, wall } of trees) {
     console.log(

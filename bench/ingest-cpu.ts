@@ -14,29 +14,22 @@
  * `--concurrency N` ingests with N threads (`engine.ingest(docs, { concurrency })`; default the
  * engine's: the machine's parallelism). CPU time is the process's, worker threads included.
  *
+ * `--hashing D` gives each engine an embedder of its own, `createHashingEmbedder({ dimensions:
+ * D })`, as `bench:peers` does (`--hashing 256`): ingestion then runs on the calling thread.
+ *
  * ```
  * node --import tsx bench/ingest-cpu.ts --data ../shared/data/scifact [--runs 4] [--concurrency 1]
  * node --import tsx bench/ingest-cpu.ts --data ../shared/data/scifact --first --runs 3 [--reload]
  * ```
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { createChatEngine } from '../src/index.js';
+import { createChatEngine, createHashingEmbedder } from '../src/index.js';
 import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
-
-/** The main thread's CPU time in ms (Linux: `/proc/self/task/<pid>/stat`, 10 ms ticks), or NaN. */
-function mainThreadCpuMs(): number {
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return Number.NaN;
-  }
-}
+import { mainThreadCpuMs } from './thread-cpu.js';
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -57,6 +50,7 @@ async function main(): Promise<void> {
   const profileDir = flag('--profile');
   const concurrency =
     flag('--concurrency') === undefined ? undefined : Number(flag('--concurrency'));
+  const hashing = flag('--hashing') === undefined ? undefined : Number(flag('--hashing'));
   const load = () =>
     loadCorpus(dir).map((doc) => ({ id: doc.id, title: doc.title, text: doc.text }));
   let docs = load();
@@ -77,7 +71,9 @@ async function main(): Promise<void> {
   let chunks = 0;
   for (let run = first ? 0 : -1; run < runs; run++) {
     if (reload && run > (first ? 0 : -1)) docs = load();
-    const engine = createChatEngine();
+    const engine = createChatEngine(
+      hashing === undefined ? {} : { embedder: createHashingEmbedder({ dimensions: hashing }) },
+    );
     if (inspector) await inspector.post('Profiler.start');
     const gcBefore = gcMs;
     const usage = process.cpuUsage();
@@ -104,7 +100,7 @@ async function main(): Promise<void> {
     .join(' ');
   const list = (values: readonly number[]) => values.map((v) => v.toFixed(0)).join(' / ');
   console.log(
-    `concurrency ${concurrency ?? 'default'}; chunks ${chunks}; CPU per ingest ${list(cpu)} ms (median ${median(cpu).toFixed(0)}); ` +
+    `concurrency ${concurrency ?? 'default'}${hashing === undefined ? '' : `; own ${hashing}-d hashing embedder`}; chunks ${chunks}; CPU per ingest ${list(cpu)} ms (median ${median(cpu).toFixed(0)}); ` +
       `main thread CPU ${list(main)} ms; wall ${list(wall)} ms (median ${median(wall).toFixed(0)})` +
       (first
         ? `; GC pauses ${list(gc)} ms; first ÷ third CPU ${(cpu[0]! / cpu[2]!).toFixed(2)}`

@@ -37,6 +37,7 @@ import {
 import { usearchAnn } from '../src/adapters/usearch/index.js';
 import { createChatEngine, type ChatEngine, type IngestDocument } from '../src/index.js';
 import { hasSciFact, loadCorpus, loadQueries, sciFactDir } from './scifact.js';
+import { mainThreadCpuMs } from './thread-cpu.js';
 
 const argv = process.argv.slice(2);
 const flag = (name: string, fallback: number): number => {
@@ -247,8 +248,13 @@ async function main(): Promise<void> {
   });
 
   const ingestStarted = performance.now();
+  const usage = process.cpuUsage();
+  const mainBefore = mainThreadCpuMs();
   const chunks = await ingestCorpus(engine, docs, BATCH);
   const ingestMs = performance.now() - ingestStarted;
+  const mainMs = mainThreadCpuMs() - mainBefore;
+  const used = process.cpuUsage(usage);
+  const cpuMs = (used.user + used.system) / 1000;
   const namespaces = [...new Set(['default'])];
   const stats = (): string =>
     namespaces
@@ -258,7 +264,7 @@ async function main(): Promise<void> {
       })
       .join(', ');
   console.log(
-    `ingested ${chunks} chunks in ${seconds(ingestMs)}; vector index: ${stats()}; load ${load()}`,
+    `ingested ${chunks} chunks in ${seconds(ingestMs)} (CPU ${seconds(cpuMs)}, main thread ${seconds(mainMs)}); vector index: ${stats()}; load ${load()}`,
   );
   if (argv.includes('--ingest-only')) return;
 

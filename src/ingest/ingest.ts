@@ -324,7 +324,8 @@ export async function ingestDocuments(
       const stale = { filter: { documentId: { $in: documentIds }, revision: { $ne: revision } } };
       // When the store was read before the write and held no chunk of these documents
       // (`undo.chunks`), it holds none of another revision now: it is not searched for them (a
-      // scan of every record in the memory store). The keyword index is asked regardless.
+      // filtered delete, which a store may answer by a scan). The keyword index is asked
+      // regardless.
       if (vectors[0] === undefined || undo.chunks.length > 0) {
         removedChunks += await deps.vectorStore.delete(namespace, stale);
       }

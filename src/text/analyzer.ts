@@ -93,7 +93,21 @@ function snowball(
   };
 }
 
-const englishStemCached = cached(englishStem);
+const englishTerms = new Map<string, string>();
+
+/**
+ * The English term of a word: its stem, or `''` for a stop word. One cache lookup answers both
+ * (a word is never empty, nor is its stem), bounded like `cached`.
+ */
+function englishTerm(word: string): string {
+  let found = englishTerms.get(word);
+  if (found === undefined) {
+    if (englishTerms.size >= STEM_CACHE_SIZE) englishTerms.clear();
+    found = STOP_WORDS.has(word) ? '' : englishStem(word);
+    englishTerms.set(word, found);
+  }
+  return found;
+}
 
 type SnowballLanguage = Exclude<LatinLanguage, 'en'>;
 
@@ -159,7 +173,10 @@ export function analyzeTerms(text: string, language: LanguageSetting = 'auto'): 
   const terms: string[] = [];
   if (ascii) {
     if (latin === 'en') {
-      for (const word of words) if (!STOP_WORDS.has(word)) terms.push(englishStemCached(word));
+      for (const word of words) {
+        const term = englishTerm(word);
+        if (term !== '') terms.push(term);
+      }
     } else {
       const pack = latinPack(latin);
       for (const word of words) if (!pack.stopWords.has(word)) terms.push(pack.stem(word));
@@ -174,7 +191,8 @@ export function analyzeTerms(text: string, language: LanguageSetting = 'auto'): 
     }
     const folded = foldAccents(word);
     if (pack === undefined) {
-      if (!STOP_WORDS.has(folded)) terms.push(englishStemCached(folded));
+      const term = englishTerm(folded);
+      if (term !== '') terms.push(term);
     } else if (!pack.stopWords.has(word) && !pack.stopWords.has(folded)) {
       terms.push(pack.stem(word));
     }

@@ -6,6 +6,7 @@
 import type { KeywordRecord } from '../../ports/keyword-index.js';
 import type { Metadata, MetadataFilter, MetadataValue } from '../../ports/common.js';
 import { matchesFilter } from '../../query/filter.js';
+import { filterDocumentIds } from './document-ids.js';
 import { frozenMetadata } from './frozen-metadata.js';
 
 /** A term's posting list: parallel arrays of document numbers and term frequencies. */
@@ -79,19 +80,6 @@ function unindexDocumentId(space: Space, number: number, metadata: Metadata): vo
   if (at < 0) return;
   if (numbers!.length === 1) space.byDocumentId.delete(value);
   else numbers!.splice(at, 1);
-}
-
-/**
- * The `documentId` values a filter restricts records to (a value, `$eq` or `$in`), or
- * `undefined` when it does not restrict them: then every record has to be tested.
- */
-function filterDocumentIds(filter: MetadataFilter): readonly MetadataValue[] | undefined {
-  if (!hasOwn(filter, 'documentId')) return undefined;
-  const condition = filter['documentId'];
-  if (condition === undefined) return undefined;
-  if (condition === null || typeof condition !== 'object') return [condition];
-  if (condition.$eq !== undefined) return [condition.$eq];
-  return condition.$in;
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { VectorMatch, VectorQueryOptions } from '../../ports/vector-store.js';
 import { compileFilter } from '../../query/filter.js';
 import type { ScanMemory } from './vector-scan-kernel.js';
-import type { Space } from './vector-space.js';
+import { matchingSlots, type Space } from './vector-space.js';
 
 /** Better-first order of two hits: higher score, then smaller id (deterministic ties). */
 function better(scoreA: number, idA: string, scoreB: number, idB: string): boolean {
@@ -269,9 +269,7 @@ export function search(
   const heap = new TopK(Math.min(options.k, size), space.ids);
   if (options.filter !== undefined) {
     // A selective filter (e.g. a few documents): score only the records it lets through.
-    const matches = compileFilter(options.filter);
-    const slots: number[] = [];
-    for (let slot = 0; slot < size; slot++) if (matches(space.metadata[slot]!)) slots.push(slot);
+    const slots = matchingSlots(space, options.filter, compileFilter(options.filter));
     if (slots.length <= size / 8) {
       const nonZero = nonZeroComponents(unit);
       for (const slot of slots) heap.push(slot, scoreSlot(space, slot, unit, nonZero));

@@ -10,6 +10,7 @@
 import type { Metadata } from '../../ports/common.js';
 import { decodeSnapshot, encodeSnapshot, snapshotError } from './snapshot.js';
 import { createSpace, type SavedGraph, type Space } from './vector-space.js';
+import { indexDocumentRecord } from './document-ids.js';
 import { frozenMetadata } from './frozen-metadata.js';
 
 /** Rebuilds the namespaces of a vector snapshot, each with room for at least `initialCapacity` rows. */
@@ -41,8 +42,10 @@ export function spacesFromSnapshot(bytes: Uint8Array, initialCapacity: number): 
     entry.ids.forEach((id, slot) => {
       const label = entry.labels?.[slot] ?? slot;
       space.ids.push(id);
-      space.metadata.push(frozenMetadata(entry.metadata[slot]!));
+      const metadata = frozenMetadata(entry.metadata[slot]!);
+      space.metadata.push(metadata);
       space.slots.set(id, slot);
+      indexDocumentRecord(space.byDocumentId, id, metadata);
       space.labels.push(label);
       space.labelSlots.set(label, slot);
     });

@@ -1,9 +1,17 @@
 /**
  * The storage of one vector-store namespace (a "space"): its vectors held dimension-major in
- * one growable `Float32Array`, ids, metadata and graph labels, and the row operations on it —
- * create, grow, write (insert or replace), swap-remove and read one row back.
+ * one growable `Float32Array`, ids, metadata (and the records of each `documentId`) and graph
+ * labels, and the row operations on it — create, grow, write (insert or replace), swap-remove,
+ * read one row back, and find the rows a filter lets through.
  */
-import type { Metadata } from '../../ports/common.js';
+import type { Metadata, MetadataFilter } from '../../ports/common.js';
+import {
+  documentRecordIds,
+  filterDocumentIds,
+  indexDocumentRecord,
+  unindexDocumentRecord,
+  type DocumentIdIndex,
+} from './document-ids.js';
 import type { AnnIndex } from './hnsw-index.js';
 import { createScanMemory, type ScanMemory } from './vector-scan-kernel.js';
 
@@ -52,6 +60,8 @@ export interface Space {
   ids: string[];
   metadata: Metadata[];
   slots: Map<string, number>;
+  /** Ids of the records with each `documentId` metadata value. */
+  byDocumentId: DocumentIdIndex;
   /** Graph label of each slot; a new one on every write, so the graph never sees stale vectors. */
   labels: number[];
   /** Live label → slot. */
@@ -110,6 +120,7 @@ export function createSpace(dimensions: number, capacity: number, kernel = true)
     ids: [],
     metadata: [],
     slots: new Map(),
+    byDocumentId: new Map(),
     labels: [],
     labelSlots: new Map(),
     nextLabel: 0,
@@ -150,7 +161,9 @@ export function write(space: Space, record: Prepared): void {
     space.slots.set(record.id, slot);
   } else {
     forgetLabel(space, space.labels[slot]!);
+    unindexDocumentRecord(space.byDocumentId, record.id, space.metadata[slot]!);
   }
+  indexDocumentRecord(space.byDocumentId, record.id, record.metadata);
   const label = space.nextLabel++;
   space.labels[slot] = label;
   space.labelSlots.set(label, slot);
@@ -166,6 +179,7 @@ export function remove(space: Space, id: string): boolean {
   if (slot === undefined) return false;
   const last = space.size - 1;
   forgetLabel(space, space.labels[slot]!);
+  unindexDocumentRecord(space.byDocumentId, id, space.metadata[slot]!);
   if (slot !== last) {
     const { data, capacity, dimensions } = space;
     for (let d = 0; d < dimensions; d++) data[d * capacity + slot] = data[d * capacity + last]!;
@@ -190,4 +204,29 @@ export function readRow(space: Space, slot: number, into: Float32Array): Float32
   const { data, capacity, dimensions } = space;
   for (let d = 0; d < dimensions; d++) into[d] = data[d * capacity + slot]!;
   return into;
+}
+
+/**
+ * The slots of the records a filter lets through, in ascending order: with a filter on
+ * `documentId`, only its documents' records are tested (`matches` is the compiled filter).
+ */
+export function matchingSlots(
+  space: Space,
+  filter: MetadataFilter,
+  matches: (metadata: Metadata) => boolean,
+): number[] {
+  const slots: number[] = [];
+  const values = filterDocumentIds(filter);
+  if (values === undefined) {
+    for (let slot = 0; slot < space.size; slot++)
+      if (matches(space.metadata[slot]!)) slots.push(slot);
+    return slots;
+  }
+  for (const value of new Set(values)) {
+    for (const id of documentRecordIds(space.byDocumentId, value)) {
+      const slot = space.slots.get(id)!;
+      if (matches(space.metadata[slot]!)) slots.push(slot);
+    }
+  }
+  return slots.sort((a, b) => a - b);
 }

@@ -9,7 +9,7 @@ import { compileFilter, validateFilter } from '../../query/filter.js';
 import { isFloat32Array } from '../../util/realm.js';
 import { invalid } from '../shared/validate.js';
 import { frozenMetadata } from './frozen-metadata.js';
-import type { Prepared, Space } from './vector-space.js';
+import { matchingSlots, type Prepared, type Space } from './vector-space.js';
 
 /**
  * Copies a vector into a new unit-length `Float32Array`; throws on non-finite components
@@ -84,12 +84,9 @@ export function resolveTarget(space: Space | undefined, target: DeleteTarget): r
     validateFilter(target.filter);
     if (space === undefined) return [];
     // Compiled: `$in` lists become sets (ingestion deletes by 256 document ids per group).
-    const matches = compileFilter(target.filter);
-    const ids: string[] = [];
-    for (let slot = 0; slot < space.size; slot++) {
-      if (matches(space.metadata[slot]!)) ids.push(space.ids[slot]!);
-    }
-    return ids;
+    return matchingSlots(space, target.filter, compileFilter(target.filter)).map(
+      (slot) => space.ids[slot]!,
+    );
   }
   throw invalid('target', 'must be { ids } or { filter }');
 }

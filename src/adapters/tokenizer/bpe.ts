@@ -6,7 +6,8 @@
  */
 import { ValidationError } from '../../errors/index.js';
 import type { Tokenizer } from '../../ports/tokenizer.js';
-import { bpeSegments } from './segments.js';
+import { RankIndex } from './rank-index.js';
+import { bpeSegments, MAX_BPE_RUN } from './segments.js';
 
 /**
  * One BPE encoding as data: plain strings and numbers, so it can be shipped as JSON. The tables
@@ -77,7 +78,7 @@ interface Table {
   /** Start of rank `r`'s bytes in `bytes` (`offsets[r + 1]` is its end). */
   readonly offsets: Uint32Array;
   /** Rank by byte string, each byte one UTF-16 unit (0–255). */
-  readonly byBytes: Map<string, number>;
+  readonly index: RankIndex;
   /** Rank of each single byte. */
   readonly byteRanks: Int32Array;
   /** Rank of each two-byte token at `first * 256 + second`, `NONE` where there is none. */
@@ -93,11 +94,8 @@ function parseRanks(packed: Uint8Array): Table | undefined {
   }
   const bytes = new Uint8Array(total);
   const offsets = new Uint32Array(count + 1);
-  const byBytes = new Map<string, number>();
   const byteRanks = new Int32Array(256).fill(-1);
   const pairRanks = new Int32Array(65_536).fill(NONE);
-  // One string holding every token's bytes as units 0–255; each key is a slice of it.
-  const units: string[] = [];
   let offset = 0;
   let at = 0;
   for (let rank = 0; rank < count; rank++) {
@@ -108,22 +106,15 @@ function parseRanks(packed: Uint8Array): Table | undefined {
     offset += length;
   }
   offsets[count] = offset;
-  for (let start = 0; start < total; start += 8192) {
-    units.push(String.fromCharCode.apply(null, bytes.subarray(start, start + 8192) as never));
-  }
-  const all = units.join('');
   for (let rank = 0; rank < count; rank++) {
     const start = offsets[rank]!;
     const end = offsets[rank + 1]!;
-    if (end === start) continue;
-    const key = all.slice(start, end);
-    byBytes.set(key, rank);
     if (end - start === 1) byteRanks[bytes[start]!] = rank;
-    // Set in rank order like `byBytes`, so both hold the same rank for a two-byte string.
+    // Set in rank order: like `index`, the higher rank wins for the same two bytes.
     else if (end - start === 2) pairRanks[(bytes[start]! << 8) | bytes[start + 1]!] = rank;
   }
   if (byteRanks.includes(-1)) return undefined;
-  return { bytes, offsets, byBytes, byteRanks, pairRanks };
+  return { bytes, offsets, index: new RankIndex(bytes, offsets), byteRanks, pairRanks };
 }
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -176,7 +167,7 @@ class PairTable {
   private readonly ranks = new Int32Array(PAIR_SLOTS);
   private used = 0;
 
-  constructor(private readonly byBytes: Map<string, number>) {}
+  constructor(private readonly index: RankIndex) {}
 
   /** The merged rank of tokens `left` and `right`, whose bytes are `key[start, end)`. */
   rank(left: number, right: number, key: string, start: number, end: number): number {
@@ -188,7 +179,8 @@ class PairTable {
       if (known === left && this.rights[slot] === right) return this.ranks[slot]!;
       slot = (slot + 1) & mask;
     }
-    const rank = this.byBytes.get(key.slice(start, end)) ?? NONE;
+    const found = this.index.get(key, start, end);
+    const rank = found < 0 ? NONE : found;
     if (this.used >= (PAIR_SLOTS * 3) / 4) {
       this.lefts.fill(-1);
       this.used = 0;
@@ -203,9 +195,9 @@ class PairTable {
 }
 const LONE_SURROGATE = /[\ud800-\udfff]/u;
 
-function isAscii(text: string): boolean {
-  for (let index = 0; index < text.length; index++)
-    if (text.charCodeAt(index) >= 0x80) return false;
+/** Whether `text[start, end)` is all ASCII. */
+function isAscii(text: string, start: number, end: number): boolean {
+  for (let index = start; index < end; index++) if (text.charCodeAt(index) >= 0x80) return false;
   return true;
 }
 
@@ -238,33 +230,38 @@ class BpeCore implements Tokenizer {
     private readonly cacheSize: number,
   ) {
     this.sticky = new RegExp(pattern.source, 'uy');
-    this.pairs = new PairTable(table.byBytes);
+    this.pairs = new PairTable(table.index);
   }
 
   count(text: string): number {
-    let total = 0;
-    const { byBytes } = this.table;
     // Pathological runs are cut before byte-pair encoding (see `bpeSegments`): linear time.
-    for (const segment of bpeSegments(text)) {
-      for (let end = 0; (end = this.nextPiece(segment, end)) >= 0;) {
-        const start = this.pieceStart;
-        // One ASCII character is one byte, and every byte is a token.
-        if (end - start === 1 && segment.charCodeAt(start) < 0x80) {
-          total++;
-          continue;
-        }
-        const piece = segment.slice(start, end);
-        // An ASCII piece is its own byte string: most words are one token, found here.
-        if (isAscii(piece) && byBytes.has(piece)) total++;
-        else total += this.merge(piece).length;
+    if (text.length <= MAX_BPE_RUN) return this.countSegment(text);
+    let total = 0;
+    for (const segment of bpeSegments(text)) total += this.countSegment(segment);
+    return total;
+  }
+
+  /** The tokens of one segment of `bpeSegments`. */
+  private countSegment(segment: string): number {
+    let total = 0;
+    const { index } = this.table;
+    for (let end = 0; (end = this.nextPiece(segment, end)) >= 0;) {
+      const start = this.pieceStart;
+      // One ASCII character is one byte, and every byte is a token.
+      if (end - start === 1 && segment.charCodeAt(start) < 0x80) {
+        total++;
+        continue;
       }
+      // An ASCII piece is its own byte string: most words are one token, found here unsliced.
+      if (isAscii(segment, start, end) && index.get(segment, start, end) >= 0) total++;
+      else total += this.merge(segment.slice(start, end)).length;
     }
     return total;
   }
 
   encode(text: string): number[] {
     const tokens: number[] = [];
-    const { byBytes, byteRanks } = this.table;
+    const { index, byteRanks } = this.table;
     for (const segment of bpeSegments(text)) {
       for (let end = 0; (end = this.nextPiece(segment, end)) >= 0;) {
         const start = this.pieceStart;
@@ -273,10 +270,9 @@ class BpeCore implements Tokenizer {
           tokens.push(byteRanks[code]!);
           continue;
         }
-        const piece = segment.slice(start, end);
-        const token = isAscii(piece) ? byBytes.get(piece) : undefined;
-        if (token !== undefined) tokens.push(token);
-        else for (const part of this.merge(piece)) tokens.push(part);
+        const token = isAscii(segment, start, end) ? index.get(segment, start, end) : -1;
+        if (token >= 0) tokens.push(token);
+        else for (const part of this.merge(segment.slice(start, end))) tokens.push(part);
       }
     }
     return tokens;
@@ -348,8 +344,8 @@ class BpeCore implements Tokenizer {
     if (tokens === undefined) {
       const key = this.byteString(piece);
       // A piece that is one token (as text: a lone surrogate is no text) needs no merging.
-      const whole = LONE_SURROGATE.test(piece) ? undefined : this.table.byBytes.get(key);
-      tokens = whole === undefined ? this.mergeBytes(key) : [whole];
+      const whole = LONE_SURROGATE.test(piece) ? -1 : this.table.index.get(key, 0, key.length);
+      tokens = whole < 0 ? this.mergeBytes(key) : [whole];
     }
     if (this.recent.size >= this.cacheSize / 2) {
       this.older = this.recent;
