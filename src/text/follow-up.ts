@@ -29,6 +29,7 @@
  * @module
  */
 import { STOP_WORDS, words } from './words.js';
+import { isQuestion } from './question-intent.js';
 
 /** A follow-up in standalone form. */
 export interface ResolvedFollowUp {
@@ -139,7 +140,7 @@ function resolveOne(message: string, previous: string): ResolvedFollowUp | null 
 
 /**
  * A follow-up in standalone form (see the module comment), resolved against `previous`: the
- * earlier user questions of the conversation, oldest first (each resolved against the ones
+ * earlier user messages of the conversation, oldest first, of which only questions count (each resolved against the ones
  * before it, three at most). Null when there is no earlier question or the message needs
  * nothing from it. Pure.
  */
@@ -147,7 +148,9 @@ export function resolveFollowUp(
   message: string,
   previous: readonly string[],
 ): ResolvedFollowUp | null {
-  const recent = previous.filter((text) => text.trim().length > 0).slice(-3);
+  // Only questions are followed up: a statement ("My serial number is QX-7781") names no
+  // subject for the questions after it.
+  const recent = previous.filter(isQuestion).slice(-3);
   if (recent.length === 0) return null;
   let standalone = recent[0]!;
   for (const next of recent.slice(1)) {

@@ -166,3 +166,13 @@ function hasListLines(text: string): boolean {
   }
   return false;
 }
+
+// A question asks, it states nothing: an earlier question never answers a later one.
+const QUESTION_START =
+  /^(what|when|where|who|whom|whose|which|why|how|is|are|was|were|do|does|did|can|could|should|would|will|shall|may|might|have|has|had)\b/i;
+
+/** Whether a message is a question rather than a statement (`?`, or an interrogative opening). */
+export function isQuestion(text: string): boolean {
+  const trimmed = text.trim();
+  return /[?？¿]\s*$/.test(trimmed) || QUESTION_START.test(trimmed);
+}

@@ -7,7 +7,7 @@ import { createMemoryVectorStore } from '../../src/adapters/memory/vector-store.
 import { createChatEngine } from '../../src/engine.js';
 import type { RecallEvent } from '../../src/events.js';
 import { ConfigError } from '../../src/errors/index.js';
-import { isQuestion } from '../../src/pipeline/turn/memory-evidence.js';
+import { isQuestion } from '../../src/text/question-intent.js';
 import { handbook } from '../fixtures/handbook.js';
 
 describe('seed 004: recalled messages are reported', () => {

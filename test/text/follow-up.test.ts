@@ -75,6 +75,24 @@ describe('resolveFollowUp', () => {
   });
 });
 
+describe('resolveFollowUp after statements', () => {
+  it('takes no subject from a statement, only from questions', () => {
+    // The name is in what the user said, not asked: an unrelated question stays unrelated.
+    expect(
+      resolveFollowUp('How do I bake sourdough bread at home?', [
+        'My bicycle serial number is QX-7781 and it is dark green',
+        'What was my bicycle serial number and colour?',
+      ]),
+    ).toBeNull();
+    expect(
+      resolveFollowUp('Which region does it use?', [
+        'How do I call Amazon Bedrock?',
+        'Thanks, that worked for me.',
+      ]),
+    ).toEqual({ question: 'Which region does it use?', subject: 'Amazon Bedrock' });
+  });
+});
+
 describe('subjectOf', () => {
   it('names identifiers and capitalised names past the first word', () => {
     expect(namedSubjects('Does `fs.readFile()` use Amazon S3 or fetchImpl?')).toEqual([

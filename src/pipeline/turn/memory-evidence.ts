@@ -7,6 +7,7 @@ import type { MessageRecord } from '../../ports/chat-records.js';
 import { decideGuard, guardFeatures, indexTerms, type GuardDecision } from '../guard.js';
 import type { RecalledMessage } from '../recall.js';
 import type { RetrievedChunk } from '../retrieve.js';
+import { isQuestion } from '../../text/question-intent.js';
 
 /**
  * Records the guard's index-size feature assumes for a user's messages: a history of about a
@@ -47,16 +48,6 @@ export function memoryChunk(
     rerankScore: null,
     graphContext: null,
   };
-}
-
-// A question asks, it states nothing: an earlier question never answers a later one.
-const QUESTION_START =
-  /^(what|when|where|who|whom|whose|which|why|how|is|are|was|were|do|does|did|can|could|should|would|will|shall|may|might|have|has|had)\b/i;
-
-/** Whether a message is a question rather than a statement (`?`, or an interrogative opening). */
-export function isQuestion(text: string): boolean {
-  const trimmed = text.trim();
-  return /[?？¿]\s*$/.test(trimmed) || QUESTION_START.test(trimmed);
 }
 
 /**
