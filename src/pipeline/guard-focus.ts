@@ -48,12 +48,13 @@ const ANSWER_KIND_WORDS =
   'helpers utility constructor call default defaults value values name type kind way ' +
   'maximum minimum max min limit example';
 // Words that carry no topic of their own, words that ask rather than name (what a thing
-// *answers* or *replies*), and the quantity words of "how many / much / often".
+// *answers* or *replies*, what *turns* it on or off), and the quantity words of "how many / much
+// / often".
 const GENERIC_WORDS =
   'whether another one ones let make makes get gets use using used set sets do does thing ' +
   'things something anything possible able need want explain describe tell please list give ' +
   'show know mean means happen happens work works many much often long soon far big old fast ' +
-  'quickly really actually exactly whose answer answers reply replies respond responds';
+  'quickly really actually exactly whose answer answers reply replies respond responds turn turns';
 
 let builtIgnored: ReadonlySet<string> | undefined;
 

@@ -16,6 +16,9 @@ describe('focusTerms', () => {
       focusTerms('What does the HTTP handler answer when authenticate returns null?'),
     ).not.toContain('answer');
     expect(focusTerms('What does the server reply to a bad request?')).not.toContain('reply');
+    // "Turns it off" asks which switch does it; the topic is what is switched.
+    expect(focusTerms('Which flag turns off colour output?')).toEqual(['colour', 'output']);
+    expect(focusTerms('How do I turn on verbose logging?')).toEqual(['verbos', 'log']);
   });
 });
 
