@@ -89,16 +89,6 @@ export function isFollowUp(message: string, history: readonly LLMMessage[]): boo
   return wordCount <= 5 && terms.length <= 1;
 }
 
-/**
- * Whether a message needs the conversation to be searched for: a follow-up by `isFollowUp`, or
- * one `resolveFollowUp` resolves (a question after a lead word, a name asked about only before).
- */
-function needsRewrite(message: string, history: readonly LLMMessage[]): boolean {
-  return (
-    isFollowUp(message, history) || resolveFollowUp(message, userTurns(history).reverse()) !== null
-  );
-}
-
 /** A resolved follow-up as one text: the question and the name it inherits. */
 function standaloneText(resolved: ResolvedFollowUp): string {
   return resolved.subject ? `${resolved.question} ${resolved.subject}` : resolved.question;
@@ -225,15 +215,15 @@ export interface RewriteInput {
 }
 
 /**
- * The standalone search query of a turn. Not a follow-up → the message (`none`). A follow-up
- * → the LLM's condensed query when `llm` is given and its output is valid (`llm`), else the
- * offline rewrite (`offline`, or `none` when there is nothing to carry). Never fails except
- * on abort.
+ * The standalone search query of a turn. A follow-up by `isFollowUp` → the LLM's condensed
+ * query when `llm` is given and its output is valid (`llm`). Otherwise, and when the LLM fails,
+ * the offline rewrite: a question `resolveFollowUp` resolves (a lead word, a name asked about
+ * before) costs no model call (`offline`), anything else is the message (`none`). Never fails
+ * except on abort.
  */
 export async function rewriteQuery(input: RewriteInput): Promise<RewriteResult> {
   const { message, history, llm, signal } = input;
-  if (!needsRewrite(message, history)) return { query: message, rewritten: false, method: 'none' };
-  if (llm) {
+  if (llm && isFollowUp(message, history)) {
     try {
       const result = await llm.generate({
         system: CONDENSE_SYSTEM,

@@ -93,21 +93,9 @@ function snowball(
   };
 }
 
-const englishTerms = new Map<string, string>();
-
-/**
- * The English term of a word: its stem, or `''` for a stop word. One cache lookup answers both
- * (a word is never empty, nor is its stem), bounded like `cached`.
- */
-function englishTerm(word: string): string {
-  let found = englishTerms.get(word);
-  if (found === undefined) {
-    if (englishTerms.size >= STEM_CACHE_SIZE) englishTerms.clear();
-    found = STOP_WORDS.has(word) ? '' : englishStem(word);
-    englishTerms.set(word, found);
-  }
-  return found;
-}
+// The English term of a word: its stem, or `''` for a stop word (a word is never empty, nor is
+// its stem), so one cache lookup answers both.
+const englishTerm = cached((word) => (STOP_WORDS.has(word) ? '' : englishStem(word)));
 
 type SnowballLanguage = Exclude<LatinLanguage, 'en'>;
 

@@ -184,6 +184,18 @@ describe('rewriteQuery', () => {
     expect(llm.calls).toHaveLength(0);
   });
 
+  it('resolves a question that only inherits a name offline, without calling the LLM', async () => {
+    const llm = createMockLLM();
+    const result = await rewriteQuery({
+      message: 'Which environment variables set the region?',
+      history: turn('How do I call Amazon Bedrock?', 'Use the Bedrock client.'),
+      llm,
+    });
+    expect(result.method).toBe('offline');
+    expect(result.query).toContain('amazon');
+    expect(llm.calls).toHaveLength(0);
+  });
+
   it('falls back to the offline rewrite on a failing, empty, overlong or cut-off output', async () => {
     const outputs = [
       new Error('down'),
