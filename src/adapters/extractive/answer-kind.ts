@@ -14,7 +14,7 @@ export type AnswerKind = 'duration' | 'money' | 'age' | 'clock' | 'distance' | '
 const NUMBER_WORD =
   '(?:\\d+(?:[.,:]\\d+)?|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|hundred)';
 const DURATION_UNIT =
-  '(?:business\\s+|working\\s+|calendar\\s+)?(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)';
+  '(?:business\\s+|working\\s+|calendar\\s+)?(?:milliseconds?|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)';
 const ANSWER_KINDS: readonly {
   readonly kind: AnswerKind;
   readonly question: RegExp;
@@ -33,7 +33,7 @@ const ANSWER_KINDS: readonly {
     question:
       /\bhow\s+(?:long|fast|quickly|soon)\b|\bhow\s+many\s+(?:business\s+|working\s+)?(?:seconds|minutes|hours|days|weeks|months|years)\b/i,
     answer: new RegExp(
-      `\\b${NUMBER_WORD}\\s*(?:-|–|to)?\\s*(?:\\d+\\s*)?${DURATION_UNIT}\\b|\\b(?:next|same)\\s+(?:business\\s+)?day\\b|\\b(?:immediately|instantly|overnight)\\b`,
+      `\\b${NUMBER_WORD}\\s*(?:-|–|to)?\\s*(?:\\d+\\s*)?${DURATION_UNIT}\\b|\\b\\d+(?:[.,]\\d+)?\\s*m?s\\b|\\b(?:next|same)\\s+(?:business\\s+)?day\\b|\\b(?:immediately|instantly|overnight)\\b`,
       'i',
     ),
   },

@@ -154,9 +154,10 @@ function analyseSource(title: string, text: string): AnalysedSentence[] {
     // A row is filed under its table's column names too ("Status Code — Error Type"), an option's
     // list item under the option's name.
     const option = unit.kind === 'item' ? OPTION_ITEM.exec(unit.text)?.[1] : undefined;
+    const columnTerms = unit.columns === undefined ? undefined : termSet(unit.columns);
     const filed =
-      unit.columns !== undefined
-        ? new Set([...heading, ...termSet(unit.columns)])
+      columnTerms !== undefined
+        ? new Set([...heading, ...columnTerms])
         : option !== undefined
           ? new Set([...heading, ...termSet(option)])
           : heading;
@@ -183,7 +184,7 @@ function analyseSource(title: string, text: string): AnalysedSentence[] {
         ? {}
         : {
             columns: unit.columns,
-            columnTerms: termSet(unit.columns),
+            columnTerms,
             keyTerms: termSet(unit.text.split(' — ')[0]!),
           }),
     });

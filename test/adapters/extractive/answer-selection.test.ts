@@ -134,6 +134,8 @@ describe('extractive answers that answer (issue 13)', () => {
     expect(statesKind('The timeout is 30 s.', 'duration')).toBe(true);
     expect(statesKind('A lead time of 300 milliseconds.', 'duration')).toBe(true);
     expect(statesKind('Version 2 supports streams.', 'duration')).toBe(false);
+    // A bare `s` or `ms` is a unit only after digits: "the ones" and "hundreds" are no durations.
+    expect(statesKind('Keep the ones you need, hundreds of them.', 'duration')).toBe(false);
     const answer = composeAnswer({
       messages: [{ role: 'user', content: 'How long does the module take to load?' }],
       sources: [
