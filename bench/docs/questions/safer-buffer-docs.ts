@@ -1,0 +1,257 @@
+/**
+ * Questions on safer-buffer's two pages (`Readme.md` and the `Porting-Buffer.md` guide: prose,
+ * flag and replacement lists, before/after code blocks, an FAQ). Written and committed before
+ * the engine was run on it. Split: unanswerable, off-topic and follow-up questions alternate
+ * (even positions tune, odd test); answerable ones alternate within each answer kind
+ * (`splitsByKind` in `../grade.ts`).
+ */
+import type { QuestionSet } from './types.js';
+
+const README = ['Readme.md'];
+const PORTING = ['Porting-Buffer.md'];
+
+export const saferBufferDocs: QuestionSet = {
+  corpus: 'safer-buffer-docs',
+  source: 'safer-buffer@2.1.2, Readme.md and Porting-Buffer.md (MIT)',
+  answerable: [
+    {
+      question: 'How do I use safer-buffer in a file?',
+      fact: "`const Buffer = require('safer-buffer').Buffer`",
+      files: [...README, ...PORTING],
+      pattern: /require\('safer-buffer'\)\.Buffer/,
+      kind: 'prose',
+    },
+    {
+      question: 'Which Node.js versions does safer-buffer work on?',
+      fact: 'from 0.8 to current',
+      files: README,
+      pattern: /0\.8/,
+      kind: 'prose',
+    },
+    {
+      question: 'What should new Buffer(number) be replaced with?',
+      fact: '`Buffer.alloc(number)`',
+      files: PORTING,
+      pattern: /Buffer\.alloc\(number\)/,
+      kind: 'list',
+    },
+    {
+      question: 'What do I replace new Buffer(string, encoding) with?',
+      fact: '`Buffer.from(string, encoding)`',
+      files: PORTING,
+      pattern: /Buffer\.from\(string/,
+      kind: 'list',
+    },
+    {
+      question: 'Which grep command finds the unsafe Buffer calls in my code?',
+      fact: "`grep -nrE '[^a-zA-Z](Slow)?Buffer\\s*\\(' --exclude-dir node_modules`",
+      files: PORTING,
+      pattern: /grep -nrE/,
+      kind: 'prose',
+    },
+    {
+      question: 'How do I set the Node.js warning flags through an environment variable?',
+      fact: "`export NODE_OPTIONS='--trace-warnings --pending-deprecation'`",
+      files: PORTING,
+      pattern: /NODE_OPTIONS/,
+      kind: 'code',
+    },
+    {
+      question: 'Which Node.js flag prints a stack trace only for deprecation warnings?',
+      fact: '`--trace-deprecation`',
+      files: PORTING,
+      pattern: /--trace-deprecation/,
+      kind: 'list',
+    },
+    {
+      question: 'Which flag shows the Buffer() deprecation warning even on Node.js 8?',
+      fact: '`--pending-deprecation`',
+      files: PORTING,
+      pattern: /--pending-deprecation/,
+      kind: 'list',
+    },
+    {
+      question: 'Which ESLint rules catch calls to the deprecated Buffer() API?',
+      fact: '`no-buffer-constructor` or `node/no-deprecated-api`',
+      files: PORTING,
+      pattern: /no-buffer-constructor|no-deprecated-api/,
+      kind: 'prose',
+    },
+    {
+      question: 'How do I create an empty buffer safely on every Node.js version?',
+      fact: '`Buffer.concat([])`',
+      files: PORTING,
+      pattern: /Buffer\.concat\(\[\]\)/,
+      kind: 'prose',
+    },
+    {
+      question: 'How do I get a zero-filled buffer on Node.js 0.10?',
+      fact: '`if (Buffer.alloc) { … } else { buf = new Buffer(number); buf.fill(0); }`',
+      files: PORTING,
+      pattern: /fill\(0\)/,
+      kind: 'code',
+    },
+    {
+      question: 'Where does safer-buffer put allocUnsafe?',
+      fact: "`require('safer-buffer/dangereous')`",
+      files: README,
+      pattern: /dangereous/,
+      kind: 'prose',
+    },
+    {
+      question: 'When did the Node.js 4.x release line reach its End of Life?',
+      fact: 'April 2018',
+      files: PORTING,
+      pattern: /April 2018/,
+      kind: 'prose',
+    },
+    {
+      question: 'Since when has the Node.js 5.x release line been unsupported?',
+      fact: 'July 2016',
+      files: PORTING,
+      pattern: /July 2016/,
+      kind: 'prose',
+    },
+    {
+      question: 'What does new Buffer(42) create?',
+      fact: 'a `Buffer` of 42 bytes',
+      files: PORTING,
+      pattern: /42 bytes/,
+      kind: 'list',
+    },
+    {
+      question: 'How much memory does each request allocate when an attacker sends 500000000?',
+      fact: '500MB',
+      files: PORTING,
+      pattern: /500 ?MB/,
+      kind: 'list',
+    },
+    {
+      question: 'What error does the manual safeguard throw when it is given a number?',
+      fact: '`new Error(\'The "size" argument must be of type number.\')`',
+      files: PORTING,
+      pattern: /"size" argument must be of type number/,
+      kind: 'code',
+    },
+    {
+      question: 'Which ponyfills can I use instead of a polyfill?',
+      fact: '`buffer-from` and/or `buffer-alloc`',
+      files: PORTING,
+      pattern: /buffer-from|buffer-alloc/,
+      kind: 'prose',
+    },
+    {
+      question: 'How many dependencies do the buffer-from and buffer-alloc ponyfills add?',
+      fact: '4 deps in the tree',
+      files: PORTING,
+      pattern: /4 deps/,
+      kind: 'prose',
+    },
+    {
+      question: 'Which porting variant is recommended?',
+      fact: 'Variant 1: Drop support for Node.js ≤ 4.4.x and 5.0.0 — 5.9.x.',
+      files: PORTING,
+      pattern: /Variant 1|[Dd]rop support/,
+      kind: 'list',
+    },
+    {
+      question: 'Which deprecation code does Node.js print for new Buffer()?',
+      fact: '`[DEP0005] DeprecationWarning`',
+      files: PORTING,
+      pattern: /DEP0005/,
+      kind: 'code',
+    },
+    {
+      question: 'How do I use safer-buffer without overriding the built-in Buffer?',
+      fact: "`var SaferBuffer = require('safer-buffer').Buffer`",
+      files: README,
+      pattern: /SaferBuffer = require/,
+      kind: 'prose',
+    },
+    {
+      question: 'What happens when a file that uses safer-buffer calls new Buffer()?',
+      fact: 'using old `new Buffer()` API will _throw_',
+      files: PORTING,
+      pattern: /\bthrow/,
+      kind: 'prose',
+    },
+    {
+      question: 'Which outdated Node.js versions need safer-buffer for compatibility?',
+      fact: '`<4.5.0` and 5.x `<5.9.0`',
+      files: README,
+      pattern: /<4\.5\.0[\s\S]*<5\.9\.0/,
+      kind: 'prose',
+    },
+    {
+      question: 'Why does TypeScript not protect against the Buffer constructor problem?',
+      fact: 'all type checks are translation-time only',
+      files: PORTING,
+      pattern: /translation-time/,
+      kind: 'prose',
+    },
+    {
+      question: 'When can the typeof check before new Buffer be left out?',
+      fact: 'When `notNumber` argument is hardcoded',
+      files: PORTING,
+      pattern: /hard-?coded/,
+      kind: 'prose',
+    },
+  ],
+  unanswerable: [
+    'How do I convert a buffer to a hexadecimal string?',
+    'Does safer-buffer work in the browser?',
+    'How do I compare two buffers for equality?',
+    'What is the largest buffer Buffer.alloc can allocate?',
+    'How do I read a 32-bit integer from a buffer?',
+    'Does safer-buffer ship TypeScript type definitions?',
+    'Which safer-buffer release added support for Node.js 12?',
+  ],
+  offTopic: [
+    'How often should I water an orchid?',
+    'Who painted The Night Watch?',
+    'At what temperature does water boil on top of Mount Everest?',
+  ],
+  followUps: [
+    {
+      turns: ['What should new Buffer(number) be replaced with?', 'And new Buffer(string)?'],
+      fact: '`Buffer.from(string)`',
+      files: PORTING,
+      pattern: /Buffer\.from\(string/,
+      kind: 'list',
+    },
+    {
+      turns: ['Does safer-buffer support Buffer.allocUnsafe?', 'Which module do I require for it?'],
+      fact: "`require('safer-buffer/dangereous')`",
+      files: README,
+      pattern: /dangereous/,
+      kind: 'prose',
+    },
+    {
+      turns: [
+        'What is Variant 2 of the porting guide?',
+        'Which line do I add to each file for it?',
+      ],
+      fact: "`const Buffer = require('safer-buffer').Buffer`",
+      files: PORTING,
+      pattern: /require\('safer-buffer'\)\.Buffer/,
+      kind: 'prose',
+    },
+    {
+      turns: [
+        'What does the --trace-warnings flag do?',
+        'How do I set it with an environment variable?',
+      ],
+      fact: "`export NODE_OPTIONS='--trace-warnings --pending-deprecation'`",
+      files: PORTING,
+      pattern: /NODE_OPTIONS/,
+      kind: 'code',
+    },
+    {
+      turns: ['What does new Buffer(42) create?', 'What did it contain before Node.js 8?'],
+      fact: '*arbitrary memory* for performance reasons',
+      files: PORTING,
+      pattern: /arbitrary memory/,
+      kind: 'list',
+    },
+  ],
+};
