@@ -132,6 +132,17 @@ export interface ConfidenceInput {
    * left alone).
    */
   readonly answerLacksFocus?: boolean | undefined;
+  /**
+   * Whether the question writes a number (a version, a status code) that neither the answer nor
+   * the headings of its cited sources contain (`src/pipeline/answer-shape.ts`): the answer is
+   * about another one, and `low`.
+   */
+  readonly answerLacksNumber?: boolean | undefined;
+  /**
+   * Whether the answer points at a text it does not quote ("the line above"): the fact is in
+   * what it points at, and the answer is `low`.
+   */
+  readonly answerPointsElsewhere?: boolean | undefined;
 }
 
 /**
@@ -258,14 +269,21 @@ export function scoreConfidence(
 /**
  * The caps every confidence mode applies, lowest last: mostly unsupported claims (the judge's
  * verdict) and an answer lacking what was asked are never `high`; one that only restates the
- * question, or whose sources miss a word the question is about, is `low`. `lower(limit)` lowers `overall` to `limit` and says whether it was above.
+ * question, lacks a number the question writes, points at a text it does not quote, or whose
+ * sources miss a word the question is about, is `low`. `lower(limit)` lowers `overall` to `limit` and says whether it was above.
  * `cappedAt` is the lowest cap that applies (`overall` = min(uncapped, cappedAt)); `capped`
  * names the caps that lowered it.
  */
 export function capConfidence(
   input: Pick<
     ConfidenceInput,
-    'supportedRatio' | 'answerLacks' | 'focusMissing' | 'llmCertainty' | 'answerLacksFocus'
+    | 'supportedRatio'
+    | 'answerLacks'
+    | 'focusMissing'
+    | 'llmCertainty'
+    | 'answerLacksFocus'
+    | 'answerLacksNumber'
+    | 'answerPointsElsewhere'
   >,
   levels: ConfidenceLevels,
   lower: (limit: number) => boolean,
@@ -283,6 +301,8 @@ export function capConfidence(
     cap(levels.medium - 0.001, 'question-focus-missing');
   }
   if (input.answerLacksFocus) cap(levels.high - 0.001, 'answer-lacks-focus');
+  if (input.answerLacksNumber) cap(levels.medium - 0.001, 'answer-lacks-number');
+  if (input.answerPointsElsewhere) cap(levels.medium - 0.001, 'answer-points-elsewhere');
   if (input.answerLacks === 'restates') cap(levels.medium - 0.001, 'answer-restates-question');
   else if (input.answerLacks === 'asked-for') {
     cap(levels.high - 0.001, 'answer-lacks-asked-for');

@@ -11,7 +11,14 @@ describe('checkAnswerShape', () => {
         'How do I give an option a default value?',
         'You can specify a default value for an option [source: S1].',
       ),
-    ).toEqual({ intents: ['value', 'how-to'], holds: false, restates: true, lacksFocus: [] });
+    ).toEqual({
+      intents: ['value', 'how-to'],
+      holds: false,
+      restates: true,
+      lacksFocus: [],
+      lacksNumber: [],
+      pointsElsewhere: false,
+    });
   });
 
   it('does not take a one-word answer that names a name or a value for a restatement', () => {
@@ -35,6 +42,51 @@ describe('checkAnswerShape', () => {
     expect(checkAnswerShape('fast-glob uses micromatch for matching.', answer)?.lacksFocus).toEqual(
       [],
     );
+  });
+
+  it('finds a number of the question that the answer and its cited headings leave out', () => {
+    const question = 'Which safer-buffer release added support for Node.js 12?';
+    const other = 'When launched on Node.js 6.x LTS this dumps out memory [source: S1].';
+    expect(checkAnswerShape(question, other)?.lacksNumber).toEqual(['12']);
+    expect(checkAnswerShape(question, 'Release 2.1 supports Node.js 12 [source: S1].')).toEqual(
+      expect.objectContaining({ lacksNumber: [] }),
+    );
+    expect(checkAnswerShape(question, other, 'Readme.md\nNode.js 12')?.lacksNumber).toEqual([]);
+    // a number inside a name is not one the question writes
+    expect(
+      checkAnswerShape('How do I install cli-table3?', 'Run npm install cli-table [source: S1].')
+        ?.lacksNumber,
+    ).toEqual([]);
+  });
+
+  it('finds an answer pointing at a text it does not quote', () => {
+    const question = 'Which line do I add to each file?';
+    const points = (answer: string) => checkAnswerShape(question, answer)?.pointsElsewhere;
+    expect(
+      points(
+        'In any files where the line above is added, using old new Buffer() API will throw [source: S1].',
+      ),
+    ).toBe(true);
+    expect(points('Add the import shown above to each file [source: S1].')).toBe(true);
+    expect(points('See the example below for each file [source: S1].')).toBe(true);
+    expect(
+      points('Add the line below to each file [source: S1]:\n\n```js\nrequire("x")\n```'),
+    ).toBe(false);
+    // a comparison, not a reference
+    expect(points('Each file needs Node.js versions above 4 [source: S1].')).toBe(false);
+    expect(points('The line is added at the top of each file [source: S1].')).toBe(false);
+  });
+
+  it('rates an answer lacking a number of the question, or pointing elsewhere, low', () => {
+    const sources = [{ documentId: 'a', chunkId: 'a#0', text: 'x', score: 0.99 }];
+    const base = { sources, llmCertainty: 1 };
+    const number = scoreConfidence({ ...base, answerLacksNumber: true });
+    expect(number.level).toBe('low');
+    expect(number.capped).toEqual(['answer-lacks-number']);
+    const elsewhere = scoreConfidence({ ...base, answerPointsElsewhere: true });
+    expect(elsewhere.level).toBe('low');
+    expect(elsewhere.capped).toEqual(['answer-points-elsewhere']);
+    expect(elsewhere.cappedAt).toBe(0.399);
   });
 
   it('keeps an answer lacking a focus word of its question below high', () => {
