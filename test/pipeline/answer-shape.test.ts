@@ -188,3 +188,41 @@ describe('a turn whose answer restates the question', () => {
     expect(good.confidence.capped).toBeUndefined();
   });
 });
+
+describe('an answer leaving out a number the question writes', () => {
+  const docs = [
+    {
+      id: 'readme',
+      title: 'safer-buffer',
+      text: '# safer-buffer\n\nModern Buffer API polyfill, working on Node.js from 0.8 to current.\n\n## Support\n\nWhen launched on Node.js 6.x LTS the old constructor dumps out chunks of uninitialized memory. Node.js 10.x prints a runtime deprecation warning.',
+    },
+  ];
+  const asked = 'Which safer-buffer release added support for Node.js 12?';
+  const quote = 'When launched on Node.js 6.x LTS the old constructor dumps memory [source: S1].';
+
+  it('is refused by the guard and says which number, in the response and the stream', async () => {
+    const engine = createChatEngine({ llm: createMockLLM({ responses: quote }) });
+    await engine.ingest(docs);
+    const reply = await engine.chat({ message: asked, mode: 'query' });
+    expect(reply.refused).toEqual({ by: 'guard', reason: 'missing-focus' });
+    expect(reply.text).toBe(
+      `${quote}\n\nThe quoted text does not mention “12”: it does not answer this question.`,
+    );
+    expect(reply.confidence.level).toBe('low');
+    expect(reply.confidence.capped).toContain('answer-lacks-number');
+    const stream = engine.stream({ message: asked, mode: 'query' });
+    let streamed = '';
+    for await (const part of stream) if (part.type === 'text-delta') streamed += part.text;
+    expect(streamed).toBe((await stream.response).text);
+    expect((await stream.response).refused).toEqual({ by: 'guard', reason: 'missing-focus' });
+  });
+
+  it('is answered when the answer states the number', async () => {
+    const stating = 'Node.js 10.x prints a runtime deprecation warning [source: S1].';
+    const engine = createChatEngine({ llm: createMockLLM({ responses: stating }) });
+    await engine.ingest(docs);
+    const reply = await engine.chat({ message: 'What does Node.js 10 print?', mode: 'query' });
+    expect(reply.refused).toBeNull();
+    expect(reply.confidence.capped ?? []).not.toContain('answer-lacks-number');
+  });
+});
