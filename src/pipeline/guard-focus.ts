@@ -113,7 +113,9 @@ export const WEAK_FOCUS_TOP_SCORE = 0.75;
  * answer from them stands on weak evidence: the question asks, a focus term is in no chunk,
  * and the best chunk scores below `WEAK_FOCUS_TOP_SCORE`; else none. Not a refusal by itself
  * (`missingFocus` decides that before generation): the turn lowers the confidence, and refuses
- * when the model's own certainty is low too (`src/pipeline/turn/grounding.ts`).
+ * when the model's own certainty is low too or the best chunk is below `MISSING_TERM_TOP_SCORE`
+ * (`focusMissingRefuses` in `src/pipeline/score.ts`, called from
+ * `src/pipeline/turn/grounding.ts`).
  */
 export function weakFocus(
   question: string,

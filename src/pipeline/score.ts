@@ -4,6 +4,7 @@ import type {
   ConfidenceFactors,
   ConfidenceLevel,
 } from '../ports/chat-records.js';
+import { MISSING_TERM_TOP_SCORE } from './guard-focus.js';
 
 /** Weights of the five confidence factors. */
 export type ConfidenceWeights = Readonly<Record<keyof ConfidenceFactors, number>>;
@@ -122,7 +123,8 @@ export interface ConfidenceInput {
   /**
    * Whether a word the question is about occurs in none of the sources while the best of them
    * is weak (`src/pipeline/guard-focus.ts`, `weakFocus`): with a certainty below
-   * `FOCUS_MISSING_CERTAINTY`, the answer is about something else, and `low`.
+   * `FOCUS_MISSING_CERTAINTY` or a best source below `MISSING_TERM_TOP_SCORE`
+   * (`focusMissingRefuses`), the answer is about something else, and `low`.
    */
   readonly focusMissing?: boolean | undefined;
   /**
@@ -151,6 +153,18 @@ export interface ConfidenceInput {
  * were wrong at certainties 0.29–0.58 and right at 0.60–0.72 (paraphrased questions).
  */
 export const FOCUS_MISSING_CERTAINTY = 0.6;
+
+/**
+ * Whether an answer whose sources miss a focus word of the question (`focusMissing`) is about
+ * something else: the model is unsure of its quote (`FOCUS_MISSING_CERTAINTY`), or the best
+ * source scores below the guard's own bound for missing words (`MISSING_TERM_TOP_SCORE`: there,
+ * two such words refuse before generation). On the tune half of `bench:docs` the second bound
+ * refused an unanswerable question at certainty 0.60 and no answerable one; `bench:trust`
+ * did not move.
+ */
+export function focusMissingRefuses(certainty: number | undefined, topScore: number): boolean {
+  return (certainty ?? 0) < FOCUS_MISSING_CERTAINTY || topScore < MISSING_TERM_TOP_SCORE;
+}
 
 /** Below this share of supported claims an answer is never `high`. */
 export const MIN_SUPPORTED_FOR_HIGH = 0.5;
@@ -277,6 +291,7 @@ export function scoreConfidence(
 export function capConfidence(
   input: Pick<
     ConfidenceInput,
+    | 'sources'
     | 'supportedRatio'
     | 'answerLacks'
     | 'focusMissing'
@@ -297,7 +312,8 @@ export function capConfidence(
   if (input.supportedRatio !== undefined && input.supportedRatio < MIN_SUPPORTED_FOR_HIGH) {
     cap(levels.high - 0.001, 'unsupported-claims');
   }
-  if (input.focusMissing && (input.llmCertainty ?? 0) < FOCUS_MISSING_CERTAINTY) {
+  const topScore = input.sources.reduce((best, source) => Math.max(best, source.score), 0);
+  if (input.focusMissing && focusMissingRefuses(input.llmCertainty, topScore)) {
     cap(levels.medium - 0.001, 'question-focus-missing');
   }
   if (input.answerLacksFocus) cap(levels.high - 0.001, 'answer-lacks-focus');

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createChatEngine } from '../../src/index.js';
 import { checkAnswerShape } from '../../src/pipeline/answer-shape.js';
-import { scoreConfidence } from '../../src/pipeline/score.js';
+import { MISSING_TERM_TOP_SCORE } from '../../src/pipeline/guard-focus.js';
+import { focusMissingRefuses, scoreConfidence } from '../../src/pipeline/score.js';
 import { createMockLLM } from '../../src/testing/index.js';
 
 describe('checkAnswerShape', () => {
@@ -152,6 +153,14 @@ describe('scoreConfidence: an answer that lacks what was asked', () => {
     // a model that covers the question well despite the missing word (a paraphrase) keeps it
     const covered = scoreConfidence({ sources, llmCertainty: 0.7, focusMissing: true });
     expect(covered.capped).toBeUndefined();
+    // … unless the best source is as weak as the guard's bound for missing words
+    const weak = [{ ...sources[0]!, score: MISSING_TERM_TOP_SCORE - 0.01 }];
+    const weakFocus = scoreConfidence({ sources: weak, llmCertainty: 0.7, focusMissing: true });
+    expect(weakFocus.level).toBe('low');
+    expect(weakFocus.cappedAt).toBe(0.399);
+    expect(focusMissingRefuses(0.7, MISSING_TERM_TOP_SCORE)).toBe(false);
+    expect(focusMissingRefuses(0.7, MISSING_TERM_TOP_SCORE - 0.01)).toBe(true);
+    expect(focusMissingRefuses(0.5, 0.9)).toBe(true);
     const both = scoreConfidence({ sources, llmCertainty: 1, supportedRatio: 0 });
     expect(both.capped).toEqual(['unsupported-claims']);
   });

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createChatEngine } from '../../src/index.js';
-import { focusTerms, missingFocus, weakFocus } from '../../src/pipeline/guard-focus.js';
+import {
+  focusTerms,
+  MISSING_TERM_TOP_SCORE,
+  missingFocus,
+  weakFocus,
+} from '../../src/pipeline/guard-focus.js';
 import { indexTerms } from '../../src/pipeline/guard.js';
+import { createMockLLM } from '../../src/testing/index.js';
 
 const TLS =
   '# Connector\n\nOptions of the TLS connection: `ca`, `cert` and `key` of a client certificate.';
@@ -140,6 +146,24 @@ describe('the guard refuses a question whose focus no chunk mentions', () => {
     expect(response.refused).toEqual({ by: 'guard', reason: 'missing-focus' });
     expect(streamed).toBe(response.text);
     expect(response.text).toBe(reply.text);
+  });
+
+  it('refuses after generation when one focus word is missing and the best source is weak, however sure the model is', async () => {
+    const asked = 'How do I set the passphrase of a client certificate?';
+    const quote = 'Pass `ca`, `cert` and `key` to trust a client certificate [source: S1].';
+    const engine = createChatEngine({
+      llm: createMockLLM({ responses: { text: quote, certainty: 0.9 } }),
+    });
+    await engine.ingest(docs);
+    const topScores: number[] = [];
+    engine.on('retrieval', (event) => topScores.push(event.topScore));
+    const reply = await engine.chat({ message: asked, mode: 'query' });
+    expect(topScores[0]).toBeLessThan(MISSING_TERM_TOP_SCORE);
+    expect(reply.refused).toEqual({ by: 'guard', reason: 'missing-focus' });
+    expect(reply.text).toBe(
+      `${quote}\n\nThe sources do not mention “passphrase”: they do not answer this question.`,
+    );
+    expect(reply.confidence.level).toBe('low');
   });
 
   it('leaves a fixed minSimilarity as the user set it', async () => {

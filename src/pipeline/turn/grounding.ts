@@ -11,7 +11,7 @@ import { checkAnswerShape } from '../answer-shape.js';
 import { focusChunkTerms, focusText, weakFocus } from '../guard-focus.js';
 import { judgeAnswer, type JudgePolicy, type JudgeResult } from '../judge.js';
 import { citedLabels } from '../judge/claims.js';
-import { FOCUS_MISSING_CERTAINTY } from '../score.js';
+import { focusMissingRefuses } from '../score.js';
 import type { TurnContext, TurnState } from './state.js';
 
 /**
@@ -69,13 +69,14 @@ export async function judgeGeneratedTurn(
         focusChunkTerms,
       )
     : [];
-  // A word the question is about in no source, a weak best source and a model unsure of its
-  // quote: the answer is about something else. So is one that leaves out a number the question
+  // A word the question is about in no source, a weak best source (`weakFocus`) and either a
+  // model unsure of its quote or a best source as weak as the guard's own bound for missing
+  // words: the answer is about something else. So is one that leaves out a number the question
   // writes ("… Node.js 12?" answered about Node.js 6). It is kept, said plainly, and refused.
   const certainty = turn.outcome?.certainty ?? turn.grounding?.supportedRatio ?? 0;
   const open = guardEvidence.adaptive && turn.refused === undefined;
   const focusNote =
-    open && missing.length > 0 && certainty < FOCUS_MISSING_CERTAINTY
+    open && missing.length > 0 && focusMissingRefuses(certainty, topScore)
       ? missingFocusNote(missing)
       : '';
   const lacksNumber = open && focusNote === '' ? (answerShape?.lacksNumber ?? []) : [];
