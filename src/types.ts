@@ -188,9 +188,8 @@ export interface Refusal {
   /**
    * Why: the guard's `no-sources`, `low-similarity` or `missing-focus` (a word or literal the
    * question is about occurs in no retrieved chunk; after generation too, when one such word is
-   * missing, the best chunk is weak and the model is unsure, or when the answer leaves out a
-   * number the question writes: the answer is then kept and says which words no source, or
-   * not the quote, mentions), the model's `no-answer`, the judge's
+   * missing, the best chunk is weak and the model is unsure: the answer is then kept and says
+   * which words no source mentions), the model's `no-answer`, the judge's
    * `unsupported` (the answer's claims were not supported by its sources).
    */
   readonly reason: 'no-sources' | 'low-similarity' | 'missing-focus' | 'no-answer' | 'unsupported';

@@ -209,24 +209,19 @@ describe('an answer leaving out a number the question writes', () => {
   const asked = 'Which safer-buffer release added support for Node.js 12?';
   const quote = 'When launched on Node.js 6.x LTS the old constructor dumps memory [source: S1].';
 
-  it('is refused by the guard and says which number, in the response and the stream', async () => {
+  // Rated low, not refused: a question's number may be written otherwise in a right answer
+  // ("30 seconds" → `timeout: 30000`), and refusing gained nothing on the test half.
+  it('is kept and rated low, naming the cap', async () => {
     const engine = createChatEngine({ llm: createMockLLM({ responses: quote }) });
     await engine.ingest(docs);
     const reply = await engine.chat({ message: asked, mode: 'query' });
-    expect(reply.refused).toEqual({ by: 'guard', reason: 'missing-focus' });
-    expect(reply.text).toBe(
-      `${quote}\n\nThe quoted text does not mention “12”: it does not answer this question.`,
-    );
+    expect(reply.refused).toBeNull();
+    expect(reply.text).toBe(quote);
     expect(reply.confidence.level).toBe('low');
     expect(reply.confidence.capped).toContain('answer-lacks-number');
-    const stream = engine.stream({ message: asked, mode: 'query' });
-    let streamed = '';
-    for await (const part of stream) if (part.type === 'text-delta') streamed += part.text;
-    expect(streamed).toBe((await stream.response).text);
-    expect((await stream.response).refused).toEqual({ by: 'guard', reason: 'missing-focus' });
   });
 
-  it('is answered when the answer states the number', async () => {
+  it('is not capped when the answer states the number', async () => {
     const stating = 'Node.js 10.x prints a runtime deprecation warning [source: S1].';
     const engine = createChatEngine({ llm: createMockLLM({ responses: stating }) });
     await engine.ingest(docs);

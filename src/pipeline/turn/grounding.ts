@@ -71,17 +71,14 @@ export async function judgeGeneratedTurn(
     : [];
   // A word the question is about in no source, a weak best source (`weakFocus`) and either a
   // model unsure of its quote or a best source as weak as the guard's own bound for missing
-  // words: the answer is about something else. So is one that leaves out a number the question
-  // writes ("… Node.js 12?" answered about Node.js 6). It is kept, said plainly, and refused.
+  // words: the answer is about something else. It is kept, said plainly, and refused.
   const certainty = turn.outcome?.certainty ?? turn.grounding?.supportedRatio ?? 0;
-  const open = guardEvidence.adaptive && turn.refused === undefined;
-  const focusNote =
-    open && missing.length > 0 && focusMissingRefuses(certainty, topScore)
-      ? missingFocusNote(missing)
-      : '';
-  const lacksNumber = open && focusNote === '' ? (answerShape?.lacksNumber ?? []) : [];
-  const note = focusNote || (lacksNumber.length > 0 ? missingNumberNote(lacksNumber) : '');
-  const refusesFocus = note !== '';
+  const refusesFocus =
+    guardEvidence.adaptive &&
+    missing.length > 0 &&
+    turn.refused === undefined &&
+    focusMissingRefuses(certainty, topScore);
+  const note = refusesFocus ? missingFocusNote(missing) : '';
   if (!streaming) sink({ type: 'text-delta', text: turn.text + note });
   else if (note) sink({ type: 'text-delta', text: note });
   if (note) {
@@ -108,10 +105,10 @@ export async function judgeGeneratedTurn(
     });
   }
   if (!answerShape) return turn;
-  if (missing.length === 0 && !refusesFocus) return { ...turn, answerShape };
+  if (missing.length === 0) return { ...turn, answerShape };
   return {
     ...turn,
-    answerShape: missing.length > 0 ? { ...answerShape, focusMissing: true } : answerShape,
+    answerShape: { ...answerShape, focusMissing: true },
     ...(refusesFocus
       ? { text: turn.text + note, refused: { by: 'guard', reason: 'missing-focus' } as const }
       : {}),
@@ -134,16 +131,10 @@ function citedHeadings(
     .join('\n');
 }
 
-const quoted = (words: readonly string[]): string => words.map((word) => `“${word}”`).join(', ');
-
 /** What a refused answer adds: the question's words that no source mentions. */
 function missingFocusNote(words: readonly string[]): string {
-  return `\n\nThe sources do not mention ${quoted(words)}: they do not answer this question.`;
-}
-
-/** What an answer refused for a number it leaves out adds: the numbers the question writes. */
-function missingNumberNote(numbers: readonly string[]): string {
-  return `\n\nThe quoted text does not mention ${quoted(numbers)}: it does not answer this question.`;
+  const quoted = words.map((word) => `“${word}”`).join(', ');
+  return `\n\nThe sources do not mention ${quoted}: they do not answer this question.`;
 }
 
 /** Runs the grounding judge on a generated answer and reports it. */
