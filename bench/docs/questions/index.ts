@@ -3,6 +3,7 @@ import { enquirerReadme } from './enquirer-readme.js';
 import { fastGlobReadme } from './fast-glob-readme.js';
 import { openaiReadme } from './openai-readme.js';
 import { readmes } from './readmes.js';
+import { semverReadme } from './semver-readme.js';
 import type { QuestionSet } from './types.js';
 import { undiciApi } from './undici-api.js';
 
@@ -12,4 +13,5 @@ export const QUESTION_SETS: readonly QuestionSet[] = [
   readmes,
   fastGlobReadme,
   enquirerReadme,
+  semverReadme,
 ];
