@@ -350,6 +350,57 @@ describe('extractive answers that state the fact', () => {
     ).not.toContain('Invisible Prompt:');
   });
 
+  it('answers a how-to with the sentence that says what to do for the goal asked about', () => {
+    const first = [
+      '## Variables',
+      '',
+      'All variables are HTML-escaped by default. If you want to render unescaped HTML, use the triple mustache: `{{{name}}}`.',
+    ].join('\n');
+    const second = [
+      '## Include Templates',
+      '',
+      'Render a template in a page with a mustache template tag:',
+      '',
+      '```html',
+      '<script id="template" type="x-tmpl-mustache">Hello {{ name }}!</script>',
+      '```',
+    ].join('\n');
+    const answer = ask('How do I render unescaped HTML in a mustache template?', [
+      { label: 'S1', text: first },
+      { label: 'S2', text: second },
+    ]);
+    expect(answer.text.startsWith('If you want to render unescaped HTML, use the triple')).toBe(
+      true,
+    );
+  });
+
+  it("quotes one option of a command's help text, with its description", () => {
+    const text = [
+      '## Usage',
+      '',
+      'As a command-line utility:',
+      '',
+      '```',
+      '$ semver -h',
+      '',
+      'Options:',
+      '-r --range <range>',
+      '        Print versions that match the specified range.',
+      '',
+      '-i --increment [<level>]',
+      "        Increment a version by the specified level. Default level is 'patch'.",
+      '',
+      '--preid <identifier>',
+      '        Identifier to be used to prefix premajor, preminor,',
+      '        prepatch or prerelease version increments.',
+      '```',
+    ].join('\n');
+    const answer = ask('Which one sets the prerelease identifier prefix?', [{ label: 'S1', text }]);
+    expect(answer.text).toBe(
+      '--preid <identifier>: Identifier to be used to prefix premajor, preminor, prepatch or prerelease version increments [source: S1].',
+    );
+  });
+
   it('reads intents and literals from the question', () => {
     expect(intentsOf('How do I parse cookies?')).toEqual(['how-to']);
     expect(intentsOf('What is the default timeout?')).toEqual(['value']);
