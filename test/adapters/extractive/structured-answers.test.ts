@@ -401,6 +401,23 @@ describe('extractive answers that state the fact', () => {
     );
   });
 
+  it('quotes sibling list items that state different values, however many words they share', () => {
+    const text = [
+      '#### Hyphen Ranges',
+      '',
+      'Specifies an inclusive set.',
+      '',
+      '* `1.2.3 - 2.3.4` := `>=1.2.3 <=2.3.4`',
+      '',
+      'If a partial version is provided as the first version in the inclusive range, then the missing pieces are replaced with zeroes.',
+      '',
+      '* `1.2 - 2.3.4` := `>=1.2.0 <=2.3.4`',
+    ].join('\n');
+    const answer = ask('What does the hyphen range `1.2.3 - 2.3.4` mean?', [{ label: 'S1', text }]);
+    expect(answer.text).toContain('`1.2.3 - 2.3.4` := `>=1.2.3 <=2.3.4` [source: S1].');
+    expect(answer.text).toContain('`1.2 - 2.3.4` := `>=1.2.0 <=2.3.4` [source: S1].');
+  });
+
   it('reads intents and literals from the question', () => {
     expect(intentsOf('How do I parse cookies?')).toEqual(['how-to']);
     expect(intentsOf('What is the default timeout?')).toEqual(['value']);
