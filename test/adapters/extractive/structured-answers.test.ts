@@ -67,6 +67,24 @@ describe('extractive answers that state the fact', () => {
     );
   });
 
+  it('quotes an example run on a pattern the question writes bare', () => {
+    const text = [
+      '#### braceExpansion',
+      '',
+      '- Type: boolean',
+      '- Default: true',
+      '',
+      'Enables Bash-like brace expansion.',
+      '',
+      '```js',
+      "fg.sync('a{b,c}d', { braceExpansion: false }); // ['a{b,c}d']",
+      "fg.sync('a{b,c}d', { braceExpansion: true });  // ['abd', 'acd']",
+      '```',
+    ].join('\n');
+    const answer = ask('What does a{b,c}d match with brace expansion?', [{ label: 'S1', text }]);
+    expect(answer.text).toContain("// ['abd', 'acd']");
+  });
+
   it("does not file a README's units under the package name every source shares", () => {
     const title = 'fast-glob';
     const sources = [
