@@ -4,6 +4,7 @@ import { fastGlobReadme } from './fast-glob-readme.js';
 import { openaiReadme } from './openai-readme.js';
 import { readmes } from './readmes.js';
 import { saferBufferDocs } from './safer-buffer-docs.js';
+import { semverReadme } from './semver-readme.js';
 import type { QuestionSet } from './types.js';
 import { undiciApi } from './undici-api.js';
 
@@ -14,4 +15,5 @@ export const QUESTION_SETS: readonly QuestionSet[] = [
   fastGlobReadme,
   enquirerReadme,
   saferBufferDocs,
+  semverReadme,
 ];

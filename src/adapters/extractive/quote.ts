@@ -24,7 +24,10 @@ export interface QuestionShape {
   readonly subject: string | undefined;
   /** Whether it asks for a default ("what is the default …", "… by default?"). */
   readonly asksDefault?: boolean | undefined;
-  /** The strings the question quotes, quotes included (`'abc'`). */
+  /**
+   * The strings the question quotes, quotes included (`'abc'`), and the patterns it writes bare
+   * (`a{b,c}d`).
+   */
   readonly quoted?: readonly string[] | undefined;
   /** The stemmed noun a "which …" question asks to name ("prompt" of "Which prompt hides …?"). */
   readonly names?: string | undefined;
@@ -38,7 +41,13 @@ export function questionShape(question: string): QuestionShape {
     subject: definedSubject(question),
     asksDefault: DEFAULT_WORD.test(question),
     names: namedKind(question),
-    quoted: question.match(/(?<!\w)(['"])[^'"\n]{1,40}\1(?!\w)/g) ?? [],
+    quoted: [
+      ...(question.match(/(?<!\w)(['"])[^'"\n]{1,40}\1(?!\w)/g) ?? []),
+      // A pattern written bare is quoted all the same ("What does a{b,c}d match?").
+      ...(question.match(/(?<![^\s`])[^\s`'"?]{0,20}[{}*[\]][^\s`'"?]{0,20}/g) ?? []).filter(
+        (token) => token.length >= 3,
+      ),
+    ],
   };
 }
 

@@ -235,7 +235,8 @@ function sentenceScore(
  * question term the lead contains. A sentence of another document joins only when it adds a
  * missing question term and answers as well as the lead (`OTHER_SOURCE_SHARE`): no filler
  * from other sources. Joining is judged by how well a sentence answers, without its source's
- * rank. Near-duplicates are skipped.
+ * rank. The same text is not quoted twice; a sentence that shares most of its words with a chosen
+ * one is (sibling list items differ by the value they state: `1.2.3 - 2.3.4 := …`, `1.2 - 2.3.4 := …`).
  */
 function selectSentences(
   scored: readonly Scored[],
@@ -250,7 +251,8 @@ function selectSentences(
   for (const { candidate, match } of scored) {
     if (chosen.length >= limit) break;
     if (candidate === lead.candidate) continue;
-    if (chosen.some((other) => isNearDuplicate(other, candidate))) continue;
+    // Only the same text: near-duplicates by terms are siblings that state different values.
+    if (chosen.some((other) => other.text === candidate.text)) continue;
     const addsTerm = terms.some((term) => candidate.terms.has(term) && !covered.has(term));
     const joins =
       candidate.document === lead.candidate.document
@@ -263,13 +265,4 @@ function selectSentences(
     for (const term of terms) if (candidate.terms.has(term)) covered.add(term);
   }
   return chosen;
-}
-
-/** Whether two sentences share most of their terms (Jaccard ≥ 0.7), or are the same text. */
-export function isNearDuplicate(a: Candidate, b: Candidate): boolean {
-  if (a.text === b.text) return true;
-  let shared = 0;
-  for (const term of a.terms) if (b.terms.has(term)) shared++;
-  const union = a.terms.size + b.terms.size - shared;
-  return union > 0 && shared / union >= 0.7;
 }

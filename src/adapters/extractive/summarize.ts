@@ -4,7 +4,6 @@
  */
 import { type ExtractiveAnswer, NO_ANSWER_TEXT, cite, round } from './answer.js';
 import type { Candidate } from './candidates.js';
-import { isNearDuplicate } from './select-sentences.js';
 
 /**
  * SumBasic: repeatedly take the sentence whose terms are most frequent in the whole text, then
@@ -56,4 +55,13 @@ export function summarize(
     text: chosen.map((item) => (withCitations ? cite(item.text, item.label) : item.text)).join(' '),
     certainty: round(Math.min(1, mass)),
   };
+}
+
+/** Whether two sentences share most of their terms (Jaccard ≥ 0.7), or are the same text. */
+function isNearDuplicate(a: Candidate, b: Candidate): boolean {
+  if (a.text === b.text) return true;
+  let shared = 0;
+  for (const term of a.terms) if (b.terms.has(term)) shared++;
+  const union = a.terms.size + b.terms.size - shared;
+  return union > 0 && shared / union >= 0.7;
 }

@@ -173,6 +173,8 @@ export function sourceUnits(text: string): SourceUnit[] {
     }
     if (block.kind === 'code') {
       push({ kind: 'code', text: block.lines.join('\n') });
+      // A command's help text lists its options: each is a fact of its own.
+      for (const option of helpOptions(block.lines)) push({ kind: 'item', text: option });
       return;
     }
     if (block.kind === 'list') {
@@ -236,4 +238,35 @@ function blockSource(block: Block): string {
   const body = trimEnds(block.lines.join('\n'), '\n', '').trimEnd();
   const fence = body.includes('```') ? '~~~' : '```';
   return `${fence}${block.info ?? ''}\n${body}\n${fence}`;
+}
+
+// An option line of a command's help text: a flag (`-l`, `--loose`, `-n <0|1>`) at the start of
+// a line indented at most six spaces, then its description after two spaces or on the lines
+// below, indented deeper.
+const OPTION_LINE = /^([ \t]{0,6})(--?[A-Za-z][^\n]*?)(?:[ \t]{2,}(\S[^\n]*))?[ \t]*$/;
+
+/**
+ * The options of a code block that is a command's help text (two option lines at least), each
+ * as "flags: description" ("-l --loose: Interpret versions and ranges loosely").
+ */
+export function helpOptions(lines: readonly string[]): string[] {
+  const options: { flags: string; indent: number; description: string[] }[] = [];
+  let open: (typeof options)[number] | undefined;
+  for (const line of lines) {
+    const option = OPTION_LINE.exec(line);
+    if (option) {
+      open = { flags: option[2]!.trim(), indent: option[1]!.length, description: [] };
+      if (option[3] !== undefined) open.description.push(option[3].trim());
+      options.push(open);
+      continue;
+    }
+    const indent = /^[ \t]*/.exec(line)![0].length;
+    if (open && line.trim() !== '' && indent > open.indent) open.description.push(line.trim());
+    else open = undefined;
+  }
+  if (options.length < 2) return [];
+  return options
+    .filter((option) => option.description.length > 0)
+    .map((option) => `${option.flags}: ${option.description.join(' ')}`)
+    .filter((text) => text.length <= MAX_ITEM_LENGTH);
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { sourceSentences } from '../../../src/adapters/extractive/candidates.js';
 import { composeAnswer } from '../../../src/adapters/extractive/provider.js';
+import { helpOptions } from '../../../src/adapters/extractive/units.js';
 import type { PromptSource } from '../../../src/ports/llm-provider.js';
 
 /** Every text the sentence splitter was asked to split. */
@@ -73,5 +74,33 @@ describe('source analysis shared between turns', () => {
     expect([...underPolicy!.heading].sort()).toEqual(['policy', 'stor']);
     expect([...untitled!.heading]).toEqual([]);
     expect(untitled!.document).toBe('S1');
+  });
+});
+
+describe("a command's help text", () => {
+  it('is read as its options, each with its description', () => {
+    expect(
+      helpOptions([
+        '$ tool -h',
+        'Options:',
+        '  -h, --help     Show this help message and exit.',
+        '  -l --loose',
+        '        Interpret versions loosely',
+        '        (does not imply --coerce)',
+        '  -n <0|1|false>',
+        '        Base number (default: 0).',
+        '  --bare',
+        'Trailing prose.',
+      ]),
+    ).toEqual([
+      '-h, --help: Show this help message and exit.',
+      '-l --loose: Interpret versions loosely (does not imply --coerce)',
+      '-n <0|1|false>: Base number (default: 0).',
+    ]);
+  });
+
+  it('is not read from a block with one option line or none', () => {
+    expect(helpOptions(['$ npm install --save semver'])).toEqual([]);
+    expect(helpOptions(['const a = 1;', '--b;'])).toEqual([]);
   });
 });

@@ -67,6 +67,24 @@ describe('extractive answers that state the fact', () => {
     );
   });
 
+  it('quotes an example run on a pattern the question writes bare', () => {
+    const text = [
+      '#### braceExpansion',
+      '',
+      '- Type: boolean',
+      '- Default: true',
+      '',
+      'Enables Bash-like brace expansion.',
+      '',
+      '```js',
+      "fg.sync('a{b,c}d', { braceExpansion: false }); // ['a{b,c}d']",
+      "fg.sync('a{b,c}d', { braceExpansion: true });  // ['abd', 'acd']",
+      '```',
+    ].join('\n');
+    const answer = ask('What does a{b,c}d match with brace expansion?', [{ label: 'S1', text }]);
+    expect(answer.text).toContain("// ['abd', 'acd']");
+  });
+
   it("does not file a README's units under the package name every source shares", () => {
     const title = 'fast-glob';
     const sources = [
@@ -348,6 +366,74 @@ describe('extractive answers that state the fact', () => {
     expect(
       ask('Which option hides the user input from the terminal?', [{ label: 'S1', text }]).text,
     ).not.toContain('Invisible Prompt:');
+  });
+
+  it('answers a how-to with the sentence that says what to do for the goal asked about', () => {
+    const first = [
+      '## Variables',
+      '',
+      'All variables are HTML-escaped by default. If you want to render unescaped HTML, use the triple mustache: `{{{name}}}`.',
+    ].join('\n');
+    const second = [
+      '## Include Templates',
+      '',
+      'Render a template in a page with a mustache template tag:',
+      '',
+      '```html',
+      '<script id="template" type="x-tmpl-mustache">Hello {{ name }}!</script>',
+      '```',
+    ].join('\n');
+    const answer = ask('How do I render unescaped HTML in a mustache template?', [
+      { label: 'S1', text: first },
+      { label: 'S2', text: second },
+    ]);
+    expect(answer.text.startsWith('If you want to render unescaped HTML, use the triple')).toBe(
+      true,
+    );
+  });
+
+  it("quotes one option of a command's help text, with its description", () => {
+    const text = [
+      '## Usage',
+      '',
+      'As a command-line utility:',
+      '',
+      '```',
+      '$ semver -h',
+      '',
+      'Options:',
+      '-r --range <range>',
+      '        Print versions that match the specified range.',
+      '',
+      '-i --increment [<level>]',
+      "        Increment a version by the specified level. Default level is 'patch'.",
+      '',
+      '--preid <identifier>',
+      '        Identifier to be used to prefix premajor, preminor,',
+      '        prepatch or prerelease version increments.',
+      '```',
+    ].join('\n');
+    const answer = ask('Which one sets the prerelease identifier prefix?', [{ label: 'S1', text }]);
+    expect(answer.text).toBe(
+      '--preid <identifier>: Identifier to be used to prefix premajor, preminor, prepatch or prerelease version increments [source: S1].',
+    );
+  });
+
+  it('quotes sibling list items that state different values, however many words they share', () => {
+    const text = [
+      '#### Hyphen Ranges',
+      '',
+      'Specifies an inclusive set.',
+      '',
+      '* `1.2.3 - 2.3.4` := `>=1.2.3 <=2.3.4`',
+      '',
+      'If a partial version is provided as the first version in the inclusive range, then the missing pieces are replaced with zeroes.',
+      '',
+      '* `1.2 - 2.3.4` := `>=1.2.0 <=2.3.4`',
+    ].join('\n');
+    const answer = ask('What does the hyphen range `1.2.3 - 2.3.4` mean?', [{ label: 'S1', text }]);
+    expect(answer.text).toContain('`1.2.3 - 2.3.4` := `>=1.2.3 <=2.3.4` [source: S1].');
+    expect(answer.text).toContain('`1.2 - 2.3.4` := `>=1.2.0 <=2.3.4` [source: S1].');
   });
 
   it('reads intents and literals from the question', () => {
