@@ -71,21 +71,30 @@ for (const [index, query] of queries.entries()) {
   if (terms.size === 0) continue;
   cases.push({ terms, options: { k: K } });
   const best = before.search(beforeSpace as Space, terms, { k: 10 }, bm25).map((m) => m.id);
-  const others = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => docs[(index * 7919 + n * 104729) % docs.length]!.id);
+  const others = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map(
+    (n) => docs[(index * 7919 + n * 104729) % docs.length]!.id,
+  );
   const ids = [...new Set([...best, ...others])];
-  cases.push({ terms, options: { k: Math.min(1000, ids.length * 8), filter: { documentId: { $in: ids } } } });
+  cases.push({
+    terms,
+    options: { k: Math.min(1000, ids.length * 8), filter: { documentId: { $in: ids } } },
+  });
 }
 
 for (const [at, { terms, options }] of cases.entries()) {
   const a = after.search(space, terms, options, bm25);
   const b = before.search(beforeSpace as Space, terms, options, bm25);
   if (!isDeepStrictEqual(a, b)) {
-    console.log(`DIFFERENT at case ${at} (${[...terms.keys()].join(' ')}, ${JSON.stringify(options)})`);
+    console.log(
+      `DIFFERENT at case ${at} (${[...terms.keys()].join(' ')}, ${JSON.stringify(options)})`,
+    );
     console.log(JSON.stringify(a.slice(0, 5)), '\n', JSON.stringify(b.slice(0, 5)));
     process.exit(1);
   }
 }
-console.log(`identical: ${cases.length} searches (${cases.length / 2} unfiltered, ${cases.length / 2} filtered on documentId)`);
+console.log(
+  `identical: ${cases.length} searches (${cases.length / 2} unfiltered, ${cases.length / 2} filtered on documentId)`,
+);
 
 const time = (search: Search, target: Space, filtered: boolean): number => {
   const started = process.cpuUsage();
@@ -107,6 +116,8 @@ for (const filtered of [false, true]) {
     a.push(time(after.search, space, filtered));
   }
   console.log(
-    `${filtered ? 'filtered  ' : 'unfiltered'}: before ${median(b).toFixed(3)} ms (${Math.min(...b).toFixed(3)}–${Math.max(...b).toFixed(3)}), after ${median(a).toFixed(3)} ms (${Math.min(...a).toFixed(3)}–${Math.max(...a).toFixed(3)}) CPU per search; load ${loadavg().map((v) => v.toFixed(1)).join(' ')}`,
+    `${filtered ? 'filtered  ' : 'unfiltered'}: before ${median(b).toFixed(3)} ms (${Math.min(...b).toFixed(3)}–${Math.max(...b).toFixed(3)}), after ${median(a).toFixed(3)} ms (${Math.min(...a).toFixed(3)}–${Math.max(...a).toFixed(3)}) CPU per search; load ${loadavg()
+      .map((v) => v.toFixed(1))
+      .join(' ')}`,
   );
 }

@@ -37,8 +37,8 @@ export interface Space {
   /** Per-document score accumulators and scoring slots, reused across queries. */
   scores: Float64Array;
   slots: Int32Array;
-  /** The scored documents' contributions per query term, reused across queries. */
-  rows: Float64Array;
+  /** The documents a query scores, in the order it reached them. */
+  seen: Int32Array;
 }
 
 /** An empty namespace. */
@@ -58,7 +58,7 @@ export function createSpace(): Space {
     totalLength: 0,
     scores: new Float64Array(0),
     slots: new Int32Array(0),
-    rows: new Float64Array(0),
+    seen: new Int32Array(0),
   };
 }
 
