@@ -132,12 +132,21 @@ function scoreRarestFirst(
   return count;
 }
 
-/** The `k` best BM25 matches of the query terms in a namespace, filtered if asked. */
+/** What a search did: how many documents it scored (the pruning leaves the others out). */
+export interface SearchCounts {
+  scored: number;
+}
+
+/**
+ * The `k` best BM25 matches of the query terms in a namespace, filtered if asked; `counts`
+ * receives how many documents were scored.
+ */
 export function search(
   space: Space,
   terms: Map<string, number>,
   options: KeywordSearchOptions,
   bm25: Bm25,
+  counts?: SearchCounts,
 ) {
   ensureAccumulators(space);
   const { lengths } = space;
@@ -163,6 +172,7 @@ export function search(
   const rarestFirst = [...inQueryOrder].sort((a, b) => b.weight - a.weight || a.column - b.column);
   const k = options.k;
   const count = scoreRarestFirst(space, rarestFirst, options, bm25);
+  if (counts !== undefined) counts.scored = count;
   const { scores, slots, seen } = space;
 
   // The documents that can be among the k best by those sums, rescored in the query's term
