@@ -20,13 +20,9 @@ import { tokenizeForIndex } from '../src/query/bm25.js';
 import type { KeywordMatch, KeywordSearchOptions } from '../src/ports/keyword-index.js';
 import { addDocument, createSpace, type Space } from '../src/adapters/memory/keyword-postings.js';
 import * as after from '../src/adapters/memory/keyword-scoring.js';
-import { scaleCorpus } from './scale.js';
+import { scaleCorpus, textFlag } from './scale.js';
 
-const argv = process.argv.slice(2);
-const flag = (name: string, fallback: string): string => {
-  const at = argv.indexOf(`--${name}`);
-  return at >= 0 && argv[at + 1] ? argv[at + 1]! : fallback;
-};
+const flag = textFlag;
 const beforeDir = resolve(flag('before', '/tmp/base-scale'));
 const DOCS = Number(flag('docs', '100000'));
 const ROUNDS = Number(flag('rounds', '5'));

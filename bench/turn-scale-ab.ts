@@ -26,13 +26,9 @@ import { createMemoryVectorStore } from '../src/adapters/memory/vector-store.js'
 import { usearchAnn } from '../src/adapters/usearch/index.js';
 import { createChatEngine } from '../src/index.js';
 import type { KeywordIndex } from '../src/ports/keyword-index.js';
-import { ingestCorpus, scaleCorpus } from './scale.js';
+import { ingestCorpus, scaleCorpus, textFlag } from './scale.js';
 
-const argv = process.argv.slice(2);
-const flag = (name: string, fallback: string): string => {
-  const at = argv.indexOf(`--${name}`);
-  return at >= 0 && argv[at + 1] ? argv[at + 1]! : fallback;
-};
+const flag = textFlag;
 const beforeDir = resolve(flag('before', '/tmp/base-scale'));
 const DOCS = Number(flag('docs', '100000'));
 const ROUNDS = Number(flag('rounds', '5'));

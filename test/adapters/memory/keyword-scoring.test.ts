@@ -14,21 +14,10 @@ import {
 import type { KeywordMatch, KeywordSearchOptions } from '../../../src/ports/keyword-index.js';
 import { bm25Idf } from '../../../src/query/bm25.js';
 import { compileFilter } from '../../../src/query/filter.js';
+import { seededRandom as random } from '../../util/helpers.js';
 
 const bm25 = { k1: 0.9, b: 0.4 };
 const split = (text: string): string[] => text.split(' ');
-
-/** mulberry32 */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A word drawn with Zipf-like frequencies: `w0` in most documents, `w299` in few. */
 const word = (next: () => number): string => `w${Math.floor(300 * next() ** 3)}`;
