@@ -218,7 +218,7 @@ export function search(
 }
 
 /**
- * The k-th largest score among the first `count` documents (−∞ when there are at most k), duplicates
+ * The k-th largest of the first `count` values (−∞ when there are at most k), duplicates
  * counted: the smallest of a bounded min-heap of the k best, O(n log k) instead of sorting
  * every matched document (which dominated a query over 100,000 records).
  */
