@@ -40,10 +40,12 @@ import { hasSciFact, loadCorpus, loadQueries, sciFactDir } from './scifact.js';
 import { mainThreadCpuMs } from './thread-cpu.js';
 
 const argv = process.argv.slice(2);
-const flag = (name: string, fallback: number): number => {
+/** The value of `--name` on the command line, or `fallback` (also used by the `turn-*` benches). */
+export const textFlag = (name: string, fallback: string): string => {
   const at = argv.indexOf(`--${name}`);
-  return at >= 0 && argv[at + 1] ? Number(argv[at + 1]) : fallback;
+  return at >= 0 && argv[at + 1] ? argv[at + 1]! : fallback;
 };
+const flag = (name: string, fallback: number): number => Number(textFlag(name, String(fallback)));
 const QUICK = argv.includes('--quick');
 const DOCS = flag('docs', QUICK ? 10_000 : 100_000);
 const QUERIES = flag('queries', 300);

@@ -34,9 +34,11 @@ export interface Space {
   free: number[];
   count: number;
   totalLength: number;
-  /** Per-document score and matched-IDF accumulators, reused across queries. */
+  /** Per-document score accumulators and scoring slots, reused across queries. */
   scores: Float64Array;
-  matched: Float64Array;
+  slots: Int32Array;
+  /** The documents a query scores, in the order it reached them. */
+  seen: Int32Array;
 }
 
 /** An empty namespace. */
@@ -55,7 +57,8 @@ export function createSpace(): Space {
     count: 0,
     totalLength: 0,
     scores: new Float64Array(0),
-    matched: new Float64Array(0),
+    slots: new Int32Array(0),
+    seen: new Int32Array(0),
   };
 }
 

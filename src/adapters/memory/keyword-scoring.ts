@@ -2,10 +2,19 @@
  * BM25 scoring of the memory keyword index: query terms, the per-namespace score
  * accumulators, the scoring pass over the posting lists (with a metadata filter and the
  * IDF-weighted `coverage` of each match) and the k-th best score that bounds the result.
+ *
+ * The pass prunes without changing the result (term-at-a-time MaxScore). Terms are read
+ * rarest first (largest upper bound: `idf · query frequency · (k1 + 1)`, which no posting
+ * reaches). Once the k-th best score so far exceeds what the terms still unread could add
+ * together, no document not seen yet can reach the top k, and the longer lists are only
+ * scanned for the documents already seen. The documents whose sums can still place them among
+ * the k best are then rescored in the query's term order: the same floating-point sums as one
+ * pass per term over every posting, so the same matches, scores, coverage and order.
  */
 import type { KeywordMatch, KeywordSearchOptions } from '../../ports/keyword-index.js';
 import { bm25Idf } from '../../query/bm25.js';
 import { compileFilter } from '../../query/filter.js';
+import { filterDocumentIds } from './document-ids.js';
 import type { Space } from './keyword-postings.js';
 
 /** Query terms with their frequency in the query, first occurrence order. */
@@ -15,12 +24,13 @@ export function queryTerms(tokens: readonly string[]): Map<string, number> {
   return terms;
 }
 
-/** Grows the namespace's score accumulators to cover every document number. */
+/** Grows the namespace's per-document working arrays to cover every document number. */
 function ensureAccumulators(space: Space): void {
   if (space.scores.length >= space.ids.length) return;
   const size = Math.max(64, space.ids.length * 2);
   space.scores = new Float64Array(size);
-  space.matched = new Float64Array(size);
+  space.slots = new Int32Array(size);
+  space.seen = new Int32Array(size);
 }
 
 /** Better-first order: higher score, then smaller id. */
@@ -34,18 +44,114 @@ export interface Bm25 {
   readonly b: number;
 }
 
-/** The `k` best BM25 matches of the query terms in a namespace, filtered if asked. */
+/** One query term's posting list and weights. */
+interface QueryTerm {
+  /** Position in the query's term order (among the terms the namespace holds). */
+  readonly column: number;
+  readonly documents: readonly number[];
+  readonly frequencies: readonly number[];
+  readonly idf: number;
+  /** `idf · query frequency · (k1 + 1)`: more than any posting of the term contributes. */
+  readonly weight: number;
+}
+
+/** Margin for the rounding of sums taken in another order than the final ones. */
+const SAFETY = 1e-9;
+
+/** States of a document during the rarest-first pass (`Space.slots`; 0: not seen yet). */
+const SEEN = 1;
+/** Named by a `documentId` filter, not seen yet. */
+const NAMED = 2;
+/** Refused by the filter. */
+const REFUSED = 3;
+
+/** The documents' scores over a list of them, for `kthLargest`. */
+function scoresOf(seen: Int32Array, count: number, scores: Float64Array): Float64Array {
+  const values = new Float64Array(count);
+  for (let at = 0; at < count; at++) values[at] = scores[seen[at]!]!;
+  return values;
+}
+
+/**
+ * Sums the query terms' contributions, rarest term first, into `space.scores` and lists the
+ * documents in `space.seen`; returns how many. Once the k-th best sum exceeds what the terms
+ * still unread could add together, documents not seen yet are skipped: none can reach the k
+ * best. A filter on `documentId` names its documents, and only they are scored.
+ */
+function scoreRarestFirst(
+  space: Space,
+  rarestFirst: readonly QueryTerm[],
+  options: KeywordSearchOptions,
+  bm25: Bm25,
+): number {
+  const { scores, slots, seen, lengths, metadata } = space;
+  const averageLength = space.totalLength / space.count || 1;
+  const lengthFactor = bm25.k1 * (1 - bm25.b);
+  const lengthSlope = (bm25.k1 * bm25.b) / averageLength;
+  const rest = new Float64Array(rarestFirst.length + 1);
+  for (let at = rarestFirst.length - 1; at >= 0; at--) {
+    rest[at] = rest[at + 1]! + rarestFirst[at]!.weight;
+  }
+  const allowed = options.filter === undefined ? undefined : compileFilter(options.filter);
+  const marked: number[] = [];
+  const values = options.filter === undefined ? undefined : filterDocumentIds(options.filter);
+  let open = values === undefined;
+  for (const value of new Set(values)) {
+    for (const number of space.byDocumentId.get(value) ?? []) {
+      if (slots[number] !== 0) continue;
+      slots[number] = allowed!(metadata[number]!) ? NAMED : REFUSED;
+      marked.push(number);
+    }
+  }
+  let count = 0;
+  for (let at = 0; at < rarestFirst.length; at++) {
+    const { documents, frequencies, weight } = rarestFirst[at]!;
+    if (open && count > options.k && documents.length > count >> 2) {
+      const floor = kthLargest(scoresOf(seen, count, scores), count, options.k);
+      open = floor * (1 - SAFETY) <= rest[at]! * (1 + SAFETY);
+    }
+    for (let index = 0; index < documents.length; index++) {
+      const number = documents[index]!;
+      const state = slots[number]!;
+      if (state !== SEEN) {
+        if (state === REFUSED || (state === 0 && !open)) continue;
+        if (state === 0 && allowed !== undefined && !allowed(metadata[number]!)) {
+          slots[number] = REFUSED;
+          marked.push(number);
+          continue;
+        }
+        slots[number] = SEEN;
+        seen[count++] = number;
+      }
+      const frequency = frequencies[index]!;
+      scores[number]! +=
+        (weight * frequency) / (frequency + lengthFactor + lengthSlope * lengths[number]!);
+    }
+  }
+  for (const number of marked) slots[number] = 0;
+  return count;
+}
+
+/** What a search did: how many documents it scored (the pruning leaves the others out). */
+export interface SearchCounts {
+  scored: number;
+}
+
+/**
+ * The `k` best BM25 matches of the query terms in a namespace, filtered if asked; `counts`
+ * receives how many documents were scored.
+ */
 export function search(
   space: Space,
   terms: Map<string, number>,
   options: KeywordSearchOptions,
   bm25: Bm25,
+  counts?: SearchCounts,
 ) {
   ensureAccumulators(space);
-  const { scores, matched, lengths } = space;
-  const averageLength = space.totalLength / space.count || 1;
-  const touched: number[] = [];
+  const { lengths } = space;
   const maxIdf = bm25Idf(space.count, 0);
+  const inQueryOrder: QueryTerm[] = [];
   let totalIdf = 0;
   for (const [term, queryFrequency] of terms) {
     const list = space.postings.get(term);
@@ -53,56 +159,75 @@ export function search(
       totalIdf += maxIdf;
       continue;
     }
-    const { documents, frequencies } = list;
-    const idf = bm25Idf(space.count, documents.length);
+    const idf = bm25Idf(space.count, list.documents.length);
     totalIdf += idf;
-    const weight = idf * queryFrequency * (bm25.k1 + 1);
-    const lengthFactor = bm25.k1 * (1 - bm25.b);
-    const lengthSlope = (bm25.k1 * bm25.b) / averageLength;
+    inQueryOrder.push({
+      column: inQueryOrder.length,
+      documents: list.documents,
+      frequencies: list.frequencies,
+      idf,
+      weight: idf * queryFrequency * (bm25.k1 + 1),
+    });
+  }
+  const rarestFirst = [...inQueryOrder].sort((a, b) => b.weight - a.weight || a.column - b.column);
+  const k = options.k;
+  const count = scoreRarestFirst(space, rarestFirst, options, bm25);
+  if (counts !== undefined) counts.scored = count;
+  const { scores, slots, seen } = space;
+
+  // The documents that can be among the k best by those sums, rescored in the query's term
+  // order: the same floating-point sums as one pass per term over every posting.
+  const approximate = kthLargest(scoresOf(seen, count, scores), count, k);
+  const finalists: number[] = [];
+  for (let at = 0; at < count; at++) {
+    const number = seen[at]!;
+    const score = scores[number]!;
+    scores[number] = 0;
+    slots[number] = 0;
+    if (score >= approximate * (1 - SAFETY)) slots[number] = finalists.push(number);
+  }
+  const exact = new Float64Array(finalists.length);
+  const matched = new Float64Array(finalists.length);
+  const averageLength = space.totalLength / space.count || 1;
+  const lengthFactor = bm25.k1 * (1 - bm25.b);
+  const lengthSlope = (bm25.k1 * bm25.b) / averageLength;
+  for (const { documents, frequencies, idf, weight } of inQueryOrder) {
     for (let index = 0; index < documents.length; index++) {
       const number = documents[index]!;
+      const slot = slots[number]!;
+      if (slot <= 0) continue;
       const frequency = frequencies[index]!;
-      if (matched[number] === 0) touched.push(number);
-      scores[number]! +=
+      exact[slot - 1]! +=
         (weight * frequency) / (frequency + lengthFactor + lengthSlope * lengths[number]!);
-      matched[number]! += idf;
+      matched[slot - 1]! += idf;
     }
   }
-  // Without a filter every touched document is kept: no second list of them.
-  let kept = touched;
-  if (options.filter !== undefined) {
-    const allowed = compileFilter(options.filter);
-    kept = touched.filter((number) => allowed(space.metadata[number]!));
-  }
-  const floor = kthLargest(kept, scores, options.k);
+  const floor = kthLargest(exact, exact.length, k);
   const matches: KeywordMatch[] = [];
-  for (const number of kept) {
-    if (scores[number]! < floor) continue;
+  for (const [at, number] of finalists.entries()) {
+    slots[number] = 0;
+    if (exact[at]! < floor) continue;
     matches.push({
       id: space.ids[number]!,
-      score: scores[number]!,
-      coverage: totalIdf > 0 ? Math.min(1, matched[number]! / totalIdf) : 0,
+      score: exact[at]!,
+      coverage: totalIdf > 0 ? Math.min(1, matched[at]! / totalIdf) : 0,
       metadata: space.metadata[number]!,
     });
   }
-  for (const number of touched) {
-    scores[number] = 0;
-    matched[number] = 0;
-  }
-  return matches.sort(compareMatches).slice(0, options.k);
+  return matches.sort(compareMatches).slice(0, k);
 }
 
 /**
- * The k-th largest score among the documents (−∞ when there are at most k), duplicates
+ * The k-th largest of the first `count` values (−∞ when there are at most k), duplicates
  * counted: the smallest of a bounded min-heap of the k best, O(n log k) instead of sorting
  * every matched document (which dominated a query over 100,000 records).
  */
-function kthLargest(numbers: readonly number[], scores: Float64Array, k: number): number {
-  if (numbers.length <= k) return -Infinity;
+function kthLargest(values: Float64Array, count: number, k: number): number {
+  if (count <= k) return -Infinity;
   const heap = new Float64Array(k);
   let size = 0;
-  for (const number of numbers) {
-    const value = scores[number]!;
+  for (let at = 0; at < count; at++) {
+    const value = values[at]!;
     if (size < k) {
       // Sift up.
       let at = size++;
