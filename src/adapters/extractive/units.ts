@@ -241,9 +241,26 @@ function blockSource(block: Block): string {
 }
 
 // An option line of a command's help text: a flag (`-l`, `--loose`, `-n <0|1>`) at the start of
-// a line indented at most six spaces, then its description after two spaces or on the lines
-// below, indented deeper.
-const OPTION_LINE = /^([ \t]{0,6})(--?[A-Za-z][^\n]*?)(?:[ \t]{2,}(\S[^\n]*))?[ \t]*$/;
+// a line indented at most six spaces, then its description after two blanks or on the lines
+// below, indented deeper. Split by hand: one pattern for the whole line backtracks cubically.
+const OPTION_START = /^[ \t]{0,6}--?[A-Za-z]/;
+const GAP = /[ \t]{2,}/;
+
+/** The flags and same-line description of an option line, or undefined. */
+function optionLine(
+  line: string,
+): { indent: number; flags: string; description?: string } | undefined {
+  if (!OPTION_START.test(line)) return undefined;
+  const indent = /^[ \t]*/.exec(line)![0].length;
+  const body = line.slice(indent).trimEnd();
+  const gap = GAP.exec(body);
+  if (!gap) return { indent, flags: body };
+  return {
+    indent,
+    flags: body.slice(0, gap.index).trim(),
+    description: body.slice(gap.index + gap[0].length).trim(),
+  };
+}
 
 /**
  * The options of a code block that is a command's help text (two option lines at least), each
@@ -253,10 +270,10 @@ export function helpOptions(lines: readonly string[]): string[] {
   const options: { flags: string; indent: number; description: string[] }[] = [];
   let open: (typeof options)[number] | undefined;
   for (const line of lines) {
-    const option = OPTION_LINE.exec(line);
+    const option = optionLine(line);
     if (option) {
-      open = { flags: option[2]!.trim(), indent: option[1]!.length, description: [] };
-      if (option[3] !== undefined) open.description.push(option[3].trim());
+      open = { flags: option.flags, indent: option.indent, description: [] };
+      if (option.description !== undefined) open.description.push(option.description);
       options.push(open);
       continue;
     }
