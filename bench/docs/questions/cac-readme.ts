@@ -89,7 +89,7 @@ export const cacReadme: QuestionSet = {
       question: 'How do I make a command argument variadic?',
       fact: 'add `...` to the start of the argument name',
       files: README,
-      pattern: /add `\.\.\.` to the start|\[\.\.\.otherFiles\]/,
+      pattern: /add `?\.\.\.`? to the start|\[\.\.\.otherFiles\]/,
       kind: 'prose',
     },
     {
