@@ -129,7 +129,7 @@ export function answerFromSources(
   for (const candidate of candidates) {
     // A question in a source (a FAQ entry, a quoted question) asks; it does not answer.
     if (isQuestion(candidate.text) || !quotable(candidate, shape)) continue;
-    const coverage = shareOf(answerTerms(candidate, shape, terms));
+    const coverage = shareOf(scoredTerms(candidate, shape, terms));
     if (coverage > 0 && coverage >= options.minCoverage) {
       const match =
         sentenceScore(candidate, coverage, terms, weights, totalWeight, shareOf) *
@@ -175,6 +175,21 @@ export function answerFromSources(
   // What the quote lacks is said plainly, not left for the reader to notice.
   const lacking = intentMet ? '' : ` ${lacksSentence(shape.intents[0]!)}`;
   return { text: `${quoted}${lacking}`, certainty: round(share) };
+}
+
+/**
+ * The terms a unit is scored by: those it answers with and, for a code block opening its
+ * section, its heading's — it has no lead-in but the heading ("## Install" over `yarn add cac`).
+ * What the answer's certainty counts is left to `answerTerms`.
+ */
+function scoredTerms(
+  candidate: Candidate,
+  shape: QuestionShape,
+  terms: readonly string[],
+): ReadonlySet<string> {
+  const own = answerTerms(candidate, shape, terms);
+  if (candidate.unit !== 'code' || candidate.firstUnderHeading !== true) return own;
+  return new Set([...own, ...candidate.heading]);
 }
 
 /**

@@ -462,3 +462,41 @@ describe('extractive answers that state the fact', () => {
     }
   });
 });
+
+describe('a code block opening its section', () => {
+  it('is introduced by its heading: "## Install" over the command answers how to install', () => {
+    const install = ['## Install', '', '```bash', 'yarn add cac', '```'].join('\n');
+    const typescript = [
+      '### With TypeScript',
+      '',
+      'First you need @types/node to be installed as a dev dependency in your project:',
+      '',
+      '```bash',
+      'yarn add @types/node --dev',
+      '```',
+      '',
+      'Then everything just works out of the box:',
+      '',
+      '```js',
+      "const { cac } = require('cac')",
+      '```',
+    ].join('\n');
+    const instance = [
+      '### CLI Instance',
+      '',
+      'CLI instance is created by invoking the cac function:',
+      '',
+      '```js',
+      "const cac = require('cac')",
+      'const cli = cac()',
+      '```',
+    ].join('\n');
+    const answer = ask('How do I install cac?', [
+      { label: 'S1', text: install },
+      { label: 'S2', text: typescript },
+      { label: 'S3', text: instance },
+    ]);
+    expect(answer.text).toContain('yarn add cac');
+    expect(answer.text).not.toContain('@types/node');
+  });
+});
