@@ -183,6 +183,8 @@ export function sourceUnits(text: string): SourceUnit[] {
       // quoted whole and named by its heading (alone, "Default: `4`" says nothing).
       if (heading !== '' && isFieldList(items)) {
         push({ kind: 'item', text: `${heading}: ${items.map((item) => item.trim()).join('; ')}` });
+        // It names its heading itself: the description below it still opens the section.
+        first = true;
         return;
       }
       for (const item of items) {

@@ -500,3 +500,23 @@ describe('a code block opening its section', () => {
     expect(answer.text).not.toContain('@types/node');
   });
 });
+
+describe('an API section opening with its type line', () => {
+  it('names the heading before the description under the type line for a how-to', () => {
+    const text = [
+      '#### command.example(example)',
+      '',
+      '- Type: `(example: CommandExample) => Command`',
+      '',
+      'Add an example which will be displayed at the end of help message.',
+      '',
+      '```ts',
+      'type CommandExample = ((name: string) => string) | string',
+      '```',
+    ].join('\n');
+    const answer = ask('How do I add an example to the end of the help message?', [
+      { label: 'S1', text },
+    ]);
+    expect(answer.text).toMatch(/^command\.example\(example\): Add an example/);
+  });
+});
