@@ -61,11 +61,25 @@ export function fileTitle(path: string): string {
   return basename(path, extname(path));
 }
 
-/** The first markdown heading's title (the highest level first), if any. */
+/**
+ * The first markdown heading's title (the highest level first), if any. A `#` line inside a
+ * fenced code block is a shell comment, not a heading (`# The parsed options will be:`).
+ */
 export function firstHeading(text: string): string | undefined {
   let best: { level: number; title: string } | undefined;
-  // The closing `#`s are removed apart: /(.+?)[ \t]*#*[ \t]*$/ backtracks over long lines.
-  for (const match of text.matchAll(/^ {0,3}(#{1,6})[ \t]+([^\n]*)/gm)) {
+  let fence: string | undefined;
+  for (const line of text.split('\n')) {
+    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+    if (marker !== undefined) {
+      // A fence closes with a run of its own character at least as long as the opening one.
+      if (fence === undefined) fence = marker;
+      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
+      continue;
+    }
+    if (fence !== undefined) continue;
+    // The closing `#`s are removed apart: /(.+?)[ \t]*#*[ \t]*$/ backtracks over long lines.
+    const match = /^ {0,3}(#{1,6})[ \t]+(.*)/.exec(line);
+    if (!match) continue;
     const level = match[1]!.length;
     const title = stripClosingHashes(match[2]!);
     if (title === '') continue;

@@ -28,17 +28,6 @@ export interface AnswerShape {
   readonly focusMissing?: boolean | undefined;
   /** Focus words of the question (`focusTerms`) the answer does not contain. */
   readonly lacksFocus: readonly string[];
-  /**
-   * Numbers the question writes (a version, a status code, a count) that neither the answer nor
-   * the headings of its cited sources contain: the answer is about another one ("Which release
-   * added support for Node.js 12?" answered about Node.js 6).
-   */
-  readonly lacksNumber: readonly string[];
-  /**
-   * Whether the answer points at a text it does not quote ("in any files where the line above
-   * is added", "see the example below" with no block after it): what it points at is the fact.
-   */
-  readonly pointsElsewhere: boolean;
 }
 
 // Fewer new content words than this, and no code block: the answer restates the question.
@@ -47,16 +36,6 @@ const MIN_ADDED_TERMS = 2;
 const TAG = /\[\s{0,8}source\s{0,8}:[^\]\n]{0,100}\]/gi;
 // Longest text read: the check is for an answer, not a document.
 const MAX_LENGTH = 20_000;
-
-// A reference to text before the quote ("the line above", "as shown above"); not a comparison
-// ("versions above 4").
-const POINTS_ABOVE =
-  /\b(?:the|this|that|these|those)[ \t]+(?:[\w-]{1,30}[ \t]+){0,2}?above\b(?![ \t]*\d)|\b(?:shown|described|listed|mentioned|given|defined|explained|see|as)[ \t]+above\b/i;
-// The same after the quote ("the example below"): answered by a block the answer goes on to quote.
-const POINTS_BELOW =
-  /\b(?:the|this|that|these|those)[ \t]+(?:[\w-]{1,30}[ \t]+){0,2}?below\b(?![ \t]*\d)|\b(?:shown|described|listed|see|as)[ \t]+below\b/i;
-// A block an answer quotes: a code fence, a table row or a list item.
-const BLOCK_LINE = /^[ \t]*(?:```|~~~|\||[-*+•][ \t]|\d{1,3}[.)][ \t])/m;
 
 // A name or value as documentation writes one: camelCase or PascalCase with an inner capital, a
 // dotted path, SCREAMING_CASE, or a number (tested on one token at a time: no backtracking).
@@ -105,8 +84,5 @@ export function checkAnswerShape(
   // The document and headings the cited sources are filed under name what the answer is about.
   const answerTerms = new Set(stemmedTerms(`${text}\n${filedUnder.slice(0, MAX_LENGTH)}`));
   const lacksFocus = asks(asked) ? focusTerms(asked).filter((term) => !answerTerms.has(term)) : [];
-  const lacksNumber = lacksFocus.filter((term) => /^\d+$/.test(term));
-  const pointsElsewhere =
-    POINTS_ABOVE.test(text) || (POINTS_BELOW.test(text) && !BLOCK_LINE.test(text));
-  return { intents, holds, restates, lacksFocus, lacksNumber, pointsElsewhere };
+  return { intents, holds, restates, lacksFocus };
 }

@@ -134,17 +134,6 @@ export interface ConfidenceInput {
    * left alone).
    */
   readonly answerLacksFocus?: boolean | undefined;
-  /**
-   * Whether the question writes a number (a version, a status code) that neither the answer nor
-   * the headings of its cited sources contain (`src/pipeline/answer-shape.ts`): the answer is
-   * about another one, and `low`.
-   */
-  readonly answerLacksNumber?: boolean | undefined;
-  /**
-   * Whether the answer points at a text it does not quote ("the line above"): the fact is in
-   * what it points at, and the answer is `low`.
-   */
-  readonly answerPointsElsewhere?: boolean | undefined;
 }
 
 /**
@@ -297,8 +286,6 @@ export function capConfidence(
     | 'focusMissing'
     | 'llmCertainty'
     | 'answerLacksFocus'
-    | 'answerLacksNumber'
-    | 'answerPointsElsewhere'
   >,
   levels: ConfidenceLevels,
   lower: (limit: number) => boolean,
@@ -317,8 +304,6 @@ export function capConfidence(
     cap(levels.medium - 0.001, 'question-focus-missing');
   }
   if (input.answerLacksFocus) cap(levels.high - 0.001, 'answer-lacks-focus');
-  if (input.answerLacksNumber) cap(levels.medium - 0.001, 'answer-lacks-number');
-  if (input.answerPointsElsewhere) cap(levels.medium - 0.001, 'answer-points-elsewhere');
   if (input.answerLacks === 'restates') cap(levels.medium - 0.001, 'answer-restates-question');
   else if (input.answerLacks === 'asked-for') {
     cap(levels.high - 0.001, 'answer-lacks-asked-for');

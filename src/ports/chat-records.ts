@@ -111,17 +111,14 @@ export interface ConfidenceFitted {
 /**
  * Why an answer's confidence was capped: mostly unsupported claims (never `high`), an answer
  * lacking what the question asks for or a word the question is about (never `high`), one only
- * restating the question, lacking a number the question writes, pointing at a text it does not
- * quote, or whose sources miss a word the question is about (`low`).
+ * restating the question, or whose sources miss a word the question is about (`low`).
  */
 export type ConfidenceCap =
   | 'unsupported-claims'
   | 'answer-lacks-asked-for'
   | 'answer-restates-question'
   | 'question-focus-missing'
-  | 'answer-lacks-focus'
-  | 'answer-lacks-number'
-  | 'answer-points-elsewhere';
+  | 'answer-lacks-focus';
 
 /** Role of a stored message. `system-summary` replaces older turns in the context. */
 export type MessageRole = 'user' | 'assistant' | 'system' | 'system-summary';

@@ -75,14 +75,9 @@ export const COMMAND =
 const INSTRUCTION =
   /(?:^|[.!?:][ \t\n]{1,4}|\n[ \t]{0,8}(?:[-*+•][ \t]{1,4}|\d{1,3}[.)][ \t]{1,4})?)(?!(?:The|This|That|These|Those|It|There|They|We|He|She|What|When|Where|Which|Who|If|In|On|For|With|As|At|Of|And|But|Or|Not|No|Yes)\s)[A-Z][a-z]{1,15}(?<!s)\s+(?:the|a|an|your|its|this|that|these|those|it|them|one|each|all|[A-Z][\w-]{0,40}|[a-z_$][\w$]{0,40}\.(?=[A-Za-z_$]))\b|\bby\s+(?:[a-z]{2,20}ly\s+)?[a-z]{2,20}ing\b/;
 
-// An instruction after the goal it serves: "If you want to render unescaped HTML, use the triple
-// mustache", "To omit the number, pass `false`": a goal clause, a comma, a verb and its object.
-const GOAL_INSTRUCTION =
-  /\b(?:[Ii]f[ \t]{1,4}you[ \t]{1,4}(?:want|need|wish|would[ \t]{1,4}like)|[Tt]o[ \t]{1,4}[a-z]{2,20})\b[^.;:!?\n]{0,120},[ \t\n]{1,4}(?:just[ \t]+|simply[ \t]+)?(?!(?:the|a|an|it|this|that|they|we|you|there|all|each|which|and|or|but|then|so|thus|however|otherwise|also|only|not)\s)[a-z]{2,15}[ \t]{1,4}(?:the|a|an|your|its|this|that|it|them|[A-Z][\w-]{0,40}|[a-z_$][\w$]{0,40}\.(?=[A-Za-z_$])|[`'"{<[(-])/;
-
 /** Whether a text gives an instruction in prose (an imperative sentence, "by doing"). */
 export function givesInstruction(text: string): boolean {
-  return INSTRUCTION.test(text) || GOAL_INSTRUCTION.test(text);
+  return INSTRUCTION.test(text);
 }
 
 /** Whether a text names an API identifier. */

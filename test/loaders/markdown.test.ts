@@ -38,6 +38,14 @@ describe('parseMarkdown', () => {
     expect(parsed.metadata).toEqual({});
   });
 
+  it('takes no title from a comment line inside a fenced code block', () => {
+    const parsed = parseMarkdown(
+      '## Install\n\n```bash\n# The parsed options will be:\nnode cli.js\n```\n\n~~~\n# nor this\n~~~\n',
+    );
+    expect(parsed.title).toBe('Install');
+    expect(parseMarkdown('```sh\n# comment\n```\n\n### Usage\n').title).toBe('Usage');
+  });
+
   it('leaves reserved keys out of metadata and strips raw HTML tags', () => {
     const parsed = parseMarkdown(
       '---\nid: 7\nuri: x\nsection: y\n---\n<div class="note">Keep <b>this</b></div>\n',

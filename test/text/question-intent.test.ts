@@ -47,13 +47,6 @@ describe('question intents', () => {
     expect(answerHolds('A dispatcher is the base class.', 'definition', 'dispatcher')).toBe(true);
     expect(namesIdentifier('plain words only')).toBe(false);
     expect(givesInstruction('It is enabled.')).toBe(false);
-    // an instruction after the goal it serves ("If you want X, use Y", "To X, pass Y")
-    expect(
-      givesInstruction(
-        'If you want to render unescaped HTML, use the triple mustache: {{{name}}}.',
-      ),
-    ).toBe(true);
-    expect(givesInstruction('To omit the number, pass `false`.')).toBe(true);
     expect(givesInstruction('If the option is set, the client retries.')).toBe(false);
     expect(givesInstruction('To be fair, most users do.')).toBe(false);
     expect(

@@ -1,4 +1,5 @@
 /** The tuning question sets of `bench:docs` (split tune/test by position). */
+import { cacReadme } from './cac-readme.js';
 import { enquirerReadme } from './enquirer-readme.js';
 import { fastGlobReadme } from './fast-glob-readme.js';
 import { openaiReadme } from './openai-readme.js';
@@ -16,4 +17,5 @@ export const QUESTION_SETS: readonly QuestionSet[] = [
   enquirerReadme,
   saferBufferDocs,
   semverReadme,
+  cacReadme,
 ];

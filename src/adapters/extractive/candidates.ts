@@ -61,11 +61,6 @@ export interface Candidate {
 
 /** The quotable sentences of the sources, in order, each with its source's label and rank. */
 export function sourceSentences(sources: readonly PromptSource[]): Candidate[] {
-  // A document title every source shares (the chunks of one README) tells none of them apart.
-  const first = sources[0]?.title ?? '';
-  const shared =
-    sources.length > 1 && sources.every((source) => (source.title ?? '') === first) ? first : '';
-  const headings = withoutTerms(shared === '' ? undefined : termSet(shared));
   const candidates: Candidate[] = [];
   sources.forEach((source, rank) => {
     const document = source.title ?? source.label;
@@ -73,7 +68,6 @@ export function sourceSentences(sources: readonly PromptSource[]): Candidate[] {
     for (const sentence of analysedSource(title, source.text)) {
       candidates.push({
         ...sentence,
-        heading: headings(sentence.heading),
         label: source.label,
         rank,
         order: candidates.length,
@@ -82,22 +76,6 @@ export function sourceSentences(sources: readonly PromptSource[]): Candidate[] {
     }
   });
   return candidates;
-}
-
-/** Heading sets without some terms, each set filtered once (units share their heading's set). */
-function withoutTerms(
-  terms: ReadonlySet<string> | undefined,
-): (heading: ReadonlySet<string>) => ReadonlySet<string> {
-  if (terms === undefined || terms.size === 0) return (heading) => heading;
-  const filtered = new Map<ReadonlySet<string>, ReadonlySet<string>>();
-  return (heading) => {
-    let kept = filtered.get(heading);
-    if (!kept) {
-      kept = new Set([...heading].filter((term) => !terms.has(term)));
-      filtered.set(heading, kept);
-    }
-    return kept;
-  };
 }
 
 /** What a source's sentence is, whatever the request it is quoted in. */
@@ -151,16 +129,9 @@ function analyseSource(title: string, text: string): AnalysedSentence[] {
       });
       continue;
     }
-    // A row is filed under its table's column names too ("Status Code — Error Type"), an option's
-    // list item under the option's name.
-    const option = unit.kind === 'item' ? OPTION_ITEM.exec(unit.text)?.[1] : undefined;
+    // A row is filed under its table's column names too ("Status Code — Error Type").
     const columnTerms = unit.columns === undefined ? undefined : termSet(unit.columns);
-    const filed =
-      columnTerms !== undefined
-        ? new Set([...heading, ...columnTerms])
-        : option !== undefined
-          ? new Set([...heading, ...termSet(option)])
-          : heading;
+    const filed = columnTerms !== undefined ? new Set([...heading, ...columnTerms]) : heading;
     const candidate = toCandidate(unit.text, undefined, 0, 0, filed, unit.kind === 'row');
     if (!candidate) continue;
     const { text: quoted, terms, sequence, tableRow } = candidate;
@@ -191,11 +162,6 @@ function analyseSource(title: string, text: string): AnalysedSentence[] {
   }
   return sentences;
 }
-
-// A list item documenting an option: its name (one identifier, maybe in backticks or bold), then
-// its type, a dash or a colon ("pipelining `number | null` (optional) - Default: 1").
-const OPTION_ITEM =
-  /^[`*]{0,2}([A-Za-z_$][\w$.]{1,60})[`*]{0,2}(?:\s*[:\-—]\s|\s+[{(`<]|\s+(?:number|string|boolean|object|function|array)\b)/i;
 
 function termSet(text: string): Set<string> {
   return new Set(contentWords(text).map(stem));

@@ -24,11 +24,6 @@ export interface QuestionShape {
   readonly subject: string | undefined;
   /** Whether it asks for a default ("what is the default …", "… by default?"). */
   readonly asksDefault?: boolean | undefined;
-  /**
-   * The strings the question quotes, quotes included (`'abc'`), and the patterns it writes bare
-   * (`a{b,c}d`).
-   */
-  readonly quoted?: readonly string[] | undefined;
   /** The stemmed noun a "which …" question asks to name ("prompt" of "Which prompt hides …?"). */
   readonly names?: string | undefined;
 }
@@ -41,13 +36,6 @@ export function questionShape(question: string): QuestionShape {
     subject: definedSubject(question),
     asksDefault: DEFAULT_WORD.test(question),
     names: namedKind(question),
-    quoted: [
-      ...(question.match(/(?<!\w)(['"])[^'"\n]{1,40}\1(?!\w)/g) ?? []),
-      // A pattern written bare is quoted all the same ("What does a{b,c}d match?").
-      ...(question.match(/(?<![^\s`])[^\s`'"?]{0,20}[{}*[\]][^\s`'"?]{0,20}/g) ?? []).filter(
-        (token) => token.length >= 3,
-      ),
-    ],
   };
 }
 
@@ -80,8 +68,6 @@ export function quotesBlock(candidate: Candidate, shape: QuestionShape): boolean
 export function quotable(candidate: Candidate, shape: QuestionShape): boolean {
   if (candidate.unit !== 'code') return true;
   if (shape.intents.includes('how-to') || shape.intents.includes('api')) return true;
-  // An example run on the very input the question quotes (`isDynamicPattern('abc')`) answers it.
-  if (shape.quoted?.some((value) => candidate.text.includes(value))) return true;
   // A default documented in code (`@default 5`, `// default: 5`) answers a value question.
   return shape.intents.includes('value') && /\bdefault\b/i.test(candidate.text);
 }

@@ -6,7 +6,7 @@
  */
 import { type AnswerKind, statesKind } from './answer-kind.js';
 import { type AnswerOptions, type ExtractiveAnswer, NO_ANSWER_TEXT, round } from './answer.js';
-import { type Candidate, isQuestion } from './candidates.js';
+import type { Candidate } from './candidates.js';
 import {
   type QuestionShape,
   answerTerms,
@@ -127,8 +127,7 @@ export function answerFromSources(
 
   let scored: Scored[] = [];
   for (const candidate of candidates) {
-    // A question in a source (a FAQ entry, a quoted question) asks; it does not answer.
-    if (isQuestion(candidate.text) || !quotable(candidate, shape)) continue;
+    if (!quotable(candidate, shape)) continue;
     const coverage = shareOf(answerTerms(candidate, shape, terms));
     if (coverage > 0 && coverage >= options.minCoverage) {
       const match =
@@ -152,8 +151,6 @@ export function answerFromSources(
   }
   // Ties go to the earlier source (sources arrive best first), then the earlier sentence.
   scored.sort((a, b) => b.score - a.score || a.candidate.order - b.candidate.order);
-  const row = namedRow(scored, candidates, terms, shape);
-  if (row) scored = [row, ...scored.filter((item) => item !== row)];
 
   // A lead quoted with its code block, list or table is the whole answer.
   const lead = scored[0]?.candidate;
@@ -175,27 +172,6 @@ export function answerFromSources(
   // What the quote lacks is said plainly, not left for the reader to notice.
   const lacking = intentMet ? '' : ` ${lacksSentence(shape.intents[0]!)}`;
   return { text: `${quoted}${lacking}`, certainty: round(share) };
-}
-
-/**
- * The row the question names (its key is a question term) of the table the lead sentence
- * introduces, to be quoted first: "What does the limit property hold?" asks for the `limit` row
- * of the property table before the table under "Array prompts have the following properties".
- */
-function namedRow(
-  scored: readonly Scored[],
-  candidates: readonly Candidate[],
-  terms: readonly string[],
-  shape: QuestionShape,
-): Scored | undefined {
-  const lead = scored[0]?.candidate;
-  if (lead?.blockKind !== 'table' || !quotesBlock(lead, shape)) return undefined;
-  const rows = new Set<Candidate>();
-  for (let at = lead.order + 1; candidates[at]?.unit === 'row'; at++) rows.add(candidates[at]!);
-  return scored.find(
-    ({ candidate }) =>
-      rows.has(candidate) && terms.some((term) => candidate.keyTerms?.has(term) === true),
-  );
 }
 
 /**

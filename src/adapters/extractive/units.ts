@@ -183,6 +183,8 @@ export function sourceUnits(text: string): SourceUnit[] {
       // quoted whole and named by its heading (alone, "Default: `4`" says nothing).
       if (heading !== '' && isFieldList(items)) {
         push({ kind: 'item', text: `${heading}: ${items.map((item) => item.trim()).join('; ')}` });
+        // It names its heading itself: the description below it still opens the section.
+        first = true;
         return;
       }
       for (const item of items) {
@@ -201,7 +203,7 @@ export function sourceUnits(text: string): SourceUnit[] {
     const sentences = proseSentences(block.lines.join('\n'));
     const next = blocks[index + 1];
     const carried = next && next.kind !== 'heading' && next.kind !== 'prose' ? next : undefined;
-    const blockText = carried ? carriedSource(blocks, index + 1) : undefined;
+    const blockText = carried ? blockSource(carried) : undefined;
     sentences.forEach((sentence, position) => {
       const last = position === sentences.length - 1;
       if (last && carried && blockText !== undefined && blockText.length <= MAX_BLOCK_LENGTH) {
@@ -215,21 +217,6 @@ export function sourceUnits(text: string): SourceUnit[] {
     });
   });
   return units;
-}
-
-/**
- * The block a lead-in sentence carries, as it is quoted: the block after it and, when that is
- * code, the code blocks right after it too, while they fit (a directory tree, then the call
- * run on it).
- */
-function carriedSource(blocks: readonly Block[], start: number): string {
-  let text = blockSource(blocks[start]!);
-  for (let at = start + 1; blocks[start]!.kind === 'code' && blocks[at]?.kind === 'code'; at++) {
-    const more = `${text}\n\n${blockSource(blocks[at]!)}`;
-    if (more.length > MAX_BLOCK_LENGTH) break;
-    text = more;
-  }
-  return text;
 }
 
 /** A block as it is quoted: code fenced, a list or table line by line. */

@@ -131,8 +131,6 @@ export function confidenceOf(runtime: EngineRuntime, turn: TurnState) {
         : undefined,
     focusMissing: turn.answerShape?.focusMissing,
     answerLacksFocus: (turn.answerShape?.lacksFocus.length ?? 0) > 0,
-    answerLacksNumber: (turn.answerShape?.lacksNumber.length ?? 0) > 0,
-    answerPointsElsewhere: turn.answerShape?.pointsElsewhere,
   });
 }
 

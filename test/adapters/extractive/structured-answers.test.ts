@@ -46,114 +46,6 @@ describe('extractive answers that state the fact', () => {
     expect(answer.text).toContain('enquirer: 4.013ms');
   });
 
-  it('quotes an example run on the very input the question quotes', () => {
-    const text = [
-      '#### `isDynamicPattern(pattern, [options])`',
-      '',
-      'Returns `true` if the passed pattern is a dynamic pattern.',
-      '',
-      '```js',
-      "fg.isDynamicPattern('*'); // true",
-      "fg.isDynamicPattern('abc'); // false",
-      '```',
-    ].join('\n');
-    const answer = ask("What does isDynamicPattern return for the pattern 'abc'?", [
-      { label: 'S1', text },
-    ]);
-    expect(answer.text).toContain("fg.isDynamicPattern('abc'); // false");
-    // Without a quoted input, code is still not quoted for a question that does not ask how.
-    expect(ask('What does isDynamicPattern return?', [{ label: 'S1', text }]).text).not.toContain(
-      '```',
-    );
-  });
-
-  it('quotes an example run on a pattern the question writes bare', () => {
-    const text = [
-      '#### braceExpansion',
-      '',
-      '- Type: boolean',
-      '- Default: true',
-      '',
-      'Enables Bash-like brace expansion.',
-      '',
-      '```js',
-      "fg.sync('a{b,c}d', { braceExpansion: false }); // ['a{b,c}d']",
-      "fg.sync('a{b,c}d', { braceExpansion: true });  // ['abd', 'acd']",
-      '```',
-    ].join('\n');
-    const answer = ask('What does a{b,c}d match with brace expansion?', [{ label: 'S1', text }]);
-    expect(answer.text).toContain("// ['abd', 'acd']");
-  });
-
-  it("does not file a README's units under the package name every source shares", () => {
-    const title = 'fast-glob';
-    const sources = [
-      {
-        label: 'S1',
-        title,
-        section: `${title} › Pattern syntax`,
-        text: [
-          '## Pattern syntax',
-          '',
-          ':warning: Always use forward-slashes in glob expressions (patterns and ignore option). Use backslashes for escaping characters.',
-          '',
-          'There is more than one form of syntax: basic and advanced. Below is a brief overview of the supported features. Also pay attention to our FAQ.',
-          '',
-          ':book: This package uses micromatch as a library for pattern matching.',
-        ].join('\n'),
-      },
-      {
-        label: 'S2',
-        title,
-        section: title,
-        text: [
-          '# fast-glob',
-          '',
-          "It's a very fast and efficient glob library for Node.js.",
-          '',
-          'This package provides methods for traversing the file system and returning pathnames that matched a defined set of a specified pattern according to the rules used by the Unix Bash shell with some simplifications, meanwhile results are returned in arbitrary order. Quick, simple, effective.',
-        ].join('\n'),
-      },
-      {
-        label: 'S3',
-        title,
-        section: `${title} › How to write patterns on Windows?`,
-        text: [
-          '## How to write patterns on Windows?',
-          '',
-          'Always use forward-slashes in glob expressions (patterns and ignore option). Use backslashes for escaping characters. With the cwd option use a convenient format.',
-          '',
-          'Bad',
-          '',
-          '```ts',
-          '[',
-          "\t'directory\\\\*',",
-          "\tpath.join(process.cwd(), '**')",
-          ']',
-          '```',
-          '',
-          'Good',
-          '',
-          '```ts',
-          '[',
-          "\t'directory/*',",
-          "\tfg.convertPathToPattern(process.cwd()) + '/**'",
-          ']',
-          '```',
-          '',
-          ':book: Use the .convertPathToPattern package to convert Windows-style path to a Unix-style path.',
-          '',
-          'Read more about matching with backslashes.',
-        ].join('\n'),
-      },
-    ];
-    const question = 'Which library does fast-glob use for pattern matching?';
-    expect(ask(question, sources).text).toContain('This package uses micromatch');
-    // Chunks of two documents are told apart by their titles as before.
-    const two = [sources[0]!, { ...sources[1]!, title: 'fast-glob (README)' }, sources[2]!];
-    expect(ask(question, two).text).not.toContain('micromatch');
-  });
-
   it('does not quote code for a question that does not ask how', () => {
     const answer = ask('Is a required option checked?', [{ label: 'S1', text: OPTIONS }]);
     expect(answer.text).not.toContain('```');
@@ -201,27 +93,6 @@ describe('extractive answers that state the fact', () => {
     ].join('\n');
     const answer = ask('What is the default value of the deep option?', [{ label: 'S1', text }]);
     expect(answer.text).toContain('It defaults to Infinity');
-  });
-
-  it('quotes a lead-in with the run of code blocks under it (a tree, then the call on it)', () => {
-    const text = [
-      '#### dot',
-      '',
-      'Note that an explicit dot in a pattern will always match dot files:',
-      '',
-      '```js',
-      'dir/',
-      '├── .editorconfig',
-      '└── package.json',
-      '```',
-      '',
-      '```js',
-      "fg.sync('*', { dot: true });  // ['.editorconfig', 'package.json']",
-      '```',
-    ].join('\n');
-    const answer = ask('How do I make patterns match dot files?', [{ label: 'S1', text }]);
-    expect(answer.text).toContain('├── .editorconfig');
-    expect(answer.text).toContain('{ dot: true }');
   });
 
   it('names the API a section is about when its first sentence does not', () => {
@@ -294,55 +165,6 @@ describe('extractive answers that state the fact', () => {
     );
   });
 
-  it('files an option list item under the option it names', () => {
-    const property = [
-      '### Client.pipelining',
-      '',
-      '- number',
-      '',
-      'Property to get and set the pipelining factor.',
-    ].join('\n');
-    const options = [
-      '- maxFragments number (optional) - Default: 131072 - Maximum number of fragments in a message. Set to 0 to disable the limit.',
-      '- pipelining number | null (optional) - Default: 1 - The amount of concurrent requests to be sent over the single TCP/TLS connection according to RFC7230. Carefully consider your workload and environment before enabling concurrent requests as pipelining may reduce performance if used incorrectly. Pipelining is sensitive to network stack settings as well as head of line blocking caused by e.g. long running requests. Set to 0 to disable keep-alive connections.',
-      '- interceptors { Client: DispatchInterceptor[] } - Default: [RedirectInterceptor] - A list of interceptors that are applied to the dispatch method. Additional logic can be applied (such as, but not limited to: 302 status code handling, authentication, cookies, compression and caching). Note that the behavior of interceptors is Experimental and might change at any given time. Note: this is deprecated in favor of Dispatcher#compose. Support will be droped in next major.',
-    ].join('\n');
-    const title = 'Class: Client';
-    const answer = ask('What is the default pipelining factor of a Client?', [
-      { label: 'S1', title, text: property, section: `${title} › Client.pipelining` },
-      { label: 'S2', title, text: options, section: `${title} › Parameter: ClientOptions` },
-    ]);
-    // The pipelining item is quoted before another option's "Default:".
-    expect(answer.text.indexOf('pipelining number')).toBeLessThan(
-      answer.text.indexOf('interceptors'),
-    );
-    expect(answer.text).toContain('pipelining number | null (optional) - Default: 1 -');
-  });
-
-  it('quotes the row the question names before the table its lead-in introduces', () => {
-    const text = [
-      '#### Properties',
-      '',
-      'Array prompts have the following instance properties and getters.',
-      '',
-      'Property name | Type | Description',
-      'choices | array | Array of choices that have been normalized from the options.',
-      'cursor | number | Position of the cursor relative to the user input.',
-      'limit | number | The number of choices to display on-screen.',
-      'visible | array | The choices that are on-screen.',
-    ].join('\n');
-    const answer = ask('What does the limit property of an array prompt hold?', [
-      { label: 'S1', text },
-    ]);
-    expect(answer.text).toMatch(
-      /^limit — number — The number of choices to display on-screen \[source: S1\]\./,
-    );
-    // Without a row named, the lead-in still brings its table.
-    expect(ask('Which properties do array prompts have?', [{ label: 'S1', text }]).text).toContain(
-      'cursor | number |',
-    );
-  });
-
   it('names the section a "which X" question asks for when its heading is an X', () => {
     const text = [
       '### Invisible Prompt',
@@ -366,30 +188,6 @@ describe('extractive answers that state the fact', () => {
     expect(
       ask('Which option hides the user input from the terminal?', [{ label: 'S1', text }]).text,
     ).not.toContain('Invisible Prompt:');
-  });
-
-  it('answers a how-to with the sentence that says what to do for the goal asked about', () => {
-    const first = [
-      '## Variables',
-      '',
-      'All variables are HTML-escaped by default. If you want to render unescaped HTML, use the triple mustache: `{{{name}}}`.',
-    ].join('\n');
-    const second = [
-      '## Include Templates',
-      '',
-      'Render a template in a page with a mustache template tag:',
-      '',
-      '```html',
-      '<script id="template" type="x-tmpl-mustache">Hello {{ name }}!</script>',
-      '```',
-    ].join('\n');
-    const answer = ask('How do I render unescaped HTML in a mustache template?', [
-      { label: 'S1', text: first },
-      { label: 'S2', text: second },
-    ]);
-    expect(answer.text.startsWith('If you want to render unescaped HTML, use the triple')).toBe(
-      true,
-    );
   });
 
   it("quotes one option of a command's help text, with its description", () => {
@@ -460,5 +258,25 @@ describe('extractive answers that state the fact', () => {
       const answer = ask(`How do I ${text.slice(0, 200)}?`, [{ label: 'S1', text }]);
       expect(typeof answer.text).toBe('string');
     }
+  });
+});
+
+describe('an API section opening with its type line', () => {
+  it('names the heading before the description under the type line for a how-to', () => {
+    const text = [
+      '#### command.example(example)',
+      '',
+      '- Type: `(example: CommandExample) => Command`',
+      '',
+      'Add an example which will be displayed at the end of help message.',
+      '',
+      '```ts',
+      'type CommandExample = ((name: string) => string) | string',
+      '```',
+    ].join('\n');
+    const answer = ask('How do I add an example to the end of the help message?', [
+      { label: 'S1', text },
+    ]);
+    expect(answer.text).toMatch(/^command\.example\(example\): Add an example/);
   });
 });
