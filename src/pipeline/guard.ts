@@ -115,7 +115,10 @@ export function guardFeatures(
   const missing: string[] = [];
   for (const term of queryTerms) if (!chunkTerms.has(term)) missing.push(term);
   // A price or time-of-day term counts as contained when the chunk states such a value.
-  const matched = queryTerms.size - missing.length + answeredByType(missing, chunk.text).size;
+  const matched =
+    queryTerms.size -
+    missing.length +
+    (missing.length === 0 ? 0 : answeredByType(missing, chunk.text).size);
   const [floor, ceiling] = cosineRange;
   return {
     matchedShare: queryTerms.size === 0 ? 0 : matched / queryTerms.size,
