@@ -155,19 +155,59 @@ export function missingFocus(
   topScore: number,
   termsOf: (text: string) => ReadonlySet<string>,
 ): MissingFocus {
-  const chunkTerms = chunks.map(termsOf);
-  const absent = focusTerms(question).filter((term) => !chunkTerms.some((set) => set.has(term)));
-  // A price or time-of-day word is answered by a chunk stating an amount or a clock time.
-  const typed = new Set<string>();
-  for (const text of chunks) for (const term of answeredByType(absent, text)) typed.add(term);
-  const terms = absent.filter((term) => !typed.has(term));
-  const lower = chunks.map((text) => text.toLowerCase());
-  const literals = questionLiterals(question)
-    .filter(isCodeLiteral)
-    .filter((literal) => !lower.some((text) => text.includes(literal)));
+  const terms = missingTerms(focusTerms(question), chunks, termsOf);
+  const literals = missingLiterals(question, chunks);
   const refuse =
     chunks.length > 0 &&
     asks(question) &&
     (literals.length > 0 || (terms.length >= MISSING_TERMS && topScore < MISSING_TERM_TOP_SCORE));
   return { terms, literals, refuse };
+}
+
+/**
+ * `missingFocus(…).refuse`, doing only the work that can change it: nothing for a text that
+ * does not ask (a claim to check), and no chunk analysis when no code literal is missing and
+ * the best chunk scores at least `MISSING_TERM_TOP_SCORE` or the question has fewer than
+ * `MISSING_TERMS` focus terms. The turn's guard asks only this.
+ */
+export function focusRefuses(
+  question: string,
+  chunks: readonly string[],
+  topScore: number,
+  termsOf: (text: string) => ReadonlySet<string>,
+): boolean {
+  if (chunks.length === 0 || !asks(question)) return false;
+  if (missingLiterals(question, chunks).length > 0) return true;
+  if (topScore >= MISSING_TERM_TOP_SCORE) return false;
+  const focus = focusTerms(question);
+  return (
+    focus.length >= MISSING_TERMS && missingTerms(focus, chunks, termsOf).length >= MISSING_TERMS
+  );
+}
+
+/**
+ * The focus terms in none of `chunks`: in no chunk's terms, and not a price or time-of-day word
+ * a chunk answers with an amount or a clock time.
+ */
+function missingTerms(
+  focus: readonly string[],
+  chunks: readonly string[],
+  termsOf: (text: string) => ReadonlySet<string>,
+): string[] {
+  if (focus.length === 0) return [];
+  const chunkTerms = chunks.map(termsOf);
+  const absent = focus.filter((term) => !chunkTerms.some((set) => set.has(term)));
+  if (absent.length === 0) return absent;
+  // A price or time-of-day word is answered by a chunk stating an amount or a clock time.
+  const typed = new Set<string>();
+  for (const text of chunks) for (const term of answeredByType(absent, text)) typed.add(term);
+  return absent.filter((term) => !typed.has(term));
+}
+
+/** The question's code literals (lower-cased) that none of `chunks` contains. */
+function missingLiterals(question: string, chunks: readonly string[]): string[] {
+  const code = questionLiterals(question).filter(isCodeLiteral);
+  if (code.length === 0) return code;
+  const lower = chunks.map((text) => text.toLowerCase());
+  return code.filter((literal) => !lower.some((text) => text.includes(literal)));
 }

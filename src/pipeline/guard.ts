@@ -115,15 +115,32 @@ export function guardFeatures(
   const missing: string[] = [];
   for (const term of queryTerms) if (!chunkTerms.has(term)) missing.push(term);
   // A price or time-of-day term counts as contained when the chunk states such a value.
-  const matched = queryTerms.size - missing.length + answeredByType(missing, chunk.text).size;
-  const [floor, ceiling] = cosineRange;
+  const matched =
+    queryTerms.size -
+    missing.length +
+    (missing.length === 0 ? 0 : answeredByType(missing, chunk.text).size);
   return {
     matchedShare: queryTerms.size === 0 ? 0 : matched / queryTerms.size,
     matchedTerms: Math.log1p(matched),
-    vector:
-      chunk.vectorScore === null ? 0 : clamp01((chunk.vectorScore - floor) / (ceiling - floor)),
+    vector: vectorFeature(chunk.vectorScore, cosineRange),
     indexSize: Math.log10(Math.max(1, indexSize)),
   };
+}
+
+/** The cosine rescaled from the embedder's range to [0, 1] (0 without one). */
+function vectorFeature(score: number | null, [floor, ceiling]: readonly [number, number]): number {
+  return score === null ? 0 : clamp01((score - floor) / (ceiling - floor));
+}
+
+/** The model's linear score of a chunk's features (the probability's logit). */
+function guardLogit(features: GuardFeatures, model: GuardModel): number {
+  return (
+    model.bias +
+    model.matchedShare * features.matchedShare +
+    model.matchedTerms * features.matchedTerms +
+    model.vector * features.vector +
+    model.indexSize * features.indexSize
+  );
 }
 
 /** Answer probability of a chunk's features under the model. */
@@ -131,13 +148,51 @@ export function guardProbability(
   features: GuardFeatures,
   model: GuardModel = DEFAULT_GUARD_MODEL,
 ): number {
-  const z =
-    model.bias +
-    model.matchedShare * features.matchedShare +
-    model.matchedTerms * features.matchedTerms +
-    model.vector * features.vector +
-    model.indexSize * features.indexSize;
-  return 1 / (1 + Math.exp(-z));
+  return 1 / (1 + Math.exp(-guardLogit(features, model)));
+}
+
+// A chunk is left unanalysed when even every query term would leave its logit this far below
+// the best one: far more than the rounding of the sums, so its probability is below the best.
+const BOUND_MARGIN = 1e-9;
+
+/**
+ * The best answer probability among the chunks. Chunks are read by their vector feature, best
+ * first, and a chunk is not analysed when its probability with every query term matched (the
+ * most any chunk can reach; the features only grow with the terms matched) stays below the best
+ * so far (for a model whose term weights are not negative): the result is the maximum over
+ * all chunks.
+ */
+function bestProbability(
+  chunks: readonly GuardChunk[],
+  queryTerms: ReadonlySet<string>,
+  indexSize: number,
+  cosineRange: readonly [number, number] = DEFAULT_COSINE_RANGE,
+  model: GuardModel,
+): number {
+  const scaledIndexSize = Math.log10(Math.max(1, indexSize));
+  const ranked = chunks
+    .map((chunk) => ({ chunk, vector: vectorFeature(chunk.vectorScore, cosineRange) }))
+    .sort((a, b) => b.vector - a.vector);
+  // The bound holds while matching more terms cannot lower the logit.
+  const bounded = model.matchedShare >= 0 && model.matchedTerms >= 0;
+  let best = -Infinity;
+  let bestLogit = -Infinity;
+  for (const { chunk, vector } of ranked) {
+    const most = guardLogit(
+      {
+        matchedShare: 1,
+        matchedTerms: Math.log1p(queryTerms.size),
+        vector,
+        indexSize: scaledIndexSize,
+      },
+      model,
+    );
+    if (bounded && most < bestLogit - BOUND_MARGIN) continue;
+    const features = guardFeatures(chunk, queryTerms, indexSize, cosineRange);
+    best = Math.max(best, guardProbability(features, model));
+    bestLogit = Math.max(bestLogit, guardLogit(features, model));
+  }
+  return best;
 }
 
 /** Distinct index terms of a text (stemmed, stop words removed, as the keyword index sees it). */
@@ -168,11 +223,7 @@ export function decideGuard(input: GuardInput): GuardDecision {
   let evidence = input.topScore;
   if (adaptive) {
     const terms = indexTerms(input.query);
-    evidence = Math.max(
-      ...input.chunks.map((chunk) =>
-        guardProbability(guardFeatures(chunk, terms, input.indexSize, input.cosineRange), model),
-      ),
-    );
+    evidence = bestProbability(input.chunks, terms, input.indexSize, input.cosineRange, model);
   }
   const guard = evidence < threshold;
   return { guard, reason: guard ? 'low-similarity' : null, evidence, threshold, adaptive };

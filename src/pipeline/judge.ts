@@ -23,7 +23,7 @@ import { llmJudge, locateEvidence } from './judge/llm.js';
 import { prepareSource, type PreparedSource } from './judge/source.js';
 import { checkSupport, type EvidenceSpan, type SupportCheck } from './judge/support.js';
 import { DEFAULT_SUPPORT_THRESHOLD } from './judge/weights.js';
-import { registerTextCache } from '../util/second-sight.js';
+import { createSecondSightCache } from '../util/second-sight.js';
 
 // The parts of the judge, by responsibility: claims (`judge/claims.ts`), source analysis
 // (`judge/source.ts`), evidence features (`judge/features.ts`), the fitted score
@@ -134,10 +134,11 @@ export interface JudgeResult {
 /** Default least supported ratio of an answer under the `block` policy. */
 export const DEFAULT_MIN_SUPPORTED_RATIO = 0.5;
 
-// Analysed sources of recent turns: popular chunks are cited turn after turn.
+// Analysed sources of recent turns: popular chunks are cited turn after turn. Kept from a
+// source's second sight on (`second-sight.ts`): most cited chunks are cited once, and keeping
+// their analyses makes them outlive V8's young generation.
 const PREPARED_SOURCE_CACHE_SIZE = 2_000;
-const preparedSourceCache = new Map<string, PreparedSource>();
-registerTextCache(preparedSourceCache);
+const preparedSourceCache = createSecondSightCache<PreparedSource>(PREPARED_SOURCE_CACHE_SIZE);
 
 /** The offline grounding of each claim. */
 function groundClaims(
@@ -152,12 +153,8 @@ function groundClaims(
     if (!source) return undefined;
     let result = prepared.get(id);
     if (!result) {
-      result = preparedSourceCache.get(source.text) ?? prepareSource(source.text);
-      preparedSourceCache.delete(source.text);
-      preparedSourceCache.set(source.text, result);
-      if (preparedSourceCache.size > PREPARED_SOURCE_CACHE_SIZE) {
-        preparedSourceCache.delete(preparedSourceCache.keys().next().value!);
-      }
+      const { text } = source;
+      result = preparedSourceCache.get(text, () => prepareSource(text));
       prepared.set(id, result);
     }
     return result;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createChatEngine } from '../../src/index.js';
 import {
+  focusRefuses,
   focusTerms,
   MISSING_TERM_TOP_SCORE,
   missingFocus,
@@ -68,6 +69,79 @@ describe('missingFocus', () => {
       indexTerms,
     );
     expect(missing.refuse).toBe(false);
+  });
+});
+
+describe('focusRefuses', () => {
+  const chunks = [
+    TLS,
+    'JS-YAML is an implementation of YAML, and supports the 1.2 spec.',
+    'Service hours are from 5:00 to 1:00 every day.',
+    'Students with a valid card pay 19 euros instead of 29.',
+    'Call `parse()` on the header; the `--watch` flag reloads a.b on change.',
+  ];
+  const questions = [
+    'How do I set the passphrase and the pin of a client certificate?',
+    'How do I set the passphrase of a client certificate?',
+    'Client certificates need a passphrase and a pin.',
+    'Does js-yaml support YAML 1.3?',
+    'Does js-yaml support YAML 1.2?',
+    'What time does service start in the morning?',
+    'Do students get a discount on the evening ticket?',
+    'What does parse() return with --watch and a.c set?',
+    'Which browser drives the web chat end-to-end test?',
+    'What?',
+    '',
+  ];
+
+  it('says what missingFocus(…).refuse says, for every question, chunk set and score', () => {
+    let refused = 0;
+    for (const question of questions) {
+      for (let from = 0; from <= chunks.length; from++) {
+        const some = chunks.slice(from, from + 2);
+        for (const topScore of [
+          0,
+          0.3,
+          MISSING_TERM_TOP_SCORE - 1e-9,
+          MISSING_TERM_TOP_SCORE,
+          0.9,
+        ]) {
+          const expected = missingFocus(question, some, topScore, indexTerms).refuse;
+          expect(focusRefuses(question, some, topScore, indexTerms), question).toBe(expected);
+          if (expected) refused++;
+        }
+      }
+    }
+    expect(refused).toBeGreaterThan(10);
+  });
+
+  it('analyses no chunk for a claim, nor for a question a strong chunk answers without a missing literal', () => {
+    let analysed = 0;
+    const counted = (text: string) => {
+      analysed++;
+      return indexTerms(text);
+    };
+    expect(
+      focusRefuses('Client certificates need a passphrase and a pin.', [TLS], 0.3, counted),
+    ).toBe(false);
+    expect(
+      focusRefuses(
+        'How do I set the passphrase and the pin of a client certificate?',
+        [TLS],
+        0.9,
+        counted,
+      ),
+    ).toBe(false);
+    expect(analysed).toBe(0);
+    expect(
+      focusRefuses(
+        'How do I set the passphrase and the pin of a client certificate?',
+        [TLS],
+        0.45,
+        counted,
+      ),
+    ).toBe(true);
+    expect(analysed).toBe(1);
   });
 });
 

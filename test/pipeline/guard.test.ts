@@ -66,6 +66,78 @@ describe('decideGuard', () => {
   });
 });
 
+describe('decideGuard: the best chunk without analysing every chunk', () => {
+  const texts = [
+    'Refunds are issued within 14 days of the request.',
+    'Shipping is free for orders above 50 euros.',
+    'The store opens at 9:00 and closes at 18:00.',
+    'Refund requests need the order number and the receipt.',
+    'Gift cards cannot be refunded or exchanged.',
+    'Returned items must be unused and in their original packaging.',
+    'Customer service answers refund questions by e-mail.',
+  ];
+  const queries = [
+    'How fast are refunds issued?',
+    'When does the store open in the morning?',
+    'Do gift cards get refunded?',
+    'What does shipping cost?',
+    'quantum chromodynamics of gluons',
+    'the',
+  ];
+
+  it('gives the maximum over all chunks, whatever their order and scores', () => {
+    let seed = 11;
+    const next = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32;
+    for (let round = 0; round < 300; round++) {
+      const query = queries[round % queries.length]!;
+      const chunks = Array.from({ length: 1 + Math.floor(next() * 6) }, () =>
+        chunk(
+          texts[Math.floor(next() * texts.length)]!,
+          next() < 0.15 ? null : Math.round(next() * 100) / 100,
+        ),
+      );
+      const indexSize = [1, 8, 5_000][round % 3]!;
+      const terms = indexTerms(query);
+      const expected = Math.max(
+        ...chunks.map((each) => guardProbability(guardFeatures(each, terms, indexSize))),
+      );
+      const decision = decideGuard({ query, chunks, topScore: 0.5, indexSize });
+      expect(decision.evidence).toBe(expected);
+    }
+  });
+
+  it('does not read a chunk that cannot beat the best one even with every query term', () => {
+    let read = 0;
+    const counted = (text: string, vectorScore: number) => ({
+      get text() {
+        read++;
+        return text;
+      },
+      vectorScore,
+    });
+    const best = counted('Refunds are issued within 14 days of the request.', 0.9);
+    const far = counted('Refunds are issued within 14 days of the request.', 0.05);
+    decideGuard({
+      query: 'How fast are refunds issued?',
+      chunks: [far, best],
+      topScore: 0.9,
+      indexSize: 8,
+    });
+    const readBest = read;
+    expect(readBest).toBeGreaterThan(0);
+    // A weight that lowers the probability as terms match: every chunk is read.
+    read = 0;
+    decideGuard({
+      query: 'How fast are refunds issued?',
+      chunks: [far, best],
+      topScore: 0.9,
+      indexSize: 8,
+      model: { ...DEFAULT_GUARD_MODEL, matchedTerms: -1 },
+    });
+    expect(read).toBe(2 * readBest);
+  });
+});
+
 describe('guard features', () => {
   it('counts the distinct stemmed query terms a chunk contains', () => {
     const features = guardFeatures(

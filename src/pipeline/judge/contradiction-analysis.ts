@@ -8,7 +8,7 @@
 import { stem } from '../../text/stem.js';
 import { STOP_WORDS } from '../../text/words.js';
 import { quantitiesOf, type Quantity } from './contradiction-quantities.js';
-import { registerTextCache } from '../../util/second-sight.js';
+import { createSecondSightCache } from '../../util/second-sight.js';
 
 // Words that negate the statement they stand in.
 const NEGATOR = /^(?:not|no|never|none|neither|nor|cannot|without|nothing|nobody)$|n't$/;
@@ -60,33 +60,40 @@ export interface AnalysedSentence extends SourceSentence {
   readonly quantities: readonly Quantity[];
 }
 
-// Analysed sources of recent claims: an answer cites the same few sources sentence after sentence.
+// Analysed sources of recent claims: an answer cites the same few sources sentence after
+// sentence. Kept per sentence list (a prepared source's, for as long as it lives: every claim
+// checked against it) and, from a text's second sight on, per text (`second-sight.ts`).
 const ANALYSED_CACHE_SIZE = 500;
-const analysedCache = new Map<string, readonly AnalysedSentence[]>();
-registerTextCache(analysedCache);
+const analysedCache = createSecondSightCache<readonly AnalysedSentence[]>(ANALYSED_CACHE_SIZE);
+const analysedSpans = new WeakMap<
+  object,
+  { readonly text: string; readonly analysed: readonly AnalysedSentence[] }
+>();
 
 /** The sentences of a source text (given as spans), analysed; cached per source text. */
 export function analyse(
   sourceText: string,
   sentences: readonly { readonly start: number; readonly end: number }[],
 ): readonly AnalysedSentence[] {
-  const cached = analysedCache.get(sourceText);
-  if (cached && cached.length === sentences.length) return cached;
-  const analysed = sentences.map(({ start, end }) => {
-    const text = sourceText.slice(start, end);
-    const tokens = tokensOf(text);
-    return {
-      start,
-      end,
-      text,
-      tokens,
-      terms: contentStems(tokens),
-      quantities: quantitiesOf(text),
-    };
-  });
-  if (analysedCache.size >= ANALYSED_CACHE_SIZE) {
-    analysedCache.delete(analysedCache.keys().next().value!);
-  }
-  analysedCache.set(sourceText, analysed);
+  const known = analysedSpans.get(sentences);
+  if (known !== undefined && known.text === sourceText) return known.analysed;
+  const analysed = analysedCache.get(
+    sourceText,
+    () =>
+      sentences.map(({ start, end }) => {
+        const text = sourceText.slice(start, end);
+        const tokens = tokensOf(text);
+        return {
+          start,
+          end,
+          text,
+          tokens,
+          terms: contentStems(tokens),
+          quantities: quantitiesOf(text),
+        };
+      }),
+    (kept) => kept.length === sentences.length,
+  );
+  analysedSpans.set(sentences, { text: sourceText, analysed });
   return analysed;
 }

@@ -42,10 +42,11 @@ export function swappedEntity<T extends SourceSentence & { share: number }>(
   spans: readonly T[],
 ): T | undefined {
   const words = claim.match(RAW_WORD) ?? [];
-  const lowerSource = sourceText.toLowerCase();
-  // Letters and digits only, to find "Th2" in "T(H)2".
-  const compactSource = lowerSource.replace(/[^\p{L}\p{N}]+/gu, '');
-  const claimWords = new Set(words.map((word) => word.toLowerCase()));
+  // The source lower-cased, and with letters and digits only (to find "Th2" in "T(H)2"): made
+  // for the first name of the claim, most claims having none.
+  let lowerSource: string | undefined;
+  let compactSource: string | undefined;
+  let claimWords: ReadonlySet<string> | undefined;
   // The neighbour that anchors the alignment: a content word, not a name itself.
   const anchor = (position: number): string | undefined => {
     const word = words[position];
@@ -59,9 +60,12 @@ export function swappedEntity<T extends SourceSentence & { share: number }>(
     // Found as a whole or by a part ("Sf1-expressing" ↔ "SF1"); an abbreviation in brackets
     // only defines the words before it.
     const parts = word.split('-').filter((part) => part.length >= 2);
-    if (parts.some((part) => lowerSource.includes(part.toLowerCase()))) continue;
+    const lower = (lowerSource ??= sourceText.toLowerCase());
+    if (parts.some((part) => lower.includes(part.toLowerCase()))) continue;
+    compactSource ??= lower.replace(/[^\p{L}\p{N}]+/gu, '');
     if (compactSource.includes(word.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ''))) continue;
     if (claimAbbreviation(claim, word)) continue;
+    const named = (claimWords ??= new Set(words.map((each) => each.toLowerCase())));
     const before = anchor(index - 1);
     const after = anchor(index + 1);
     const lowerWord = word.toLowerCase();
@@ -77,7 +81,7 @@ export function swappedEntity<T extends SourceSentence & { share: number }>(
         if (candidate === undefined || !isEntity(candidate, position)) return false;
         const lower = candidate.toLowerCase();
         // A variant spelling ("SRI" for "SSRI") is not another name.
-        return !claimWords.has(lower) && !lowerWord.includes(lower) && !lower.includes(lowerWord);
+        return !named.has(lower) && !lowerWord.includes(lower) && !lower.includes(lowerWord);
       };
       const found = sentence.some((token, position) => {
         const lower = token.toLowerCase();

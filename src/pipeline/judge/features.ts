@@ -153,6 +153,24 @@ const sameNumber = (a: number, b: number): boolean =>
 /** The evidence features of a claim against a source. */
 export function supportFeatures(claim: string, source: string | PreparedSource): SupportFeatures {
   const prepared = typeof source === 'string' ? prepareSource(source) : source;
+  return supportEvidence(claim, prepared).features;
+}
+
+/** What `supportEvidence` found besides the features, for the checks that follow them. */
+export interface SupportEvidence {
+  /** The evidence features. */
+  readonly features: SupportFeatures;
+  /** The claim without its citation tags. */
+  readonly plain: string;
+  /** The names of the claim the source never states (`novelNames`). */
+  readonly novel: readonly string[];
+}
+
+/**
+ * The evidence features of a claim against a prepared source, with the claim without its tags
+ * and its novel names, which `checkSupport` reads next (computed once for both).
+ */
+export function supportEvidence(claim: string, prepared: PreparedSource): SupportEvidence {
   const analysed = prepareClaim(claim);
   const coverage = covered(analysed, prepared.terms, prepared.prefixes);
 
@@ -204,7 +222,7 @@ export function supportFeatures(claim: string, source: string | PreparedSource):
   const polarity = polaritySignals(plain, analysed.terms, prepared);
   const novel = novelNames(plain, prepared);
   const off = ruleOff;
-  return {
+  const features: SupportFeatures = {
     coverage,
     sentenceCoverage: off['feature.sentence-coverage'] ? 0 : sentenceCoverage,
     proximity,
@@ -218,4 +236,5 @@ export function supportFeatures(claim: string, source: string | PreparedSource):
     directionMismatch: off['feature.direction-mismatch'] ? 0 : polarity.directionMismatch,
     bestSentence,
   };
+  return { features, plain, novel };
 }

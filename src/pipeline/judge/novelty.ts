@@ -35,17 +35,60 @@ export interface NoveltySource {
   }[];
 }
 
-/** Facts of a source computed on first need, once per analysed source. */
+/**
+ * Facts of a source, each computed on first need, once per analysed source (most claims need
+ * none or one of them: a name stated as is needs none, a claim without numbers no values).
+ */
 interface SourceFacts {
   /** Letters and digits only, lower-cased ("T(H)2" → "th2"). */
-  readonly compact: string;
+  compact?: string;
   /** Initials of its words, in order (to find "vsmc" in "vascular smooth muscle cells"). */
-  readonly initials: string;
+  initials?: string;
   /** Every number it states: digits (each part of "3.5" and "1,000" too) and number words. */
-  readonly values: ReadonlySet<number>;
+  values?: ReadonlySet<number>;
 }
 
 const facts = new WeakMap<NoveltySource, SourceFacts>();
+
+function factsOf(source: NoveltySource): SourceFacts {
+  let found = facts.get(source);
+  if (found === undefined) {
+    found = {};
+    facts.set(source, found);
+  }
+  return found;
+}
+
+/** The source's letters and digits, lower-cased. */
+function compactFact(source: NoveltySource): string {
+  const found = factsOf(source);
+  return (found.compact ??= compactOf(source.text));
+}
+
+/** The initials of the source's words, in order. */
+function initialsFact(source: NoveltySource): string {
+  const found = factsOf(source);
+  return (found.initials ??= (source.lower.match(/\p{L}+/gu) ?? [])
+    .map((word) => word[0])
+    .join(''));
+}
+
+/** Every number the source states. */
+function valuesFact(source: NoveltySource): ReadonlySet<number> {
+  const found = factsOf(source);
+  if (found.values !== undefined) return found.values;
+  const values = new Set<number>();
+  for (const match of source.text.matchAll(/\d+(?:[.,·]\d+)*/g)) {
+    const raw = match[0].replace(/·/g, '.');
+    values.add(Number(raw.replace(/,/g, '')));
+    for (const part of raw.split(/[.,]/)) values.add(Number(part));
+  }
+  for (const word of source.lower.match(/\p{L}+/gu) ?? []) {
+    const value = NUMBER_WORDS[word];
+    if (value !== undefined) values.add(value);
+  }
+  return (found.values = values);
+}
 
 const NUMBER_WORDS: Readonly<Record<string, number>> = {
   zero: 0,
@@ -81,33 +124,12 @@ const NUMBER_WORDS: Readonly<Record<string, number>> = {
 
 const compactOf = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 
-function factsOf(source: NoveltySource): SourceFacts {
-  let found = facts.get(source);
-  if (found) return found;
-  const values = new Set<number>();
-  for (const match of source.text.matchAll(/\d+(?:[.,·]\d+)*/g)) {
-    const raw = match[0].replace(/·/g, '.');
-    values.add(Number(raw.replace(/,/g, '')));
-    for (const part of raw.split(/[.,]/)) values.add(Number(part));
-  }
-  const lowerWords = source.lower.match(/\p{L}+/gu) ?? [];
-  for (const word of lowerWords) {
-    const value = NUMBER_WORDS[word];
-    if (value !== undefined) values.add(value);
-  }
-  found = {
-    compact: compactOf(source.text),
-    initials: lowerWords.map((word) => word[0]).join(''),
-    values,
-  };
-  facts.set(source, found);
-  return found;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Names
 
 const TOKEN = /[\p{L}\p{N}][\p{L}\p{N}+\-/]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu;
+const SEPARATOR = /[-+/]/;
+const NO_NAMES: readonly string[] = [];
 const capitalsAndDigits = (token: string): number => token.match(/[A-Z0-9]/g)?.length ?? 0;
 
 /** An acronym or code: letters with two capitals or digits ("BBB", "Gpr124", "IL-6"), not a heading. */
@@ -149,13 +171,13 @@ function definedBefore(claim: string, token: string): boolean {
 function spelledOut(token: string, source: NoveltySource): boolean {
   const letters = lettersOf(token);
   if (ruleOff['novelty.spelled-out']) return false;
-  return letters.length >= 3 && isAcronym(token) && factsOf(source).initials.includes(letters);
+  return letters.length >= 3 && isAcronym(token) && initialsFact(source).includes(letters);
 }
 
 /** Whether the source states a name in any form: as is, without punctuation, singular, or stemmed. */
 function stated(name: string, source: NoveltySource): boolean {
   const lower = name.toLowerCase();
-  if (source.lower.includes(lower) || factsOf(source).compact.includes(compactOf(name))) {
+  if (source.lower.includes(lower) || compactFact(source).includes(compactOf(name))) {
     return true;
   }
   if (lower.endsWith('s') && source.lower.includes(lower.slice(0, -1))) return true;
@@ -182,9 +204,12 @@ export function novelNames(claim: string, source: NoveltySource): string[] {
   const tokens = claim.match(TOKEN) ?? [];
   for (let index = 0; index < tokens.length; index++) {
     const token = tokens[index]!;
-    const parts = token.split(/[-+/]/).filter((part) => part.length >= 2);
+    // Only a token with a separator can be a compound (most are not: no split for them).
+    const parts = SEPARATOR.test(token)
+      ? token.split(/[-+/]/).filter((part) => part.length >= 2)
+      : [];
     const compound = parts.length > 1;
-    const names = compound ? parts.filter(isAcronym) : [];
+    const names = compound ? parts.filter(isAcronym) : NO_NAMES;
     const isName = isAcronym(token) || (index > 0 && isCapitalised(token));
     if (!isName && names.length === 0) continue;
     if (stated(token, source)) continue;
@@ -213,11 +238,10 @@ const NUMBER = /(?<![\p{L}\d.,\-·/])(\d+(?:[.,]\d+)?)(?![\p{L}\d]|[.,·]\d)/gu;
  * "Type 5" where the source has only "Type 1", is a contradiction: `renamedNumber`.)
  */
 export function novelNumber(claim: string, source: NoveltySource): string | undefined {
-  const { values } = factsOf(source);
   for (const match of claim.matchAll(NUMBER)) {
     const raw = match[1]!;
     const value = Number(raw.replace(/,(?=\d{3}\b)/g, '').replace(',', '.'));
-    if (!values.has(value)) return raw;
+    if (!valuesFact(source).has(value)) return raw;
   }
   return undefined;
 }

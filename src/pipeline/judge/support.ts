@@ -4,12 +4,10 @@
  * sentence that decides as the evidence span. Pure.
  * @module
  */
-import { stripTags } from './claims.js';
 import { analyse, contentStems, tokensOf } from './contradiction-analysis.js';
 import { missingMainName } from './contradiction-entities.js';
 import { findContradiction, type ContradictionKind } from './contradiction.js';
-import { supportFeatures } from './features.js';
-import { novelNames } from './novelty.js';
+import { supportEvidence } from './features.js';
 import { prepareSource, type PreparedSource } from './source.js';
 import { ruleOff } from './rules.js';
 import { DEFAULT_SUPPORT_THRESHOLD, supportScore, type SupportWeights } from './weights.js';
@@ -71,11 +69,9 @@ export function checkSupport(
   options: CheckSupportOptions = {},
 ): SupportCheck {
   const prepared = typeof source === 'string' ? prepareSource(source) : source;
-  const features = supportFeatures(claim, prepared);
+  const { features, plain, novel } = supportEvidence(claim, prepared);
   const support = supportScore(features, options.weights);
   const threshold = options.threshold ?? DEFAULT_SUPPORT_THRESHOLD;
-  const plain = stripTags(claim);
-  const novel = novelNames(plain, prepared);
   const contradiction = findContradiction(plain, prepared.text, prepared.sentences, novel);
   if (contradiction) {
     return {

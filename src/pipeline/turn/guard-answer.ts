@@ -6,7 +6,7 @@
 import type { MessageRecord } from '../../ports/chat-records.js';
 import type { ChatResponse } from '../../types.js';
 import { inSpan } from '../../util/tracing.js';
-import { focusChunkTerms, focusText, missingFocus } from '../guard-focus.js';
+import { asks, focusChunkTerms, focusRefuses, focusText } from '../guard-focus.js';
 import { decideGuard, DEFAULT_GUARD_MODEL, type GuardDecision } from '../guard.js';
 import type { RecalledMessage } from '../recall.js';
 import { DEFAULT_COSINE_RANGE } from '../retrieve/relevance.js';
@@ -103,8 +103,9 @@ function focusDecision(
   retrieval: RetrievalResult,
   decided: GuardDecision,
 ): GuardDecision {
-  if (decided.guard || !decided.adaptive) return decided;
-  const missing = missingFocus(
+  // A text that does not ask (a claim to check) is never refused for its focus.
+  if (decided.guard || !decided.adaptive || !asks(question)) return decided;
+  const refuse = focusRefuses(
     question,
     retrieval.chunks.map((chunk) =>
       focusText(chunk.documentId, chunk.title, sectionOf(chunk.metadata), chunk.text),
@@ -112,7 +113,7 @@ function focusDecision(
     retrieval.topScore,
     focusChunkTerms,
   );
-  return missing.refuse ? { ...decided, guard: true, reason: 'missing-focus' } : decided;
+  return refuse ? { ...decided, guard: true, reason: 'missing-focus' } : decided;
 }
 
 /** A chunk's heading path (`metadata.section`), or ''. */

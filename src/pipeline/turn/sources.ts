@@ -13,14 +13,13 @@ const SNIPPET_LENGTH = 240;
 
 /**
  * The start of a text, cut at a word boundary, for display. Only the start of a long text is
- * flattened: what lies past the first `length` characters of flattened text cannot change it.
+ * flattened (twice the snippet's length, then four times when white space fills more than
+ * half of that): what lies past the first `length` characters of flattened text cannot change it.
  */
 export function snippet(text: string, length = SNIPPET_LENGTH): string {
-  if (text.length > 4 * length) {
-    const start = text
-      .slice(0, 4 * length)
-      .replace(/\s+/g, ' ')
-      .trimStart();
+  for (let window = 2 * length; window <= 4 * length; window *= 2) {
+    if (text.length <= window) break;
+    const start = text.slice(0, window).replace(/\s+/g, ' ').trimStart();
     // A flattened start longer than `length` (a trailing space aside) begins the flattened
     // whole text, which is then longer than `length` too: the cut is the same.
     if (start.trimEnd().length > length) return cutSnippet(start, length);

@@ -36,6 +36,9 @@ describe('source snippets', () => {
       `${'x'.repeat(239)}${' '.repeat(800)}tail ${'w '.repeat(400)}`,
       `${'x'.repeat(241)}${' '.repeat(2000)}`,
       `${'x'.repeat(240)} ${' '.repeat(2000)}`,
+      // white space filling twice the snippet's length but not four times: the wider window
+      `${'x'.repeat(100)}${' '.repeat(400)}${'y '.repeat(300)}`,
+      `${'v '.repeat(60)}${'\n'.repeat(300)}${'u '.repeat(300)}`,
     ];
     for (let i = 0; i < 400; i++) {
       texts.push(
