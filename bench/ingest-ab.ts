@@ -281,6 +281,8 @@ async function mergeOnly(
         keywordLanguage: 'auto',
         graphTerms: { characters: 300, minLength: 4 },
       };
+      // A tree before task `ingest4` takes the keyword analysis as a fourth argument; later
+      // ones compute it from `job.keywordLanguage` and ignore it.
       wires.set(
         documents[0]!.id,
         await prepareJob(job, tokenizer, embedder, defaultKeywordTerms('auto')),

@@ -17,6 +17,10 @@
  * node --import tsx bench/ingest-dump.ts --data ../shared/data/scifact --docs docs [--out FILE]
  * ```
  *
+ * Not in the dump: every chunk's keyword terms as ingestion computes them for the engine's own
+ * index (`prepareDocuments` with `keywordLanguage`) are compared with the index's analysis of
+ * the chunk's keyword text; the last line counts the chunks that differ (must be 0).
+ *
  * `--concurrency N` ingests with N threads (`engine.ingest(docs, { concurrency })`; default
  * 1, the calling thread): the dump must not change with N.
  *
@@ -40,6 +44,7 @@ import {
   type VectorStore,
 } from '../src/index.js';
 import { sharedIngestPool } from '../src/engine/ingest-pool.js';
+import { prepareDocuments } from '../src/ingest/prepare.js';
 import { tokenizeForIndex } from '../src/query/bm25.js';
 import { createTextAnalyzer } from '../src/text/analyzer.js';
 import type { LanguageSetting } from '../src/text/language-detection.js';
@@ -55,6 +60,11 @@ function flag(name: string): string | undefined {
 const concurrency = Number(flag('--concurrency') ?? 1);
 // The pool `engine.ingest` loads (the same module): how many groups its workers prepared.
 const pool = sharedIngestPool();
+/**
+ * Chunks whose keyword terms ingestion computed for the engine's own index (its header analysed
+ * once), and how many of them differ from the index's analysis of the chunk's keyword text.
+ */
+const preparedTerms = { checked: 0, differ: 0 };
 
 /** A running SHA-256 of JSON values. */
 class Digest {
@@ -145,6 +155,21 @@ async function dumpCorpus(corpus: Corpus): Promise<Record<string, string>> {
     keyword.add([query, found.map((match) => [match.id, match.score, match.coverage])]);
   }
   const tokenizer = await createGptTokenizer();
+  const prepared = await prepareDocuments(
+    corpus.docs,
+    'r',
+    { chunkSize: 512, chunkOverlap: 64, keywordLanguage: corpus.language ?? 'auto' },
+    tokenizer,
+  );
+  for (const chunk of prepared.flatMap((entry) => entry.chunks)) {
+    if (chunk.keywordTerms === undefined) continue;
+    preparedTerms.checked++;
+    const expected = analyse(chunk.keywordText);
+    const same =
+      expected.length === chunk.keywordTerms.length &&
+      expected.every((term, index) => term === chunk.keywordTerms![index]);
+    if (!same) preparedTerms.differ++;
+  }
   for (const chunkSize of [512, 256, 128]) {
     for (const doc of corpus.docs) {
       const cut = chunkText(doc.text, { tokenizer, chunkSize, chunkOverlap: chunkSize / 8 });
@@ -233,7 +258,8 @@ async function main(): Promise<void> {
   // Not in the dump (it must not differ): whether the workers did the work.
   console.log(
     `concurrency ${concurrency}: workers started ${pool.started}, groups prepared by them ` +
-      `${pool.answered}, failed ${pool.failed}`,
+      `${pool.answered}, failed ${pool.failed}; prepared keyword terms: ${preparedTerms.checked} ` +
+      `chunks checked, ${preparedTerms.differ} differ from the index's analysis`,
   );
 }
 

@@ -9,6 +9,7 @@ import { throwIfAborted } from '../errors/index.js';
 import type { Metadata } from '../ports/common.js';
 import type { EmbeddingProvider } from '../ports/embedding-provider.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
+import { analyzeTerms, analyzeTermsWithHead } from '../text/analyzer.js';
 import type { LanguageSetting } from '../text/language-detection.js';
 import type { IngestDocument } from '../types.js';
 import { checkChunkerOutput, pageMetadata, tokenChunker, type Chunker } from './chunkers.js';
@@ -39,6 +40,11 @@ export interface PrepareSettings {
   readonly chunkOverlap: number;
   /** Cuts each document into chunks (default: `tokenChunker()`). */
   readonly chunker?: Chunker | undefined;
+  /**
+   * The language of the engine's default keyword index, when it is the one written to: each
+   * chunk's `keywordTerms` are then computed as that index would analyse its `keywordText`.
+   */
+  readonly keywordLanguage?: LanguageSetting | undefined;
 }
 
 /** A document and its prepared chunks. */
@@ -66,18 +72,38 @@ export function chunkId(documentId: string, index: number): string {
  */
 const HEADER_KEYWORD_WEIGHT = 3;
 
+/** A chunk's header: its document's title and its section, a line each. */
+function chunkHeader(title: string | undefined, section: string | undefined): string {
+  return [title, section].filter((part) => part && part.length > 0).join('\n');
+}
+
 /** Texts indexed for a chunk: embedded (header once) and keyword-indexed (header weighted). */
 export function indexTexts(
   title: string | undefined,
   section: string | undefined,
   text: string,
 ): { indexText: string; keywordText: string } {
-  const header = [title, section].filter((part) => part && part.length > 0).join('\n');
+  const header = chunkHeader(title, section);
   if (!header) return { indexText: text, keywordText: text };
   return {
     indexText: `${header}\n${text}`,
     keywordText: `${`${header}\n`.repeat(HEADER_KEYWORD_WEIGHT)}${text}`,
   };
+}
+
+/**
+ * The default keyword index's terms of a chunk's `keywordText` (`analyzeTerms` in `language`),
+ * its repeated header analysed once.
+ */
+export function keywordTextTerms(
+  title: string | undefined,
+  section: string | undefined,
+  text: string,
+  language: LanguageSetting,
+): string[] {
+  const header = chunkHeader(title, section);
+  if (!header) return analyzeTerms(text, language);
+  return analyzeTermsWithHead(`${header}\n`, HEADER_KEYWORD_WEIGHT, text, language);
 }
 
 const defaultChunker = tokenChunker();
@@ -98,9 +124,13 @@ export async function prepareChunks(
       piece.start === undefined
         ? {}
         : pageMetadata(doc.text, piece.start, piece.end ?? piece.start + piece.text.length);
+    const language = settings.keywordLanguage;
     return {
       id: chunkId(doc.id, index),
       ...indexTexts(doc.title, section, piece.text),
+      ...(language === undefined
+        ? {}
+        : { keywordTerms: keywordTextTerms(doc.title, section, piece.text, language) }),
       metadata: {
         ...doc.metadata,
         ...pages,
@@ -191,22 +221,29 @@ export async function prepareJob(
   job: PrepareJob,
   tokenizer: Tokenizer,
   embedder: EmbeddingProvider,
-  keywordTerms?: ((text: string) => string[]) | undefined,
 ): Promise<PreparedWire> {
-  const settings = { chunkSize: job.chunkSize, chunkOverlap: job.chunkOverlap };
+  const settings = {
+    chunkSize: job.chunkSize,
+    chunkOverlap: job.chunkOverlap,
+    keywordLanguage: job.keywordLanguage,
+  };
   const documents = await prepareDocuments(job.documents, job.revision, settings, tokenizer);
   const texts = documents.flatMap((entry) => entry.chunks.map((chunk) => chunk.indexText));
   const vectors = await embedAll(embedder, texts, undefined);
   const dimensions = vectors[0]?.length ?? embedder.dimensions;
   const flat = new Float32Array(vectors.length * dimensions);
   vectors.forEach((vector, index) => flat.set(vector, index * dimensions));
-  const chunks = documents.map((entry) => entry.chunks);
-  const all = chunks.flat();
+  // The keyword terms cross as one string per chunk (below), not with the chunk.
+  const chunks = documents.map((entry) =>
+    entry.chunks.map(({ keywordTerms: _terms, ...chunk }) => chunk),
+  );
+  const all = documents.flatMap((entry) => entry.chunks);
   // One string per chunk: far cheaper to copy across threads than an array of terms. Texts
   // hold no U+0000 (documents with one are refused), so neither do their terms.
-  const terms = keywordTerms
-    ? all.map((chunk) => joinCounts(occurrences(keywordTerms(chunk.keywordText))))
-    : undefined;
+  const terms =
+    job.keywordLanguage === undefined
+      ? undefined
+      : all.map((chunk) => joinCounts(occurrences(chunk.keywordTerms ?? [])));
   const graph = job.graphTerms;
   const graphTerms = graph
     ? all.map((chunk) =>

@@ -41,12 +41,13 @@ import { stopwords as spanishStopWords } from '@orama/stopwords/spanish';
 import { ValidationError } from '../errors/index.js';
 import { stem as englishStem, STOP_WORDS } from './english.js';
 import {
+  DETECTION_WINDOW,
   latinLanguage,
   TEXT_LANGUAGES,
   type LanguageSetting,
   type LatinLanguage,
 } from './language-detection.js';
-import { foldAccents, hasNoSpaceScript, isCjkWord, segmentText } from './segment.js';
+import { foldAccents, hasNoSpaceScript, isAscii, isCjkWord, segmentText } from './segment.js';
 
 const STEM_CACHE_SIZE = 50_000;
 
@@ -160,15 +161,7 @@ export function analyzeTerms(text: string, language: LanguageSetting = 'auto'): 
   const latin = latinLanguage(segmented, text, language);
   const terms: string[] = [];
   if (ascii) {
-    if (latin === 'en') {
-      for (const word of words) {
-        const term = englishTerm(word);
-        if (term !== '') terms.push(term);
-      }
-    } else {
-      const pack = latinPack(latin);
-      for (const word of words) if (!pack.stopWords.has(word)) terms.push(pack.stem(word));
-    }
+    asciiTerms(words, latin, terms);
     return terms;
   }
   const pack = latin === 'en' ? undefined : latinPack(latin);
@@ -185,6 +178,57 @@ export function analyzeTerms(text: string, language: LanguageSetting = 'auto'): 
       terms.push(pack.stem(word));
     }
   }
+  return terms;
+}
+
+/** Appends the terms of lower-cased ASCII words in a Latin-script language. */
+function asciiTerms(words: readonly string[], latin: LatinLanguage, into: string[]): void {
+  if (latin === 'en') {
+    for (const word of words) {
+      const term = englishTerm(word);
+      if (term !== '') into.push(term);
+    }
+  } else {
+    const pack = latinPack(latin);
+    for (const word of words) if (!pack.stopWords.has(word)) into.push(pack.stem(word));
+  }
+}
+
+/** Ends with a character that is no part of a word (so repeating the text joins no words). */
+const ENDS_APART = /[^A-Za-z0-9]$/;
+
+/**
+ * `analyzeTerms(head.repeat(times) + body, language)`, analysing `head` once (a chunk's header
+ * weighted by repetition in the keyword index). ASCII text whose `head` ends with a character
+ * outside words has the words of `head` `times` times, then those of `body`: the language is
+ * detected on exactly those words and `head`'s terms are repeated. Other text is analysed whole.
+ */
+export function analyzeTermsWithHead(
+  head: string,
+  times: number,
+  body: string,
+  language: LanguageSetting = 'auto',
+): string[] {
+  if (times <= 0 || head.length === 0) return analyzeTerms(body, language);
+  if (!ENDS_APART.test(head) || !isAscii(head) || !isAscii(body)) {
+    return analyzeTerms(head.repeat(times) + body, language);
+  }
+  const headWords = segmentText(head).words;
+  const bodyWords = segmentText(body).words;
+  // Detection reads at most its window of words: the head's, repeated, then the body's.
+  const window: string[] = [];
+  for (let time = 0; time < times && window.length < DETECTION_WINDOW; time++) {
+    for (const word of headWords) window.push(word);
+  }
+  for (let index = 0; index < bodyWords.length && window.length < DETECTION_WINDOW; index++) {
+    window.push(bodyWords[index]!);
+  }
+  const latin = latinLanguage({ words: window, ascii: true, spaceless: false }, '', language);
+  const headTerms: string[] = [];
+  asciiTerms(headWords, latin, headTerms);
+  const terms: string[] = [];
+  for (let time = 0; time < times; time++) for (const term of headTerms) terms.push(term);
+  asciiTerms(bodyWords, latin, terms);
   return terms;
 }
 

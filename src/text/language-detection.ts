@@ -89,7 +89,7 @@ const LETTER_HINTS: readonly (readonly [number, RegExp])[] = [
 ];
 
 /** Words read for detection (a text's language shows in its first sentences). */
-const DETECTION_WINDOW = 200;
+export const DETECTION_WINDOW = 200;
 /** English hits after which a text is English when no other language has a third as many. */
 const CLEARLY_ENGLISH = 12;
 
