@@ -24,6 +24,7 @@
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { scaleCorpus } from './scale.js';
 import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
 
 type Engine = {
@@ -169,7 +170,8 @@ type KeywordIndexFactory = () => {
 
 /**
  * `--part keyword`: adds the keyword records of a SciFact ingest (header-weighted texts with the
- * terms the ingest workers compute) to a fresh memory keyword index of each tree, alternating.
+ * terms the ingest workers compute) to a fresh memory keyword index of each tree, alternating;
+ * `--docs N` takes `bench/scale.ts`'s corpus of N documents instead.
  */
 async function keywordOnly(
   beforeDir: string,
@@ -202,7 +204,7 @@ async function keywordOnly(
     }
   }
   printRounds(
-    `keyword add of ${records.length} records, ${rounds} alternating rounds`,
+    `keyword add of ${records.length} records, ${rounds} alternating rounds (CPU of the add, collections during it included)`,
     'pass',
     trees,
   );
@@ -358,7 +360,12 @@ async function main(): Promise<void> {
   const rounds = Number(flag('--rounds') ?? 7);
   const docs = loadCorpus(dir).map((doc) => ({ id: doc.id, title: doc.title, text: doc.text }));
   if (flag('--part') === 'segment') return segmentOnly(beforeDir, docs, rounds);
-  if (flag('--part') === 'keyword') return keywordOnly(beforeDir, docs, rounds);
+  if (flag('--part') === 'keyword') {
+    // `--docs N`: `bench/scale.ts`'s corpus of N documents (SciFact's, then generated ones).
+    const count = flag('--docs');
+    const corpus = count === undefined ? docs : scaleCorpus(Number(count), 0, 17).docs;
+    return keywordOnly(beforeDir, corpus as typeof docs, rounds);
+  }
   if (flag('--part') === 'analyze') return analyzeOnly(beforeDir, docs, rounds);
   if (flag('--part') === 'merge') return mergeOnly(beforeDir, docs, rounds);
   const hashing = flag('--hashing') === undefined ? undefined : Number(flag('--hashing'));

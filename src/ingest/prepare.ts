@@ -25,9 +25,10 @@ export interface PreparedChunk {
   readonly keywordText: string;
   readonly metadata: Metadata;
   /**
-   * The keyword index's terms of `keywordText` (each term's occurrences together), when an
-   * ingest worker computed them for the engine's default keyword index; otherwise the index
-   * analyses the text itself.
+   * The keyword index's terms of `keywordText` (in an order it posts with fewer lookups: see
+   * `keywordTextTerms`; from an ingest worker, each term's occurrences together), computed for
+   * the engine's default keyword index (`keywordLanguage`); otherwise the index analyses the
+   * text itself.
    */
   readonly keywordTerms?: readonly string[] | undefined;
   /** The graph's term frequencies of `indexText`, when an ingest worker computed them. */
@@ -93,7 +94,8 @@ export function indexTexts(
 
 /**
  * The default keyword index's terms of a chunk's `keywordText` (`analyzeTerms` in `language`),
- * its repeated header analysed once.
+ * its repeated header analysed once (`analyzeTermsWithHead`: the same terms as often, first
+ * occurring in the same order, a header term's repeats together).
  */
 export function keywordTextTerms(
   title: string | undefined,

@@ -198,10 +198,12 @@ function asciiTerms(words: readonly string[], latin: LatinLanguage, into: string
 const ENDS_APART = /[^A-Za-z0-9]$/;
 
 /**
- * `analyzeTerms(head.repeat(times) + body, language)`, analysing `head` once (a chunk's header
- * weighted by repetition in the keyword index). ASCII text whose `head` ends with a character
- * outside words has the words of `head` `times` times, then those of `body`: the language is
- * detected on exactly those words and `head`'s terms are repeated. Other text is analysed whole.
+ * The terms of `analyzeTerms(head.repeat(times) + body, language)`, analysing `head` once (a
+ * chunk's header, weighted by repetition in the keyword index): each term as often, and first
+ * occurring in the same order, but each of `head`'s terms given `times` times in a row (a
+ * keyword index posts a run of one term with one lookup). ASCII text whose `head` ends with a
+ * character outside words has the words of `head` `times` times, then those of `body`: the
+ * language is detected on exactly those words. Other text is analysed whole.
  */
 export function analyzeTermsWithHead(
   head: string,
@@ -227,7 +229,7 @@ export function analyzeTermsWithHead(
   const headTerms: string[] = [];
   asciiTerms(headWords, latin, headTerms);
   const terms: string[] = [];
-  for (let time = 0; time < times; time++) for (const term of headTerms) terms.push(term);
+  for (const term of headTerms) for (let time = 0; time < times; time++) terms.push(term);
   asciiTerms(bodyWords, latin, terms);
   return terms;
 }
