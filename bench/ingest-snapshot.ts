@@ -22,22 +22,20 @@ function flag(name: string): string | undefined {
 const HEADER_BYTES = 24;
 
 const root = resolve(flag('--root') ?? join(import.meta.dirname, '..'));
-const module = async (path: string) =>
-  (await import(pathToFileURL(join(root, path)).href)) as Record<string, unknown>;
-const index = (await module('src/index.ts')) as unknown as Record<
-  string,
-  (...args: never[]) => never
->;
-const { ingestDocuments } = (await module('src/ingest/ingest.ts')) as unknown as {
-  ingestDocuments: (deps: object, docs: unknown, settings: object) => Promise<{ chunks: number }>;
-};
+/** The factories of the tree's entry and its `ingestDocuments`, loosely typed (any tree). */
+type Factories = Record<string, (...args: never[]) => never>;
+const [index, ingest] = (await Promise.all(
+  ['src/index.ts', 'src/ingest/ingest.ts'].map(
+    (path) => import(pathToFileURL(join(root, path)).href),
+  ),
+)) as [Factories, { ingestDocuments: (...args: unknown[]) => Promise<{ chunks: number }> }];
 const dir = sciFactDir();
 if (!hasSciFact(dir)) throw new Error(`SciFact not found in ${dir} (pass --data DIR)`);
 const docs = loadCorpus(dir).map((doc) => ({ id: doc.id, title: doc.title, text: doc.text }));
 const keywordIndex = index.createMemoryKeywordIndex!() as unknown as {
   snapshot(): Uint8Array;
 };
-const result = await ingestDocuments(
+const result = await ingest.ingestDocuments(
   {
     vectorStore: index.createMemoryVectorStore!(),
     keywordIndex,
