@@ -19,6 +19,7 @@
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --hashing 256
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part merge
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part analyze
+ * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part keyword-terms
  * ```
  */
 import { loadavg } from 'node:os';
@@ -162,6 +163,69 @@ async function analyzeOnly(
     trees,
   );
   if (terms === 0) throw new Error('no terms');
+}
+
+/**
+ * `--part keyword-terms`: what a calling-thread SciFact ingest does for the engine's own keyword
+ * index, per tree: each chunk's keyword terms (the title three times, then the abstract) as the
+ * tree's ingest computes them (`keywordTextTerms` of `src/ingest/prepare.ts` where the tree has
+ * it, its header analysed once; else the index's analysis of the whole keyword text), then the
+ * records with those terms added to a fresh memory keyword index of the tree; alternating.
+ */
+async function keywordTermsOnly(
+  beforeDir: string,
+  docs: readonly { id: string; title: string; text: string }[],
+  rounds: number,
+): Promise<void> {
+  const load = async (root: string) => {
+    const module = (path: string) => import(pathToFileURL(join(root, path)).href);
+    const [index, prepare, bm25] = (await Promise.all([
+      module('src/index.ts'),
+      module('src/ingest/prepare.ts'),
+      module('src/query/bm25.ts'),
+    ])) as [
+      { createMemoryKeywordIndex: KeywordIndexFactory },
+      {
+        keywordTextTerms?: (
+          title: string,
+          section: string,
+          text: string,
+          language: string,
+        ) => string[];
+      },
+      { tokenizeForIndex: (text: string) => string[] },
+    ];
+    const { keywordTextTerms } = prepare;
+    const terms = keywordTextTerms
+      ? (doc: (typeof docs)[number]) => keywordTextTerms(doc.title, '', doc.text, 'auto')
+      : (doc: (typeof docs)[number]) =>
+          bm25.tokenizeForIndex(`${`${doc.title}\n`.repeat(3)}${doc.text}`);
+    return { create: index.createMemoryKeywordIndex, terms };
+  };
+  const trees = [
+    { name: 'before', ...(await load(resolve(beforeDir))), cpu: [] as number[] },
+    { name: 'after', ...(await load(join(import.meta.dirname, '..'))), cpu: [] as number[] },
+  ];
+  for (let round = 0; round < rounds + 1; round++) {
+    for (const tree of trees) {
+      const index = tree.create();
+      const usage = process.cpuUsage();
+      const records = docs.map((doc) => ({
+        id: doc.id,
+        text: `${`${doc.title}\n`.repeat(3)}${doc.text}`,
+        metadata: { documentId: doc.id },
+        terms: tree.terms(doc),
+      }));
+      await index.add('default', records);
+      const used = process.cpuUsage(usage);
+      if (round > 0) tree.cpu.push((used.user + used.system) / 1000);
+    }
+  }
+  printRounds(
+    `keyword terms and add of ${docs.length} documents, ${rounds} alternating rounds`,
+    'pass',
+    trees,
+  );
 }
 
 type KeywordIndexFactory = () => {
@@ -367,6 +431,7 @@ async function main(): Promise<void> {
     return keywordOnly(beforeDir, corpus as typeof docs, rounds);
   }
   if (flag('--part') === 'analyze') return analyzeOnly(beforeDir, docs, rounds);
+  if (flag('--part') === 'keyword-terms') return keywordTermsOnly(beforeDir, docs, rounds);
   if (flag('--part') === 'merge') return mergeOnly(beforeDir, docs, rounds);
   const hashing = flag('--hashing') === undefined ? undefined : Number(flag('--hashing'));
   const trees: { name: string; create: () => Engine; cpu: number[]; wall: number[] }[] = [

@@ -42,12 +42,13 @@ import { ValidationError } from '../errors/index.js';
 import { stem as englishStem, STOP_WORDS } from './english.js';
 import {
   DETECTION_WINDOW,
+  HINT_CHARACTERS,
   latinLanguage,
   TEXT_LANGUAGES,
   type LanguageSetting,
   type LatinLanguage,
 } from './language-detection.js';
-import { foldAccents, hasNoSpaceScript, isAscii, isCjkWord, segmentText } from './segment.js';
+import { foldAccents, hasNoSpaceScript, isCjkWord, segmentText } from './segment.js';
 
 const STEM_CACHE_SIZE = 50_000;
 
@@ -160,25 +161,39 @@ export function analyzeTerms(text: string, language: LanguageSetting = 'auto'): 
   const { words, ascii, spaceless } = segmented;
   const latin = latinLanguage(segmented, text, language);
   const terms: string[] = [];
+  wordTerms(words, ascii, spaceless, latin, terms);
+  return terms;
+}
+
+/**
+ * Appends the terms of a text's words (`segmentText`'s, in a Latin-script language `latin`):
+ * `ascii` and `spaceless` say what the whole text holds.
+ */
+function wordTerms(
+  words: readonly string[],
+  ascii: boolean,
+  spaceless: boolean,
+  latin: LatinLanguage,
+  into: string[],
+): void {
   if (ascii) {
-    asciiTerms(words, latin, terms);
-    return terms;
+    asciiTerms(words, latin, into);
+    return;
   }
   const pack = latin === 'en' ? undefined : latinPack(latin);
   for (const word of words) {
     if (spaceless && hasNoSpaceScript(word)) {
-      if (!(isCjkWord(word) && cjkStopWords().has(word))) terms.push(word);
+      if (!(isCjkWord(word) && cjkStopWords().has(word))) into.push(word);
       continue;
     }
     const folded = foldAccents(word);
     if (pack === undefined) {
       const term = englishTerm(folded);
-      if (term !== '') terms.push(term);
+      if (term !== '') into.push(term);
     } else if (!pack.stopWords.has(word) && !pack.stopWords.has(folded)) {
-      terms.push(pack.stem(word));
+      into.push(pack.stem(word));
     }
   }
-  return terms;
 }
 
 /** Appends the terms of lower-cased ASCII words in a Latin-script language. */
@@ -194,16 +209,14 @@ function asciiTerms(words: readonly string[], latin: LatinLanguage, into: string
   }
 }
 
-/** Ends with a character that is no part of a word (so repeating the text joins no words). */
-const ENDS_APART = /[^A-Za-z0-9]$/;
-
 /**
  * The terms of `analyzeTerms(head.repeat(times) + body, language)`, analysing `head` once (a
  * chunk's header, weighted by repetition in the keyword index): each term as often, and first
  * occurring in the same order, but each of `head`'s terms given `times` times in a row (a
- * keyword index posts a run of one term with one lookup). ASCII text whose `head` ends with a
- * character outside words has the words of `head` `times` times, then those of `body`: the
- * language is detected on exactly those words. Other text is analysed whole.
+ * keyword index posts a run of one term with one lookup). When `head` ends with a line break
+ * (no word, accent, case or normalisation runs across it) the whole text's words are the words
+ * of `head` `times` times, then those of `body`, and the language is detected on exactly those
+ * words (and the whole text's first characters); otherwise the text is analysed whole.
  */
 export function analyzeTermsWithHead(
   head: string,
@@ -212,25 +225,28 @@ export function analyzeTermsWithHead(
   language: LanguageSetting = 'auto',
 ): string[] {
   if (times <= 0 || head.length === 0) return analyzeTerms(body, language);
-  if (!ENDS_APART.test(head) || !isAscii(head) || !isAscii(body)) {
-    return analyzeTerms(head.repeat(times) + body, language);
-  }
-  const headWords = segmentText(head).words;
-  const bodyWords = segmentText(body).words;
-  // Detection reads at most its window of words: the head's, repeated, then the body's.
+  if (!head.endsWith('\n')) return analyzeTerms(head.repeat(times) + body, language);
+  const headText = segmentText(head);
+  const bodyText = segmentText(body);
+  const ascii = headText.ascii && bodyText.ascii;
+  const spaceless = headText.spaceless || bodyText.spaceless;
+  // Detection reads at most its window of words: the head's, repeated, then the body's; and
+  // outside ASCII the letters of the text's start (at most the body's first HINT_CHARACTERS).
   const window: string[] = [];
   for (let time = 0; time < times && window.length < DETECTION_WINDOW; time++) {
-    for (const word of headWords) window.push(word);
+    for (const word of headText.words) window.push(word);
   }
-  for (let index = 0; index < bodyWords.length && window.length < DETECTION_WINDOW; index++) {
-    window.push(bodyWords[index]!);
+  for (const word of bodyText.words) {
+    if (window.length >= DETECTION_WINDOW) break;
+    window.push(word);
   }
-  const latin = latinLanguage({ words: window, ascii: true, spaceless: false }, '', language);
+  const start = ascii ? '' : head.repeat(times) + body.slice(0, HINT_CHARACTERS);
+  const latin = latinLanguage({ words: window, ascii, spaceless }, start, language);
   const headTerms: string[] = [];
-  asciiTerms(headWords, latin, headTerms);
+  wordTerms(headText.words, ascii, spaceless, latin, headTerms);
   const terms: string[] = [];
   for (const term of headTerms) for (let time = 0; time < times; time++) terms.push(term);
-  asciiTerms(bodyWords, latin, terms);
+  wordTerms(bodyText.words, ascii, spaceless, latin, terms);
   return terms;
 }
 

@@ -20,6 +20,12 @@ const heads = [
   'Parking',
   'Garantie für Fahrräder\n',
   '保証期間\n',
+  '保証期間は2年です\n',
+  // Greek final sigma at the head's end, a decomposed accent, full-width letters (NFKC).
+  'ΟΔΟΣ\n',
+  'Cafe\u0301 Ｇarantie ﬁn\n',
+  'Ñandú y cigüeña\n',
+  'Über die Rückgabe\r\n',
   '...\n',
   '',
   'a\n',
@@ -43,6 +49,11 @@ const bodies = [
   '',
   '   ',
   'running runs ran 42 x86_64 e-mail',
+  // Starts with a combining mark and a sigma; letter hints past the first 4,000 characters.
+  '\u0301ΣΟΦΙΑ ΟΔΟΣ and the rest',
+  'the of and '.repeat(400) + 'Größe über Fuß',
+  'x '.repeat(1990) + 'ñandú',
+  'タイ語 ภาษาไทย 한국어 Русский текст',
 ];
 
 describe('analyzeTermsWithHead', () => {
