@@ -18,7 +18,7 @@
  * ```
  *
  * Not in the dump: every chunk's keyword terms as ingestion computes them for the engine's own
- * index (`prepareDocuments` with `keywordLanguage`) are compared with the index's analysis of
+ * index (`chunkKeywordTerms` of each prepared chunk) are compared with the index's analysis of
  * the chunk's keyword text; the last line counts the chunks that differ (must be 0).
  *
  * `--concurrency N` ingests with N threads (`engine.ingest(docs, { concurrency })`; default
@@ -44,7 +44,7 @@ import {
   type VectorStore,
 } from '../src/index.js';
 import { sharedIngestPool } from '../src/engine/ingest-pool.js';
-import { prepareDocuments } from '../src/ingest/prepare.js';
+import { chunkKeywordTerms, prepareDocuments } from '../src/ingest/prepare.js';
 import { tokenizeForIndex } from '../src/query/bm25.js';
 import { createTextAnalyzer } from '../src/text/analyzer.js';
 import type { LanguageSetting } from '../src/text/language-detection.js';
@@ -159,11 +159,11 @@ async function dumpCorpus(corpus: Corpus): Promise<Record<string, string>> {
   const prepared = await prepareDocuments(
     corpus.docs,
     'r',
-    { chunkSize: 512, chunkOverlap: 64, keywordLanguage: corpus.language ?? 'auto' },
+    { chunkSize: 512, chunkOverlap: 64 },
     tokenizer,
   );
   for (const chunk of prepared.flatMap((entry) => entry.chunks)) {
-    if (chunk.keywordTerms === undefined) continue;
+    const terms = chunkKeywordTerms(chunk, corpus.language ?? 'auto');
     preparedTerms.checked++;
     // What the index posts: each term's count, in order of first occurrence.
     const counted = (terms: readonly string[]) => {
@@ -172,9 +172,7 @@ async function dumpCorpus(corpus: Corpus): Promise<Record<string, string>> {
       return JSON.stringify([...counts]);
     };
     const expected = analyse(chunk.keywordText);
-    const same =
-      expected.length === chunk.keywordTerms.length &&
-      counted(expected) === counted(chunk.keywordTerms);
+    const same = expected.length === terms.length && counted(expected) === counted(terms);
     if (!same) preparedTerms.differ++;
   }
   for (const chunkSize of [512, 256, 128]) {

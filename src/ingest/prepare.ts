@@ -25,10 +25,9 @@ export interface PreparedChunk {
   readonly keywordText: string;
   readonly metadata: Metadata;
   /**
-   * The keyword index's terms of `keywordText` (in an order it posts with fewer lookups: see
-   * `keywordTextTerms`; from an ingest worker, each term's occurrences together), computed for
-   * the engine's default keyword index (`keywordLanguage`); otherwise the index analyses the
-   * text itself.
+   * The keyword index's terms of `keywordText` (each term's occurrences together), when an
+   * ingest worker computed them for the engine's default keyword index; otherwise the index
+   * analyses the text itself.
    */
   readonly keywordTerms?: readonly string[] | undefined;
   /** The graph's term frequencies of `indexText`, when an ingest worker computed them. */
@@ -41,11 +40,6 @@ export interface PrepareSettings {
   readonly chunkOverlap: number;
   /** Cuts each document into chunks (default: `tokenChunker()`). */
   readonly chunker?: Chunker | undefined;
-  /**
-   * The language of the engine's default keyword index, when it is the one written to: each
-   * chunk's `keywordTerms` are then computed as that index would analyse its `keywordText`.
-   */
-  readonly keywordLanguage?: LanguageSetting | undefined;
 }
 
 /** A document and its prepared chunks. */
@@ -110,6 +104,22 @@ export function keywordTextTerms(
 
 const defaultChunker = tokenChunker();
 
+/**
+ * The default keyword index's terms of a prepared chunk's `keywordText` in `language`
+ * (`keywordTextTerms` of the title, section and text its metadata holds: reserved keys, which
+ * neither a document's nor a chunker's metadata may set). Computed just before the chunk is
+ * posted, so that the terms of a group are not kept while it is embedded.
+ */
+export function chunkKeywordTerms(chunk: PreparedChunk, language: LanguageSetting): string[] {
+  const { title, section, text } = chunk.metadata;
+  return keywordTextTerms(
+    typeof title === 'string' ? title : undefined,
+    typeof section === 'string' ? section : undefined,
+    typeof text === 'string' ? text : '',
+    language,
+  );
+}
+
 /** One document's chunks, ready to index but not embedded. */
 export async function prepareChunks(
   doc: IngestDocument,
@@ -126,13 +136,9 @@ export async function prepareChunks(
       piece.start === undefined
         ? {}
         : pageMetadata(doc.text, piece.start, piece.end ?? piece.start + piece.text.length);
-    const language = settings.keywordLanguage;
     return {
       id: chunkId(doc.id, index),
       ...indexTexts(doc.title, section, piece.text),
-      ...(language === undefined
-        ? {}
-        : { keywordTerms: keywordTextTerms(doc.title, section, piece.text, language) }),
       metadata: {
         ...doc.metadata,
         ...pages,
@@ -224,28 +230,22 @@ export async function prepareJob(
   tokenizer: Tokenizer,
   embedder: EmbeddingProvider,
 ): Promise<PreparedWire> {
-  const settings = {
-    chunkSize: job.chunkSize,
-    chunkOverlap: job.chunkOverlap,
-    keywordLanguage: job.keywordLanguage,
-  };
+  const settings = { chunkSize: job.chunkSize, chunkOverlap: job.chunkOverlap };
   const documents = await prepareDocuments(job.documents, job.revision, settings, tokenizer);
   const texts = documents.flatMap((entry) => entry.chunks.map((chunk) => chunk.indexText));
   const vectors = await embedAll(embedder, texts, undefined);
   const dimensions = vectors[0]?.length ?? embedder.dimensions;
   const flat = new Float32Array(vectors.length * dimensions);
   vectors.forEach((vector, index) => flat.set(vector, index * dimensions));
-  // The keyword terms cross as one string per chunk (below), not with the chunk.
-  const chunks = documents.map((entry) =>
-    entry.chunks.map(({ keywordTerms: _terms, ...chunk }) => chunk),
-  );
-  const all = documents.flatMap((entry) => entry.chunks);
+  const chunks = documents.map((entry) => entry.chunks);
+  const all = chunks.flat();
   // One string per chunk: far cheaper to copy across threads than an array of terms. Texts
   // hold no U+0000 (documents with one are refused), so neither do their terms.
+  const language = job.keywordLanguage;
   const terms =
-    job.keywordLanguage === undefined
+    language === undefined
       ? undefined
-      : all.map((chunk) => joinCounts(occurrences(chunk.keywordTerms ?? [])));
+      : all.map((chunk) => joinCounts(occurrences(chunkKeywordTerms(chunk, language))));
   const graph = job.graphTerms;
   const graphTerms = graph
     ? all.map((chunk) =>

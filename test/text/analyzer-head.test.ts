@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { analyzeTerms, analyzeTermsWithHead } from '../../src/text/analyzer.js';
-import { prepareChunks } from '../../src/ingest/prepare.js';
+import { chunkKeywordTerms, prepareChunks } from '../../src/ingest/prepare.js';
 import { createEstimateTokenizer } from '../../src/adapters/tokenizer/estimate.js';
 
 const heads = [
@@ -102,15 +102,15 @@ describe('analyzeTermsWithHead', () => {
       title: 'Warranty for bicycles',
       text: '# Returns\n\nBikes may be returned within 30 days of the purchase, with the receipt.\n\n# Repairs\n\nFrames are covered for five years; wheels and brakes for two.',
     };
-    const settings = { chunkSize: 16, chunkOverlap: 0, keywordLanguage: 'auto' as const };
-    const chunks = await prepareChunks(doc, 'r', settings, tokenizer);
+    const chunks = await prepareChunks(doc, 'r', { chunkSize: 16, chunkOverlap: 0 }, tokenizer);
     expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.some((chunk) => chunk.metadata['section'] !== undefined)).toBe(true);
     for (const chunk of chunks) {
-      expect(occurrences(chunk.keywordTerms!)).toEqual(
-        occurrences(analyzeTerms(chunk.keywordText)),
-      );
+      for (const language of ['auto', 'de'] as const) {
+        expect(occurrences(chunkKeywordTerms(chunk, language))).toEqual(
+          occurrences(analyzeTerms(chunk.keywordText, language)),
+        );
+      }
     }
-    const none = await prepareChunks(doc, 'r', { chunkSize: 16, chunkOverlap: 0 }, tokenizer);
-    expect(none.every((chunk) => chunk.keywordTerms === undefined)).toBe(true);
   });
 });
