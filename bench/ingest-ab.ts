@@ -172,11 +172,7 @@ async function analyzeOnly(
  * it, its header analysed once; else the index's analysis of the whole keyword text), then the
  * records with those terms added to a fresh memory keyword index of the tree; alternating.
  */
-async function keywordTermsOnly(
-  beforeDir: string,
-  docs: readonly { id: string; title: string; text: string }[],
-  rounds: number,
-): Promise<void> {
+async function keywordTermsOnly(before: string, docs: readonly Doc[], rounds: number) {
   const load = async (root: string) => {
     const module = (path: string) => import(pathToFileURL(join(root, path)).href);
     const [index, prepare, bm25] = (await Promise.all([
@@ -197,13 +193,12 @@ async function keywordTermsOnly(
     ];
     const { keywordTextTerms } = prepare;
     const terms = keywordTextTerms
-      ? (doc: (typeof docs)[number]) => keywordTextTerms(doc.title, '', doc.text, 'auto')
-      : (doc: (typeof docs)[number]) =>
-          bm25.tokenizeForIndex(`${`${doc.title}\n`.repeat(3)}${doc.text}`);
+      ? (doc: Doc) => keywordTextTerms(doc.title, '', doc.text, 'auto')
+      : (doc: Doc) => bm25.tokenizeForIndex(`${`${doc.title}\n`.repeat(3)}${doc.text}`);
     return { create: index.createMemoryKeywordIndex, terms };
   };
   const trees = [
-    { name: 'before', ...(await load(resolve(beforeDir))), cpu: [] as number[] },
+    { name: 'before', ...(await load(resolve(before))), cpu: [] as number[] },
     { name: 'after', ...(await load(join(import.meta.dirname, '..'))), cpu: [] as number[] },
   ];
   for (let round = 0; round < rounds + 1; round++) {
@@ -227,6 +222,9 @@ async function keywordTermsOnly(
     trees,
   );
 }
+
+/** A SciFact document as the parts read it. */
+type Doc = { readonly id: string; readonly title: string; readonly text: string };
 
 type KeywordIndexFactory = () => {
   add(namespace: string, records: readonly object[]): Promise<void>;
