@@ -165,67 +165,6 @@ async function analyzeOnly(
   if (terms === 0) throw new Error('no terms');
 }
 
-/**
- * `--part keyword-terms`: what a calling-thread SciFact ingest does for the engine's own keyword
- * index, per tree: each chunk's keyword terms (the title three times, then the abstract) as the
- * tree's ingest computes them (`keywordTextTerms` of `src/ingest/prepare.ts` where the tree has
- * it, its header analysed once; else the index's analysis of the whole keyword text), then the
- * records with those terms added to a fresh memory keyword index of the tree; alternating.
- */
-async function keywordTermsOnly(before: string, docs: readonly Doc[], rounds: number) {
-  const load = async (root: string) => {
-    const module = (path: string) => import(pathToFileURL(join(root, path)).href);
-    const [index, prepare, bm25] = (await Promise.all([
-      module('src/index.ts'),
-      module('src/ingest/prepare.ts'),
-      module('src/query/bm25.ts'),
-    ])) as [
-      { createMemoryKeywordIndex: KeywordIndexFactory },
-      {
-        keywordTextTerms?: (
-          title: string,
-          section: string,
-          text: string,
-          language: string,
-        ) => string[];
-      },
-      { tokenizeForIndex: (text: string) => string[] },
-    ];
-    const { keywordTextTerms } = prepare;
-    const terms = keywordTextTerms
-      ? (doc: Doc) => keywordTextTerms(doc.title, '', doc.text, 'auto')
-      : (doc: Doc) => bm25.tokenizeForIndex(`${`${doc.title}\n`.repeat(3)}${doc.text}`);
-    return { create: index.createMemoryKeywordIndex, terms };
-  };
-  const trees = [
-    { name: 'before', ...(await load(resolve(before))), cpu: [] as number[] },
-    { name: 'after', ...(await load(join(import.meta.dirname, '..'))), cpu: [] as number[] },
-  ];
-  for (let round = 0; round < rounds + 1; round++) {
-    for (const tree of trees) {
-      const index = tree.create();
-      const usage = process.cpuUsage();
-      const records = docs.map((doc) => ({
-        id: doc.id,
-        text: `${`${doc.title}\n`.repeat(3)}${doc.text}`,
-        metadata: { documentId: doc.id },
-        terms: tree.terms(doc),
-      }));
-      await index.add('default', records);
-      const used = process.cpuUsage(usage);
-      if (round > 0) tree.cpu.push((used.user + used.system) / 1000);
-    }
-  }
-  printRounds(
-    `keyword terms and add of ${docs.length} documents, ${rounds} alternating rounds`,
-    'pass',
-    trees,
-  );
-}
-
-/** A SciFact document as the parts read it. */
-type Doc = { readonly id: string; readonly title: string; readonly text: string };
-
 type KeywordIndexFactory = () => {
   add(namespace: string, records: readonly object[]): Promise<void>;
 };
@@ -233,12 +172,15 @@ type KeywordIndexFactory = () => {
 /**
  * `--part keyword`: adds the keyword records of a SciFact ingest (header-weighted texts with the
  * terms the ingest workers compute) to a fresh memory keyword index of each tree, alternating;
- * `--docs N` takes `bench/scale.ts`'s corpus of N documents instead.
+ * `--docs N` takes `bench/scale.ts`'s corpus of N documents instead. `--part keyword-terms`
+ * gives the records without terms: each index analyses them with its default analysis, as the
+ * engine's own index does in a calling-thread ingest.
  */
 async function keywordOnly(
   beforeDir: string,
   docs: readonly { id: string; title: string; text: string }[],
   rounds: number,
+  analyse = false,
 ): Promise<void> {
   const load = async (root: string) => {
     const url = pathToFileURL(join(root, 'src/index.ts')).href;
@@ -250,7 +192,8 @@ async function keywordOnly(
   )) as { tokenizeForIndex: (text: string) => string[] };
   const records = docs.map((doc) => {
     const text = `${`${doc.title}\n`.repeat(3)}${doc.text}`;
-    return { id: doc.id, text, metadata: { documentId: doc.id }, terms: tokenizeForIndex(text) };
+    const record = { id: doc.id, text, metadata: { documentId: doc.id } };
+    return analyse ? record : { ...record, terms: tokenizeForIndex(text) };
   });
   const trees = [
     { name: 'before', create: await load(resolve(beforeDir)), cpu: [] as number[] },
@@ -266,7 +209,7 @@ async function keywordOnly(
     }
   }
   printRounds(
-    `keyword add of ${records.length} records, ${rounds} alternating rounds (CPU of the add, collections during it included)`,
+    `keyword add of ${records.length} records${analyse ? ' (analysed by the index)' : ''}, ${rounds} alternating rounds (CPU of the add, collections during it included)`,
     'pass',
     trees,
   );
@@ -345,8 +288,6 @@ async function mergeOnly(
         keywordLanguage: 'auto',
         graphTerms: { characters: 300, minLength: 4 },
       };
-      // A tree before task `ingest4` takes the keyword analysis as a fourth argument; later
-      // ones compute it from `job.keywordLanguage` and ignore it.
       wires.set(
         documents[0]!.id,
         await prepareJob(job, tokenizer, embedder, defaultKeywordTerms('auto')),
@@ -429,7 +370,7 @@ async function main(): Promise<void> {
     return keywordOnly(beforeDir, corpus as typeof docs, rounds);
   }
   if (flag('--part') === 'analyze') return analyzeOnly(beforeDir, docs, rounds);
-  if (flag('--part') === 'keyword-terms') return keywordTermsOnly(beforeDir, docs, rounds);
+  if (flag('--part') === 'keyword-terms') return keywordOnly(beforeDir, docs, rounds, true);
   if (flag('--part') === 'merge') return mergeOnly(beforeDir, docs, rounds);
   const hashing = flag('--hashing') === undefined ? undefined : Number(flag('--hashing'));
   const trees: { name: string; create: () => Engine; cpu: number[]; wall: number[] }[] = [

@@ -7,6 +7,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { createHashingEmbedder } from '../adapters/hashing/embedder.js';
+import { defaultKeywordTerms } from '../adapters/memory/keyword-index.js';
 import { createEstimateTokenizer } from '../adapters/tokenizer/estimate.js';
 import { createGptTokenizer, type GptEncodingName } from '../adapters/tokenizer/gpt-tokenizer.js';
 import { prepareJob, type PrepareJob } from '../ingest/prepare.js';
@@ -29,11 +30,25 @@ function tokenizerNamed(name: string): Promise<Tokenizer> {
   return tokenizer;
 }
 
+const keywordTerms = new Map<string, (text: string) => string[]>();
+
+/** The default keyword index's analysis in the job's language, when the job asks for terms. */
+function keywordTermsFor(job: PrepareJob): ((text: string) => string[]) | undefined {
+  const language = job.keywordLanguage;
+  if (language === undefined) return undefined;
+  let terms = keywordTerms.get(language);
+  if (!terms) {
+    terms = defaultKeywordTerms(language);
+    keywordTerms.set(language, terms);
+  }
+  return terms;
+}
+
 const port = parentPort;
 if (!port) throw new Error('the ingest worker runs in a worker thread');
 port.on('message', (job: PrepareJob) => {
   tokenizerNamed(job.tokenizer)
-    .then((tokenizer) => prepareJob(job, tokenizer, embedder))
+    .then((tokenizer) => prepareJob(job, tokenizer, embedder, keywordTermsFor(job)))
     .then(
       (wire) => {
         const reply: IngestWorkerReply = { type: 'prepared', wire };

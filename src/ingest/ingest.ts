@@ -11,12 +11,10 @@ import { ulid } from '../util/ids.js';
 import type { Chunker } from './chunkers.js';
 import type { GraphDocument, GraphIndexer, GraphSnapshot } from './graph.js';
 import {
-  chunkKeywordTerms,
   embedAll,
   fromWire,
   indexTexts,
   prepareDocuments,
-  type PreparedChunk,
   type PreparedGroup,
   type PrepareJob,
   type PreparedWire,
@@ -54,8 +52,7 @@ export interface IngestSettings {
   readonly preparer?: GroupPreparer | undefined;
   /**
    * The language of the engine's default keyword index, when `deps.keywordIndex` is it: the
-   * chunks' keyword terms are then computed by the preparer or here (the header analysed
-   * once) and given to it. Omitted: the index analyses texts.
+   * preparer then computes the chunks' keyword terms too. Omitted: the index analyses texts.
    */
   readonly keywordLanguage?: LanguageSetting | undefined;
   /**
@@ -278,13 +275,6 @@ export async function ingestDocuments(
     return { documents, vectors: await embedAll(deps.embedder, texts, signal) };
   };
   const ahead = preparedAhead(groups, revision, settings, deps.tokenizer.name);
-  // The engine's own keyword index is given each chunk's terms (a worker's, or computed here
-  // with its header analysed once) rather than analysing the keyword text itself.
-  const language = settings.keywordLanguage;
-  const keywordTerms = (chunk: PreparedChunk): { terms?: readonly string[] } => {
-    if (chunk.keywordTerms !== undefined) return { terms: chunk.keywordTerms };
-    return language === undefined ? {} : { terms: chunkKeywordTerms(chunk, language) };
-  };
   let documentsDone = 0;
   for (const [index, group] of groups.entries()) {
     throwIfAborted(signal);
@@ -326,7 +316,7 @@ export async function ingestDocuments(
             id: chunk.id,
             text: chunk.keywordText,
             metadata: chunk.metadata,
-            ...keywordTerms(chunk),
+            ...(chunk.keywordTerms === undefined ? {} : { terms: chunk.keywordTerms }),
           })),
         );
       }

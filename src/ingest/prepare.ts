@@ -9,7 +9,6 @@ import { throwIfAborted } from '../errors/index.js';
 import type { Metadata } from '../ports/common.js';
 import type { EmbeddingProvider } from '../ports/embedding-provider.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
-import { analyzeTerms, analyzeTermsWithHead } from '../text/analyzer.js';
 import type { LanguageSetting } from '../text/language-detection.js';
 import type { IngestDocument } from '../types.js';
 import { checkChunkerOutput, pageMetadata, tokenChunker, type Chunker } from './chunkers.js';
@@ -67,18 +66,13 @@ export function chunkId(documentId: string, index: number): string {
  */
 const HEADER_KEYWORD_WEIGHT = 3;
 
-/** A chunk's header: its document's title and its section, a line each. */
-function chunkHeader(title: string | undefined, section: string | undefined): string {
-  return [title, section].filter((part) => part && part.length > 0).join('\n');
-}
-
 /** Texts indexed for a chunk: embedded (header once) and keyword-indexed (header weighted). */
 export function indexTexts(
   title: string | undefined,
   section: string | undefined,
   text: string,
 ): { indexText: string; keywordText: string } {
-  const header = chunkHeader(title, section);
+  const header = [title, section].filter((part) => part && part.length > 0).join('\n');
   if (!header) return { indexText: text, keywordText: text };
   return {
     indexText: `${header}\n${text}`,
@@ -86,39 +80,7 @@ export function indexTexts(
   };
 }
 
-/**
- * The default keyword index's terms of a chunk's `keywordText` (`analyzeTerms` in `language`),
- * its repeated header analysed once (`analyzeTermsWithHead`: the same terms as often, first
- * occurring in the same order, a header term's repeats together).
- */
-export function keywordTextTerms(
-  title: string | undefined,
-  section: string | undefined,
-  text: string,
-  language: LanguageSetting,
-): string[] {
-  const header = chunkHeader(title, section);
-  if (!header) return analyzeTerms(text, language);
-  return analyzeTermsWithHead(`${header}\n`, HEADER_KEYWORD_WEIGHT, text, language);
-}
-
 const defaultChunker = tokenChunker();
-
-/**
- * The default keyword index's terms of a prepared chunk's `keywordText` in `language`
- * (`keywordTextTerms` of the title, section and text its metadata holds: reserved keys, which
- * neither a document's nor a chunker's metadata may set). Computed just before the chunk is
- * posted, so that the terms of a group are not kept while it is embedded.
- */
-export function chunkKeywordTerms(chunk: PreparedChunk, language: LanguageSetting): string[] {
-  const { title, section, text } = chunk.metadata;
-  return keywordTextTerms(
-    typeof title === 'string' ? title : undefined,
-    typeof section === 'string' ? section : undefined,
-    typeof text === 'string' ? text : '',
-    language,
-  );
-}
 
 /** One document's chunks, ready to index but not embedded. */
 export async function prepareChunks(
@@ -229,6 +191,7 @@ export async function prepareJob(
   job: PrepareJob,
   tokenizer: Tokenizer,
   embedder: EmbeddingProvider,
+  keywordTerms?: ((text: string) => string[]) | undefined,
 ): Promise<PreparedWire> {
   const settings = { chunkSize: job.chunkSize, chunkOverlap: job.chunkOverlap };
   const documents = await prepareDocuments(job.documents, job.revision, settings, tokenizer);
@@ -241,11 +204,9 @@ export async function prepareJob(
   const all = chunks.flat();
   // One string per chunk: far cheaper to copy across threads than an array of terms. Texts
   // hold no U+0000 (documents with one are refused), so neither do their terms.
-  const language = job.keywordLanguage;
-  const terms =
-    language === undefined
-      ? undefined
-      : all.map((chunk) => joinCounts(occurrences(chunkKeywordTerms(chunk, language))));
+  const terms = keywordTerms
+    ? all.map((chunk) => joinCounts(occurrences(keywordTerms(chunk.keywordText))))
+    : undefined;
   const graph = job.graphTerms;
   const graphTerms = graph
     ? all.map((chunk) =>

@@ -250,6 +250,43 @@ export function analyzeTermsWithHead(
   return terms;
 }
 
+/** Longest block `analyzeRepeatedHead` looks for at a text's start. */
+const MAX_HEAD = 2000;
+
+/**
+ * The block a text starts with at least twice in a row, ending with a line break (a chunk's
+ * header in its keyword text: `title\n` or `title\nsection\n`, three times), and how many times
+ * it repeats; `['', 0]` when there is none. The shortest such block is taken.
+ */
+function repeatedHead(text: string): [string, number] {
+  for (
+    let end = text.indexOf('\n');
+    end >= 0 && end < MAX_HEAD;
+    end = text.indexOf('\n', end + 1)
+  ) {
+    const length = end + 1;
+    if (text.length < 2 * length || text.charCodeAt(length) !== text.charCodeAt(0)) continue;
+    const head = text.slice(0, length);
+    if (!text.startsWith(head, length)) continue;
+    let times = 2;
+    while (text.startsWith(head, times * length)) times++;
+    return [head, times];
+  }
+  return ['', 0];
+}
+
+/**
+ * The terms of `analyzeTerms(text, language)`, a block the text starts with repeatedly (a
+ * chunk's header, weighted by repetition in its keyword text) analysed once: see
+ * `analyzeTermsWithHead` (the same terms as often, first occurring in the same order, the
+ * block's repeats of a term together). The in-memory keyword index's default analysis.
+ */
+export function analyzeRepeatedHead(text: string, language: LanguageSetting = 'auto'): string[] {
+  const [head, times] = repeatedHead(text);
+  if (times < 2) return analyzeTerms(text, language);
+  return analyzeTermsWithHead(head, times, text.slice(head.length * times), language);
+}
+
 /** A text's words and, among them, the content words (both lower-cased and accent-folded). */
 export interface SplitText {
   /** Every word, in order. */

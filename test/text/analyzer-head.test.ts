@@ -5,8 +5,13 @@
  * language, the same stems), a head term's repeats together.
  */
 import { describe, expect, it } from 'vitest';
-import { analyzeTerms, analyzeTermsWithHead } from '../../src/text/analyzer.js';
-import { chunkKeywordTerms, prepareChunks } from '../../src/ingest/prepare.js';
+import {
+  analyzeRepeatedHead,
+  analyzeTerms,
+  analyzeTermsWithHead,
+} from '../../src/text/analyzer.js';
+import { defaultKeywordTerms } from '../../src/adapters/memory/keyword-index.js';
+import { prepareChunks } from '../../src/ingest/prepare.js';
 import { createEstimateTokenizer } from '../../src/adapters/tokenizer/estimate.js';
 
 const heads = [
@@ -72,6 +77,31 @@ describe('analyzeTermsWithHead', () => {
     });
   }
 
+  it("finds the repeated header at a text's start and analyses it once", () => {
+    for (const head of heads) {
+      for (const body of bodies) {
+        for (const times of [0, 1, 2, 3, 7]) {
+          const text = head.repeat(times) + body;
+          const once = analyzeRepeatedHead(text);
+          expect(occurrences(once)).toEqual(occurrences(analyzeTerms(text)));
+          expect(once.length).toBe(analyzeTerms(text).length);
+        }
+      }
+    }
+    // A title and a section, three times: the block is both lines; a term's repeats together.
+    expect(analyzeRepeatedHead('Bikes\nReturns\nBikes\nReturns\nBikes\nReturns\nok')).toEqual([
+      'bik',
+      'bik',
+      'bik',
+      'return',
+      'return',
+      'return',
+      'ok',
+    ]);
+    // No repeated block: the text analysed as it is.
+    expect(analyzeRepeatedHead('Bikes\nBiker\nBikes')).toEqual(analyzeTerms('Bikes\nBiker\nBikes'));
+  });
+
   it("gives a head term's repeats together", () => {
     expect(analyzeTermsWithHead('parking permits\n', 3, 'apply online')).toEqual([
       'park',
@@ -95,7 +125,7 @@ describe('analyzeTermsWithHead', () => {
     expect(occurrences(analyzeTermsWithHead(head, 3, body))).toEqual(occurrences(whole));
   });
 
-  it('gives prepared chunks the terms the index would compute from their keyword text', async () => {
+  it("gives the memory index's default analysis of prepared chunks the analyser's terms", async () => {
     const tokenizer = createEstimateTokenizer();
     const doc = {
       id: 'd',
@@ -107,7 +137,7 @@ describe('analyzeTermsWithHead', () => {
     expect(chunks.some((chunk) => chunk.metadata['section'] !== undefined)).toBe(true);
     for (const chunk of chunks) {
       for (const language of ['auto', 'de'] as const) {
-        expect(occurrences(chunkKeywordTerms(chunk, language))).toEqual(
+        expect(occurrences(defaultKeywordTerms(language)(chunk.keywordText))).toEqual(
           occurrences(analyzeTerms(chunk.keywordText, language)),
         );
       }
