@@ -17,11 +17,6 @@
  * node --import tsx bench/ingest-dump.ts --data ../shared/data/scifact --docs docs [--out FILE]
  * ```
  *
- * Not in the dump: every text the keyword index analyses (chunks' keyword texts, queries) is
- * also analysed as the memory index does by default (`defaultKeywordTerms`, a repeated header
- * analysed once) and compared in what the index posts; the last line counts the texts that
- * differ (must be 0).
- *
  * `--concurrency N` ingests with N threads (`engine.ingest(docs, { concurrency })`; default
  * 1, the calling thread): the dump must not change with N.
  *
@@ -44,7 +39,6 @@ import {
   type KeywordIndex,
   type VectorStore,
 } from '../src/index.js';
-import { defaultKeywordTerms } from '../src/adapters/memory/keyword-index.js';
 import { sharedIngestPool } from '../src/engine/ingest-pool.js';
 import { tokenizeForIndex } from '../src/query/bm25.js';
 import { createTextAnalyzer } from '../src/text/analyzer.js';
@@ -61,19 +55,6 @@ function flag(name: string): string | undefined {
 const concurrency = Number(flag('--concurrency') ?? 1);
 // The pool `engine.ingest` loads (the same module): how many groups its workers prepared.
 const pool = sharedIngestPool();
-/**
- * Texts the keyword index analysed, and how many of them the memory index's default analysis
- * (`defaultKeywordTerms`: a repeated header analysed once) gives other terms than the text
- * analyser in what the index posts.
- */
-const ownTerms = { checked: 0, differ: 0 };
-
-/** What an index posts of a text's terms: each term's count, in order of first occurrence. */
-function counted(terms: readonly string[]): string {
-  const counts = new Map<string, number>();
-  for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-  return `${terms.length} ${JSON.stringify([...counts])}`;
-}
 
 /** A running SHA-256 of JSON values. */
 class Digest {
@@ -128,13 +109,10 @@ async function dumpCorpus(corpus: Corpus): Promise<Record<string, string>> {
     corpus.language === undefined || corpus.language === 'auto'
       ? tokenizeForIndex
       : createTextAnalyzer({ language: corpus.language }).terms;
-  const own = defaultKeywordTerms(corpus.language);
   const keywordIndex: KeywordIndex = createMemoryKeywordIndex({
     tokenize: (text) => {
       const terms = analyse(text);
       keyword.add([text, terms]);
-      ownTerms.checked++;
-      if (counted(own(text)) !== counted(terms)) ownTerms.differ++;
       return terms;
     },
   });
@@ -255,8 +233,7 @@ async function main(): Promise<void> {
   // Not in the dump (it must not differ): whether the workers did the work.
   console.log(
     `concurrency ${concurrency}: workers started ${pool.started}, groups prepared by them ` +
-      `${pool.answered}, failed ${pool.failed}; default keyword terms: ${ownTerms.checked} ` +
-      `texts checked, ${ownTerms.differ} differ from the analyser's`,
+      `${pool.answered}, failed ${pool.failed}`,
   );
 }
 

@@ -1,8 +1,9 @@
 /**
- * A digest of the memory keyword index's snapshot bytes after a SciFact ingest into it as the
- * engine's own index (ingestion computes the keyword terms, `keywordLanguage: 'auto'`), on the
- * calling thread, with the tree in `--root DIR` (default: this one). The chunks' revision ids
- * (random per ingest) are replaced before hashing; run it in two trees and compare the lines.
+ * A digest of the memory keyword index's snapshot bytes after a SciFact ingest into it on the
+ * calling thread (as the engine's own index: `keywordLanguage: 'auto'`), with the tree in
+ * `--root DIR` (default: this one). The chunks' revision ids (random per ingest) are replaced
+ * before hashing; run it in two trees and compare the lines: a change to the keyword analysis
+ * or the postings that keeps the index must print the same digest.
  *
  * ```
  * node --import tsx bench/ingest-snapshot.ts --data ../shared/data/scifact [--root /tmp/base]

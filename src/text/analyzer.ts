@@ -41,8 +41,6 @@ import { stopwords as spanishStopWords } from '@orama/stopwords/spanish';
 import { ValidationError } from '../errors/index.js';
 import { stem as englishStem, STOP_WORDS } from './english.js';
 import {
-  DETECTION_WINDOW,
-  HINT_CHARACTERS,
   latinLanguage,
   TEXT_LANGUAGES,
   type LanguageSetting,
@@ -161,130 +159,33 @@ export function analyzeTerms(text: string, language: LanguageSetting = 'auto'): 
   const { words, ascii, spaceless } = segmented;
   const latin = latinLanguage(segmented, text, language);
   const terms: string[] = [];
-  wordTerms(words, ascii, spaceless, latin, terms);
-  return terms;
-}
-
-/**
- * Appends the terms of a text's words (`segmentText`'s, in a Latin-script language `latin`):
- * `ascii` and `spaceless` say what the whole text holds.
- */
-function wordTerms(
-  words: readonly string[],
-  ascii: boolean,
-  spaceless: boolean,
-  latin: LatinLanguage,
-  into: string[],
-): void {
   if (ascii) {
-    asciiTerms(words, latin, into);
-    return;
+    if (latin === 'en') {
+      for (const word of words) {
+        const term = englishTerm(word);
+        if (term !== '') terms.push(term);
+      }
+    } else {
+      const pack = latinPack(latin);
+      for (const word of words) if (!pack.stopWords.has(word)) terms.push(pack.stem(word));
+    }
+    return terms;
   }
   const pack = latin === 'en' ? undefined : latinPack(latin);
   for (const word of words) {
     if (spaceless && hasNoSpaceScript(word)) {
-      if (!(isCjkWord(word) && cjkStopWords().has(word))) into.push(word);
+      if (!(isCjkWord(word) && cjkStopWords().has(word))) terms.push(word);
       continue;
     }
     const folded = foldAccents(word);
     if (pack === undefined) {
       const term = englishTerm(folded);
-      if (term !== '') into.push(term);
+      if (term !== '') terms.push(term);
     } else if (!pack.stopWords.has(word) && !pack.stopWords.has(folded)) {
-      into.push(pack.stem(word));
+      terms.push(pack.stem(word));
     }
   }
-}
-
-/** Appends the terms of lower-cased ASCII words in a Latin-script language. */
-function asciiTerms(words: readonly string[], latin: LatinLanguage, into: string[]): void {
-  if (latin === 'en') {
-    for (const word of words) {
-      const term = englishTerm(word);
-      if (term !== '') into.push(term);
-    }
-  } else {
-    const pack = latinPack(latin);
-    for (const word of words) if (!pack.stopWords.has(word)) into.push(pack.stem(word));
-  }
-}
-
-/**
- * The terms of `analyzeTerms(head.repeat(times) + body, language)`, analysing `head` once (a
- * chunk's header, weighted by repetition in the keyword index): each term as often, and first
- * occurring in the same order, but each of `head`'s terms given `times` times in a row (a
- * keyword index posts a run of one term with one lookup). When `head` ends with a line break
- * (no word, accent, case or normalisation runs across it) the whole text's words are the words
- * of `head` `times` times, then those of `body`, and the language is detected on exactly those
- * words (and the whole text's first characters); otherwise the text is analysed whole.
- */
-export function analyzeTermsWithHead(
-  head: string,
-  times: number,
-  body: string,
-  language: LanguageSetting = 'auto',
-): string[] {
-  if (times <= 0 || head.length === 0) return analyzeTerms(body, language);
-  if (!head.endsWith('\n')) return analyzeTerms(head.repeat(times) + body, language);
-  const headText = segmentText(head);
-  const bodyText = segmentText(body);
-  const ascii = headText.ascii && bodyText.ascii;
-  const spaceless = headText.spaceless || bodyText.spaceless;
-  // Detection reads at most its window of words: the head's, repeated, then the body's; and
-  // outside ASCII the letters of the text's start (at most the body's first HINT_CHARACTERS).
-  const window: string[] = [];
-  for (let time = 0; time < times && window.length < DETECTION_WINDOW; time++) {
-    for (const word of headText.words) window.push(word);
-  }
-  for (const word of bodyText.words) {
-    if (window.length >= DETECTION_WINDOW) break;
-    window.push(word);
-  }
-  const start = ascii ? '' : head.repeat(times) + body.slice(0, HINT_CHARACTERS);
-  const latin = latinLanguage({ words: window, ascii, spaceless }, start, language);
-  const headTerms: string[] = [];
-  wordTerms(headText.words, ascii, spaceless, latin, headTerms);
-  const terms: string[] = [];
-  for (const term of headTerms) for (let time = 0; time < times; time++) terms.push(term);
-  wordTerms(bodyText.words, ascii, spaceless, latin, terms);
   return terms;
-}
-
-/** Longest block `analyzeRepeatedHead` looks for at a text's start. */
-const MAX_HEAD = 2000;
-
-/**
- * The block a text starts with at least twice in a row, ending with a line break (a chunk's
- * header in its keyword text: `title\n` or `title\nsection\n`, three times), and how many times
- * it repeats; `['', 0]` when there is none. The shortest such block is taken.
- */
-function repeatedHead(text: string): [string, number] {
-  for (
-    let end = text.indexOf('\n');
-    end >= 0 && end < MAX_HEAD;
-    end = text.indexOf('\n', end + 1)
-  ) {
-    const length = end + 1;
-    if (text.length < 2 * length || text.charCodeAt(length) !== text.charCodeAt(0)) continue;
-    const head = text.slice(0, length);
-    if (!text.startsWith(head, length)) continue;
-    let times = 2;
-    while (text.startsWith(head, times * length)) times++;
-    return [head, times];
-  }
-  return ['', 0];
-}
-
-/**
- * The terms of `analyzeTerms(text, language)`, a block the text starts with repeatedly (a
- * chunk's header, weighted by repetition in its keyword text) analysed once: see
- * `analyzeTermsWithHead` (the same terms as often, first occurring in the same order, the
- * block's repeats of a term together). The in-memory keyword index's default analysis.
- */
-export function analyzeRepeatedHead(text: string, language: LanguageSetting = 'auto'): string[] {
-  const [head, times] = repeatedHead(text);
-  if (times < 2) return analyzeTerms(text, language);
-  return analyzeTermsWithHead(head, times, text.slice(head.length * times), language);
 }
 
 /** A text's words and, among them, the content words (both lower-cased and accent-folded). */

@@ -89,9 +89,7 @@ const LETTER_HINTS: readonly (readonly [number, RegExp])[] = [
 ];
 
 /** Words read for detection (a text's language shows in its first sentences). */
-export const DETECTION_WINDOW = 200;
-/** Characters of a text's start read for the letter hints. */
-export const HINT_CHARACTERS = 4000;
+const DETECTION_WINDOW = 200;
 /** English hits after which a text is English when no other language has a third as many. */
 const CLEARLY_ENGLISH = 12;
 
@@ -116,10 +114,7 @@ function detectLatin({ words, ascii }: SegmentedText, text: string): LatinLangua
     }
   }
   if (!ascii) {
-    const head =
-      text.length > HINT_CHARACTERS
-        ? text.slice(0, HINT_CHARACTERS).toLowerCase()
-        : text.toLowerCase();
+    const head = text.length > 4000 ? text.slice(0, 4000).toLowerCase() : text.toLowerCase();
     for (const [language, letters] of LETTER_HINTS) {
       if (letters.test(head)) {
         hits[language]! += 2;

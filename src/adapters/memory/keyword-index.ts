@@ -13,8 +13,9 @@ import type {
   KeywordRecord,
   KeywordSearchOptions,
 } from '../../ports/keyword-index.js';
-import { analyzeRepeatedHead } from '../../text/analyzer.js';
+import { createTextAnalyzer } from '../../text/analyzer.js';
 import { TEXT_LANGUAGES, type LanguageSetting } from '../../text/language-detection.js';
+import { tokenizeForIndex } from '../../query/bm25.js';
 import { invalid, requirePositiveInteger, requireString } from '../shared/validate.js';
 import { validateFilter } from '../../query/filter.js';
 import {
@@ -81,16 +82,14 @@ function checkRecords(records: readonly KeywordRecord[]): void {
 
 /**
  * The index terms of a text as the in-memory index analyses it by default in `language`
- * (`'auto'`: detected per text): the text analyser's terms (`analyzeTerms`, as `tokenizeForIndex`),
- * with a header the text repeats at its start analysed once (`analyzeRepeatedHead`: the same
- * terms as often, in the same order of first occurrence, which is all the index keeps). The
- * engine's ingest workers compute records' `terms` with it.
+ * (`'auto'`: detected per text). The engine's ingest workers compute records' `terms` with it.
  */
 export function defaultKeywordTerms(
   language: LanguageSetting | undefined,
 ): (text: string) => string[] {
-  const setting = language ?? 'auto';
-  return (text) => analyzeRepeatedHead(text, setting);
+  return language === undefined || language === 'auto'
+    ? tokenizeForIndex
+    : createTextAnalyzer({ language }).terms;
 }
 
 /**
