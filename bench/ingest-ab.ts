@@ -19,11 +19,13 @@
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --hashing 256
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part merge
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part analyze
+ * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part keyword-terms
  * ```
  */
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { scaleCorpus } from './scale.js';
 import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
 
 type Engine = {
@@ -169,12 +171,16 @@ type KeywordIndexFactory = () => {
 
 /**
  * `--part keyword`: adds the keyword records of a SciFact ingest (header-weighted texts with the
- * terms the ingest workers compute) to a fresh memory keyword index of each tree, alternating.
+ * terms the ingest workers compute) to a fresh memory keyword index of each tree, alternating;
+ * `--docs N` takes `bench/scale.ts`'s corpus of N documents instead. `--part keyword-terms`
+ * gives the records without terms: each index analyses them with its default analysis, as the
+ * engine's own index does in a calling-thread ingest.
  */
 async function keywordOnly(
   beforeDir: string,
   docs: readonly { id: string; title: string; text: string }[],
   rounds: number,
+  analyse = false,
 ): Promise<void> {
   const load = async (root: string) => {
     const url = pathToFileURL(join(root, 'src/index.ts')).href;
@@ -186,7 +192,8 @@ async function keywordOnly(
   )) as { tokenizeForIndex: (text: string) => string[] };
   const records = docs.map((doc) => {
     const text = `${`${doc.title}\n`.repeat(3)}${doc.text}`;
-    return { id: doc.id, text, metadata: { documentId: doc.id }, terms: tokenizeForIndex(text) };
+    const record = { id: doc.id, text, metadata: { documentId: doc.id } };
+    return analyse ? record : { ...record, terms: tokenizeForIndex(text) };
   });
   const trees = [
     { name: 'before', create: await load(resolve(beforeDir)), cpu: [] as number[] },
@@ -202,7 +209,7 @@ async function keywordOnly(
     }
   }
   printRounds(
-    `keyword add of ${records.length} records, ${rounds} alternating rounds`,
+    `keyword add of ${records.length} records${analyse ? ' (analysed by the index)' : ''}, ${rounds} alternating rounds (CPU of the add, collections during it included)`,
     'pass',
     trees,
   );
@@ -356,8 +363,14 @@ async function main(): Promise<void> {
   const rounds = Number(flag('--rounds') ?? 7);
   const docs = loadCorpus(dir).map((doc) => ({ id: doc.id, title: doc.title, text: doc.text }));
   if (flag('--part') === 'segment') return segmentOnly(beforeDir, docs, rounds);
-  if (flag('--part') === 'keyword') return keywordOnly(beforeDir, docs, rounds);
+  if (flag('--part') === 'keyword') {
+    // `--docs N`: `bench/scale.ts`'s corpus of N documents (SciFact's, then generated ones).
+    const count = flag('--docs');
+    const corpus = count === undefined ? docs : scaleCorpus(Number(count), 0, 17).docs;
+    return keywordOnly(beforeDir, corpus as typeof docs, rounds);
+  }
   if (flag('--part') === 'analyze') return analyzeOnly(beforeDir, docs, rounds);
+  if (flag('--part') === 'keyword-terms') return keywordOnly(beforeDir, docs, rounds, true);
   if (flag('--part') === 'merge') return mergeOnly(beforeDir, docs, rounds);
   const hashing = flag('--hashing') === undefined ? undefined : Number(flag('--hashing'));
   const trees: { name: string; create: () => Engine; cpu: number[]; wall: number[] }[] = [
