@@ -11,6 +11,7 @@ import { stem } from '../../text/stem.js';
 import { contentWords } from '../../text/words.js';
 import { CITATION, SUMMARY_REQUEST, lastUserMessage } from './prompt.js';
 import { createSecondSightCache } from '../../util/second-sight.js';
+import { isSpace } from './tokens.js';
 
 /** A quotable sentence with its normalised terms. */
 export interface Candidate {
@@ -285,7 +286,7 @@ export function cleanQuote(raw: string): string {
 /** Whether the first character after leading white space may open a list or quote marker. */
 function mayOpenWithMarker(text: string): boolean {
   let index = 0;
-  while (index < text.length && isWhiteSpace(text.charCodeAt(index), true)) index++;
+  while (index < text.length && isSpace(text.charCodeAt(index))) index++;
   const code = text.charCodeAt(index);
   // `>`, `-`, `*`, `+`, `•` or a digit.
   return (
@@ -306,28 +307,10 @@ function needsCollapse(text: string): boolean {
     if (code === 0x20) {
       if (previousSpace) return true;
       previousSpace = true;
-    } else if (isWhiteSpace(code, false)) return true;
+    } else if (isSpace(code)) return true;
     else previousSpace = false;
   }
   return false;
-}
-
-/** Whether a UTF-16 code unit is white space as `\s` sees it (the space itself when `space`). */
-function isWhiteSpace(code: number, space: boolean): boolean {
-  if (code === 0x20) return space;
-  if (code < 0x20) return code >= 0x09 && code <= 0x0d;
-  if (code < 0xa0) return false;
-  return (
-    code === 0xa0 ||
-    code === 0x1680 ||
-    (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    code === 0x202f ||
-    code === 0x205f ||
-    code === 0x3000 ||
-    code === 0xfeff
-  );
 }
 
 /** How many spaces a text holds. */

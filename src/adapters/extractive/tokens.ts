@@ -9,7 +9,7 @@ import type { Tokenizer } from '../../ports/tokenizer.js';
  * Whether a UTF-16 code unit is white space as the regular expression `\s` sees it (the
  * ECMAScript WhiteSpace and LineTerminator characters).
  */
-function isSpace(code: number): boolean {
+export function isSpace(code: number): boolean {
   if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
   if (code < 0xa0) return false;
   return (
