@@ -34,7 +34,7 @@ import {
 } from './answer.js';
 import { composeAnswer } from './compose-answer.js';
 import { standaloneRequest } from './follow-up.js';
-import { approximateTokens, countTokens, inputText, limitTokens, splitDeltas } from './tokens.js';
+import { approximateInputTokens, countTokens, limitTokens, splitDeltas } from './tokens.js';
 
 export { NO_ANSWER_TEXT, NO_SOURCES_TEXT } from './answer.js';
 export { answerKindOf } from './answer-kind.js';
@@ -74,7 +74,7 @@ export function createExtractiveProvider(settings: ExtractiveProviderSettings = 
     const { text, truncated } = limitTokens(answer.text, request.maxTokens, tokenizer);
     const finishReason: FinishReason = truncated ? 'length' : 'stop';
     const usage: LLMUsage = {
-      inputTokens: approximateTokens(inputText(request)),
+      inputTokens: approximateInputTokens(request),
       outputTokens: countTokens(text, tokenizer),
     };
     // Its own refusals are marked, so the turn need not read them from the text.

@@ -9,7 +9,7 @@ import type { Tokenizer } from '../../ports/tokenizer.js';
  * Whether a UTF-16 code unit is white space as the regular expression `\s` sees it (the
  * ECMAScript WhiteSpace and LineTerminator characters).
  */
-function isSpace(code: number): boolean {
+export function isSpace(code: number): boolean {
   if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
   if (code < 0xa0) return false;
   return (
@@ -47,13 +47,20 @@ export function countTokens(text: string, tokenizer: Tokenizer | undefined): num
   return tokenizer ? tokenizer.count(text) : approximateTokens(text);
 }
 
-/** The text a request sends the model (its sources once, when the system prompt lacks them). */
-export function inputText(request: LLMRequest): string {
-  const parts = [request.system ?? '', ...request.messages.map((message) => message.content)];
+/**
+ * Approximate tokens of the text a request sends the model: its system prompt, its messages and
+ * its sources (each once: not when the system prompt holds it). The parts are counted one by one,
+ * which is the count of their text joined by line breaks (a word never spans a line break),
+ * without building that text every turn.
+ */
+export function approximateInputTokens(request: LLMRequest): number {
+  const { system } = request;
+  let tokens = approximateTokens(system ?? '');
+  for (const message of request.messages) tokens += approximateTokens(message.content);
   for (const source of request.sources ?? []) {
-    if (!request.system?.includes(source.text)) parts.push(source.text);
+    if (!system?.includes(source.text)) tokens += approximateTokens(source.text);
   }
-  return parts.join('\n');
+  return tokens;
 }
 
 /** One delta of {@link splitDeltas}. */

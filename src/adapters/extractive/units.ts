@@ -161,8 +161,18 @@ export function sourceUnits(text: string): SourceUnit[] {
   const units: SourceUnit[] = [];
   let heading = '';
   let first = true;
+  // Every unit has the same fields in one order (one object shape; a spread of the optional
+  // fields made as many shapes as combinations).
   const push = (unit: Omit<SourceUnit, 'heading' | 'firstUnderHeading'>): void => {
-    units.push({ ...unit, heading, firstUnderHeading: first });
+    units.push({
+      kind: unit.kind,
+      text: unit.text,
+      block: unit.block,
+      blockKind: unit.blockKind,
+      heading,
+      firstUnderHeading: first,
+      columns: unit.columns,
+    });
     first = false;
   };
   blocks.forEach((block, index) => {

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  approximateInputTokens,
   approximateTokens,
   limitTokens,
   splitDeltas,
@@ -26,6 +28,37 @@ describe('approximate token counts', () => {
       if (approximateTokens(text) !== reference(text)) mismatches.push(code.toString(16));
     }
     expect(mismatches).toEqual([]);
+  });
+});
+
+describe('approximate input tokens', () => {
+  it('count the parts the request sends as their text joined by line breaks', () => {
+    const text = fc.string({
+      unit: fc.constantFrom('a', 'bb', ' ', '\n', '\t', 'é', '\u3000', '<s>'),
+    });
+    fc.assert(
+      fc.property(
+        fc.option(text, { nil: undefined }),
+        fc.array(text, { maxLength: 4 }),
+        fc.array(text, { maxLength: 4 }),
+        (system, contents, sourceTexts) => {
+          const sources = sourceTexts.map((sourceText, index) => ({
+            label: `S${index + 1}`,
+            text: sourceText,
+          }));
+          const messages = contents.map((content) => ({ role: 'user' as const, content }));
+          // A source the system prompt holds is sent once.
+          const sent = sources.filter((source) => !system?.includes(source.text));
+          const joined = [system ?? '', ...contents, ...sent.map((source) => source.text)].join(
+            '\n',
+          );
+          expect(approximateInputTokens({ system, messages, sources })).toBe(
+            approximateTokens(joined),
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
 
