@@ -28,11 +28,11 @@ describe('stem', () => {
     ).toEqual(['policy', 'class', 'virus', 'analysis', 'run', 'fall', 'tie', 'a1s']);
   });
 
-  it('equals the steps as string operations on every word of a small alphabet up to six letters', () => {
+  it('equals the steps as string operations on every word of a small alphabet up to five letters', () => {
     // The letters the steps read (s, i, e, d, n, g, u, l, z, y) and one they do not (a, 7).
     const alphabet = ['s', 'i', 'e', 'd', 'n', 'g', 'u', 'l', 'z', 'y', 'a', '7', 'é'];
     let words = [''];
-    for (let length = 1; length <= 6; length++) {
+    for (let length = 1; length <= 5; length++) {
       words = words.flatMap((word) => alphabet.map((letter) => word + letter));
       for (const word of words) {
         if (stem(word) !== stemByStrings(word)) expect(stem(word)).toBe(stemByStrings(word));
