@@ -18,23 +18,46 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 
+/** Whether a word has an ASCII digit (`/\d/`). */
+function hasDigit(word: string): boolean {
+  for (let index = 0; index < word.length; index++) {
+    const code = word.charCodeAt(index);
+    if (code >= 0x30 && code <= 0x39) return true;
+  }
+  return false;
+}
+
+/** Whether `text` cut at `end` ends with `suffix`. */
+function endsAt(text: string, end: number, suffix: string): boolean {
+  return text.startsWith(suffix, end - suffix.length);
+}
+
 /**
  * Folds plurals, -ed / -ing forms, a final e and a doubled final consonant, so that
  * "refunds", "refunded" and "refund" meet. Words of three letters or fewer and words with
- * digits are kept as they are. Consistency matters here, not linguistics.
+ * digits are kept as they are. Consistency matters here, not linguistics. (The steps move the
+ * end of the word and cut it once.)
  */
 export function stem(word: string): string {
-  if (word.length <= 3 || /\d/.test(word)) return word;
+  if (word.length <= 3 || hasDigit(word)) return word;
   let base = word;
-  if (base.endsWith('ies') && base.length > 4) base = `${base.slice(0, -3)}y`;
-  else if (base.endsWith('sses')) base = base.slice(0, -2);
-  else if (base.endsWith('s') && !/(?:ss|us|is)$/.test(base)) base = base.slice(0, -1);
-  if (base.endsWith('ing') && base.length > 5) base = base.slice(0, -3);
-  else if (base.endsWith('ed') && base.length > 4) base = base.slice(0, -2);
-  if (base.endsWith('e') && base.length > 3) base = base.slice(0, -1);
-  const last = base[base.length - 1] ?? '';
-  if (base.length > 3 && last === base[base.length - 2] && !'lsz'.includes(last)) {
-    base = base.slice(0, -1);
+  let end = word.length;
+  if (end > 4 && word.endsWith('ies')) {
+    base = `${word.slice(0, -3)}y`;
+    end = base.length;
+  } else if (word.endsWith('sses')) end -= 2;
+  else if (word.charCodeAt(end - 1) === 0x73 /* s */) {
+    const before = word.charCodeAt(end - 2);
+    // Not after s, u or i ("class", "virus", "analysis").
+    if (before !== 0x73 && before !== 0x75 && before !== 0x69) end--;
   }
-  return base;
+  if (end > 5 && endsAt(base, end, 'ing')) end -= 3;
+  else if (end > 4 && endsAt(base, end, 'ed')) end -= 2;
+  if (end > 3 && base.charCodeAt(end - 1) === 0x65 /* e */) end--;
+  if (end > 3) {
+    const last = base.charCodeAt(end - 1);
+    // A doubled final consonant, but l, s and z ("fall", "pass", "buzz").
+    if (last === base.charCodeAt(end - 2) && last !== 0x6c && last !== 0x73 && last !== 0x7a) end--;
+  }
+  return end === base.length ? base : base.slice(0, end);
 }

@@ -73,6 +73,16 @@ function isSpace(char: string | undefined): boolean {
   );
 }
 
+/**
+ * Whether a UTF-16 code unit is one the scan stops at: a backtick, a line feed, a terminal
+ * (`.` `!` `?` `…`) or a full stop (`。` `！` `？`).
+ */
+function mayStartBoundary(code: number): boolean {
+  if (code < 0x80)
+    return code === 0x2e || code === 0x0a || code === 0x60 || code === 0x21 || code === 0x3f;
+  return code === 0x2026 || code === 0x3002 || code === 0xff01 || code === 0xff1f;
+}
+
 function isTerminal(char: string | undefined): boolean {
   return char === '.' || char === '!' || char === '?' || char === '…';
 }
@@ -236,6 +246,11 @@ export function splitSentences(text: string): SentenceSpan[] {
   let linePipes = lineKindNow === 'text' && hasCellSeparator(text, 0);
   let index = 0;
   while (index < text.length) {
+    // Most characters are none of those a boundary starts at: passed by their code.
+    if (!mayStartBoundary(text.charCodeAt(index))) {
+      index++;
+      continue;
+    }
     const char = text[index]!;
     if (char === '`') {
       const close = code.get(index);

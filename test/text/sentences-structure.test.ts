@@ -85,3 +85,33 @@ describe('splitSentences: technical text', () => {
     expect(splitSentences('.'.repeat(100_000))).toHaveLength(1);
   });
 });
+
+describe('splitSentences: the characters a boundary starts at', () => {
+  it('stops at each of them among any others', () => {
+    const filler = 'Ab 9 ÿ ā “q” — \u00a0 é ü 日 x';
+    expect(texts(`${filler}. ${filler}! ${filler}? ${filler}… Then`)).toEqual([
+      `${filler}.`,
+      `${filler}!`,
+      `${filler}?`,
+      `${filler}…`,
+      'Then',
+    ]);
+    expect(texts(`${filler}。${filler}！${filler}？${filler}`)).toEqual([
+      `${filler}。`,
+      `${filler}！`,
+      `${filler}？`,
+      filler,
+    ]);
+    expect(texts(`${filler} \`a. B\` c\n\n${filler}`)).toEqual([`${filler} \`a. B\` c`, filler]);
+  });
+
+  it('splits nowhere else: any other character between two sentences stays inside one', () => {
+    const boundaryStarts = new Set(['`', '\n', '.', '!', '?', '…', '。', '！', '？']);
+    for (let code = 0; code < 0x10000; code++) {
+      const char = String.fromCharCode(code);
+      if (boundaryStarts.has(char)) continue;
+      const spans = splitSentences(`One ${char} word. Two`);
+      expect(spans.map((span) => span.text)).toEqual([`One ${char} word.`, 'Two']);
+    }
+  });
+});

@@ -23,22 +23,37 @@ export interface Token {
   readonly negator: boolean;
 }
 
+// The words of a text, lower-cased; a word ending in "'t" keeps it ("don't").
+const WORD = /[\p{L}\p{N}]+(?:'t)?/gu;
+
 /** The tokens of a text, in order. */
 export function tokensOf(text: string): Token[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+(?:'t)?/gu) ?? []).map((word) => ({
+  return (text.toLowerCase().match(WORD) ?? []).map((word) => ({
     word,
     stem: stem(word),
     negator: NEGATOR.test(word),
   }));
 }
 
+/** Whether a token's word is a content word: neither a stop word, a number nor a negator. */
+const isContentWord = (word: string): boolean =>
+  !STOP_WORDS.has(word) && !/^\d/.test(word) && !NEGATOR.test(word);
+
 /** Stems of the tokens that are neither negators, stop words nor numbers. */
 export const contentStems = (tokens: readonly Token[]): Set<string> =>
-  new Set(
-    tokens
-      .filter((token) => !token.negator && !STOP_WORDS.has(token.word) && !/^\d/.test(token.word))
-      .map((token) => token.stem),
-  );
+  new Set(tokens.filter((token) => isContentWord(token.word)).map((token) => token.stem));
+
+/**
+ * The content stems of a text, as `contentStems(tokensOf(text))`, without building its tokens
+ * (a stop word, a number or a negator is never stemmed).
+ */
+export function contentStemsOf(text: string): Set<string> {
+  const terms = new Set<string>();
+  for (const word of text.toLowerCase().match(WORD) ?? []) {
+    if (isContentWord(word)) terms.add(stem(word));
+  }
+  return terms;
+}
 
 /** Least share of the claim's content terms a source sentence contains to be about the claim. */
 export const ABOUT_SHARE = 0.5;
@@ -53,11 +68,34 @@ export interface SourceSentence {
   readonly text: string;
 }
 
-/** A source sentence analysed once for any number of claims. */
-export interface AnalysedSentence extends SourceSentence {
-  readonly tokens: readonly Token[];
+/**
+ * A source sentence analysed once for any number of claims. Its content stems are computed
+ * with it (every claim reads them); its tokens and quantities on first read, since only the
+ * sentences about a claim are read for polarity, and quantities only for a claim stating one.
+ */
+export class AnalysedSentence implements SourceSentence {
+  #tokens: readonly Token[] | undefined;
+  #quantities: readonly Quantity[] | undefined;
+  /** Its content stems (`contentStems` of its tokens). */
   readonly terms: ReadonlySet<string>;
-  readonly quantities: readonly Quantity[];
+
+  constructor(
+    readonly start: number,
+    readonly end: number,
+    readonly text: string,
+  ) {
+    this.terms = contentStemsOf(text);
+  }
+
+  /** Its tokens, in order. */
+  get tokens(): readonly Token[] {
+    return (this.#tokens ??= tokensOf(this.text));
+  }
+
+  /** The quantities it states. */
+  get quantities(): readonly Quantity[] {
+    return (this.#quantities ??= quantitiesOf(this.text));
+  }
 }
 
 // Analysed sources of recent claims: an answer cites the same few sources sentence after
@@ -80,18 +118,9 @@ export function analyse(
   const analysed = analysedCache.get(
     sourceText,
     () =>
-      sentences.map(({ start, end }) => {
-        const text = sourceText.slice(start, end);
-        const tokens = tokensOf(text);
-        return {
-          start,
-          end,
-          text,
-          tokens,
-          terms: contentStems(tokens),
-          quantities: quantitiesOf(text),
-        };
-      }),
+      sentences.map(
+        ({ start, end }) => new AnalysedSentence(start, end, sourceText.slice(start, end)),
+      ),
     (kept) => kept.length === sentences.length,
   );
   analysedSpans.set(sentences, { text: sourceText, analysed });

@@ -55,6 +55,14 @@ export interface Contradiction {
   readonly evidence: { readonly start: number; readonly end: number; readonly text: string };
 }
 
+/** A sentence about a claim: its span, its share of the claim's content terms, its analysis. */
+interface AboutSentence extends SourceSentence {
+  /** The share of the claim's content terms it contains. */
+  readonly share: number;
+  /** The analysed sentence. */
+  readonly sentence: AnalysedSentence;
+}
+
 /** Least share of a sentence about a negated claim. */
 const NEGATED_CLAIM_SHARE = 0.5;
 /** Least share of a sentence that states the claim nearly word for word. */
@@ -99,12 +107,20 @@ export function findContradiction(
   if (claimTerms.size === 0) return null;
   const analysed = analyse(sourceText, sentences);
   // Only sentences about the claim can contradict it: keep those, with their share.
-  const spans: (AnalysedSentence & { share: number })[] = [];
+  const spans: AboutSentence[] = [];
   for (const sentence of analysed) {
     let shared = 0;
     for (const term of claimTerms) if (sentence.terms.has(term)) shared++;
     const share = shared / claimTerms.size;
-    if (share >= ABOUT_SHARE) spans.push({ ...sentence, share });
+    if (share >= ABOUT_SHARE) {
+      spans.push({
+        start: sentence.start,
+        end: sentence.end,
+        text: sentence.text,
+        share,
+        sentence,
+      });
+    }
   }
   if (spans.length === 0) return null;
   const evidence = (span: SourceSentence) => ({
@@ -115,7 +131,7 @@ export function findContradiction(
 
   const claimQuantities = quantitiesOf(claim);
   if (claimQuantities.length > 0) {
-    const sourceQuantities = spans.map((span) => span.quantities);
+    const sourceQuantities = spans.map((span) => span.sentence.quantities);
     for (const quantity of claimQuantities) {
       const stated = analysed.some((sentence) =>
         sentence.quantities.some(
@@ -178,8 +194,8 @@ export function findContradiction(
     const unmatched = (tokens: readonly Token[]) => (group: ReadonlySet<string>) =>
       tokens.some((token) => group.has(prefixOf(token.stem))) && !negatesGoverned(tokens, group);
     if (
-      governedGroups(claimTokens).some(unmatched(closest.tokens)) ||
-      governedGroups(closest.tokens).some(unmatched(claimTokens))
+      governedGroups(claimTokens).some(unmatched(closest.sentence.tokens)) ||
+      governedGroups(closest.sentence.tokens).some(unmatched(claimTokens))
     ) {
       return { kind: 'negation', evidence: evidence(closest) };
     }
@@ -197,12 +213,13 @@ export function findContradiction(
     for (const span of spans) {
       if (span.share < NEGATED_CLAIM_SHARE) continue;
       if (!top || span.share > top.share) top = span;
-      if (span.tokens.some((token) => token.negator || NEGATIVE_WORD.test(token.word))) {
+      const tokens = span.sentence.tokens;
+      if (tokens.some((token) => token.negator || NEGATIVE_WORD.test(token.word))) {
         negatesAnything = true;
       }
-      if (!span.tokens.some((token) => governed.has(prefixOf(token.stem)))) continue;
+      if (!tokens.some((token) => governed.has(prefixOf(token.stem)))) continue;
       // Only a negation of what the claim negates counts, not one elsewhere in the sentence.
-      if (negatesGoverned(span.tokens, governed)) negatedSomewhere = true;
+      if (negatesGoverned(tokens, governed)) negatedSomewhere = true;
       if (!stating || span.share > stating.share) stating = span;
     }
     if (stating) return negatedSomewhere ? null : { kind: 'negation', evidence: evidence(stating) };
