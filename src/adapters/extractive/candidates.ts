@@ -199,12 +199,15 @@ const MAX_CODE_LENGTH = 1500;
 
 /** The statements among the sentences (questions make poor summary lines), if there are any. */
 export function withoutQuestions(candidates: Candidate[]): Candidate[] {
-  const statements = candidates.filter((candidate) => !isQuestion(candidate.text));
+  const statements = candidates.filter((candidate) => !endsWithQuestionMark(candidate.text));
   return statements.length > 0 ? statements : candidates;
 }
 
-/** Whether a sentence is a question (ends with a question mark). */
-export function isQuestion(text: string): boolean {
+/**
+ * Whether a sentence ends with a question mark (unlike `isQuestion` of
+ * `text/question-intent.ts`, an interrogative opening alone does not count).
+ */
+function endsWithQuestionMark(text: string): boolean {
   return /[?？]["'”’)\]]*$/.test(text);
 }
 
