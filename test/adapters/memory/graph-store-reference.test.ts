@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryGraphStore } from '../../../src/adapters/memory/graph-store.js';
 import type { GraphEdge, GraphNeighbor, TraverseOptions } from '../../../src/ports/graph-store.js';
-
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { seededRandom as random } from '../../util/helpers.js';
 
 /**
  * The traversal as the store's contract states it, written plainly: breadth first over the
