@@ -10,7 +10,7 @@ import { filterDocumentIds } from './document-ids.js';
 import { frozenMetadata } from './frozen-metadata.js';
 
 /** A term's posting list: parallel arrays of document numbers and term frequencies. */
-export interface Posting {
+interface Posting {
   readonly documents: number[];
   readonly frequencies: number[];
   /**
