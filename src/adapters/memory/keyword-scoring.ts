@@ -82,7 +82,7 @@ function seeks(wanted: number, length: number): boolean {
   return wanted * SEEK_RATIO < length;
 }
 
-/** Postings per wanted document above which seeking pays (measured at 100,000 documents). */
+/** Postings per wanted document above which a list is sought (6, 8 and 16 timed alike at 100k). */
 const SEEK_RATIO = 8;
 
 /**
