@@ -126,7 +126,7 @@ describe('memory keyword scoring', () => {
     expect(counts.scored).toBe(2000);
   });
 
-  it('seeks documents in long ascending lists, and reads a list whole once a delete or a reused number unordered it', () => {
+  it('seeks in long ascending lists, and reads whole a list a delete unordered', () => {
     const next = random(11);
     const space = createSpace();
     // "common" is in every document; "rare" and the "topic" words in few.
