@@ -207,12 +207,10 @@ export async function retrieve(
         ? clampBoost(deps.learnedBoost(item.id, queryVector))
         : 1;
     const reach = expanded.get(item.id);
-    const graphUsed = expansion !== null || useGraphRerank;
     return {
       item,
       vector,
       keyword,
-      type: typeOf(item.ranks),
       // A chunk the graph reached inherits part of the relevance of the hit it was reached from.
       score: Math.max(
         relevanceOf(item.id),
@@ -224,13 +222,6 @@ export async function retrieve(
       graphBoost,
       learnedBoost,
       rerankScore: null,
-      graphContext: graphUsed
-        ? {
-            nodeId: chunkNodeId(item.id),
-            relatedNodeCount: neighborhoods.get(item.id)?.length ?? (reach === undefined ? 0 : 1),
-            pathDepth: reach?.link.depth ?? 0,
-          }
-        : null,
     };
   });
   if (useGraphRerank || deps.learnedBoost !== undefined) {
@@ -268,7 +259,23 @@ export async function retrieve(
     options.maxK,
     options.widenSpread ?? DEFAULT_WIDEN_SPREAD,
   );
-  const chunks = ranked.slice(0, k).map(toChunk);
+  // What the ranking does not read is written for the chunks returned only.
+  const graphUsed = expansion !== null || useGraphRerank;
+  const chunks = ranked.slice(0, k).map((candidate) => {
+    const id = candidate.item.id;
+    const reach = expanded.get(id);
+    return toChunk(
+      candidate,
+      typeOf(candidate.item.ranks),
+      graphUsed
+        ? {
+            nodeId: chunkNodeId(id),
+            relatedNodeCount: neighborhoods.get(id)?.length ?? (reach === undefined ? 0 : 1),
+            pathDepth: reach?.link.depth ?? 0,
+          }
+        : null,
+    );
+  });
   return {
     chunks,
     topScore: chunks.reduce((best, chunk) => Math.max(best, chunk.score), 0),

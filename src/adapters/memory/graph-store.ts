@@ -89,6 +89,30 @@ function byWeightThenId(a: Reached, b: Reached): number {
   return b.weight - a.weight || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
+/**
+ * Keeps the strongest path to `neighborId` found so far at this level (the first found among
+ * equally strong ones), unless the node was reached at a smaller depth, is not stored or the
+ * edge's type is not followed.
+ */
+function reach(
+  target: Namespace,
+  level: Map<string, Reached>,
+  visited: ReadonlySet<string>,
+  edgeTypes: ReadonlySet<string> | null,
+  from: Reached,
+  neighborId: string,
+  edge: GraphEdge,
+  depth: number,
+): void {
+  if (visited.has(neighborId) || !target.nodes.has(neighborId)) return;
+  if (edgeTypes !== null && !edgeTypes.has(edge.type)) return;
+  const weight = from.weight * edge.weight;
+  const known = level.get(neighborId);
+  if (known === undefined || weight > known.weight) {
+    level.set(neighborId, { id: neighborId, depth, edgeType: edge.type, weight });
+  }
+}
+
 /** Breadth-first traversal from a stored node (see {@link createMemoryGraphStore}). */
 function traverse(target: Namespace, nodeId: string, options: TraverseOptions): GraphNeighbor[] {
   const direction = options.direction ?? 'both';
@@ -98,26 +122,20 @@ function traverse(target: Namespace, nodeId: string, options: TraverseOptions): 
   const results: GraphNeighbor[] = [];
   let frontier: Reached[] = [{ id: nodeId, depth: 0, edgeType: '', weight: 1 }];
 
+  // `reach` is a module function, not a closure made per level (a turn walks from ten chunks).
   for (let depth = 1; depth <= options.depth && frontier.length > 0; depth++) {
     const level = new Map<string, Reached>();
-    const consider = (from: Reached, neighborId: string, edge: GraphEdge): void => {
-      if (visited.has(neighborId) || !target.nodes.has(neighborId)) return;
-      if (edgeTypes && !edgeTypes.has(edge.type)) return;
-      const weight = from.weight * edge.weight;
-      const known = level.get(neighborId);
-      if (!known || weight > known.weight) {
-        level.set(neighborId, { id: neighborId, depth, edgeType: edge.type, weight });
-      }
-    };
     for (const from of frontier) {
-      if (direction !== 'in') {
-        for (const edge of target.outgoing.get(from.id)?.values() ?? []) {
-          consider(from, edge.to, edge);
+      const outgoing = direction === 'in' ? undefined : target.outgoing.get(from.id);
+      if (outgoing !== undefined) {
+        for (const edge of outgoing.values()) {
+          reach(target, level, visited, edgeTypes, from, edge.to, edge, depth);
         }
       }
-      if (direction !== 'out') {
-        for (const edge of target.incoming.get(from.id)?.values() ?? []) {
-          consider(from, edge.from, edge);
+      const incoming = direction === 'out' ? undefined : target.incoming.get(from.id);
+      if (incoming !== undefined) {
+        for (const edge of incoming.values()) {
+          reach(target, level, visited, edgeTypes, from, edge.from, edge, depth);
         }
       }
     }

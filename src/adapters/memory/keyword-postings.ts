@@ -13,6 +13,20 @@ import { frozenMetadata } from './frozen-metadata.js';
 interface Posting {
   readonly documents: number[];
   readonly frequencies: number[];
+  /**
+   * Whether `documents` is in ascending order: true as documents are added (each takes the
+   * next number), false once a delete moved a posting or a freed number was reused. A search
+   * may then seek documents in the list instead of reading all of it.
+   */
+  ascending: boolean;
+}
+
+/** Whether document numbers are in ascending order. */
+export function isAscending(documents: readonly number[]): boolean {
+  for (let at = 1; at < documents.length; at++) {
+    if (documents[at]! <= documents[at - 1]!) return false;
+  }
+  return true;
 }
 
 /** One namespace's index. Document numbers are reused after deletes. */
@@ -117,6 +131,7 @@ export function removeDocument(space: Space, id: string): boolean {
     const at = list.documents.indexOf(number);
     if (at < 0) continue;
     // Swap-remove: posting order does not matter for scoring.
+    if (at < list.documents.length - 1) list.ascending = false;
     list.documents[at] = list.documents[list.documents.length - 1]!;
     list.frequencies[at] = list.frequencies[list.frequencies.length - 1]!;
     list.documents.pop();
@@ -161,7 +176,7 @@ export function addDocument(
       previous = term;
       list = postings.get(term);
       if (list === undefined) {
-        list = { documents: [number], frequencies: [1] };
+        list = { documents: [number], frequencies: [1], ascending: true };
         postings.set(term, list);
         distinct.push(term);
         continue;
@@ -171,6 +186,7 @@ export function addDocument(
     if (list!.documents[last] === number) {
       list!.frequencies[last]!++;
     } else {
+      if (number < list!.documents[last]!) list!.ascending = false;
       list!.documents.push(number);
       list!.frequencies.push(1);
       distinct.push(term);

@@ -50,6 +50,8 @@ interface QueryTerm {
   readonly column: number;
   readonly documents: readonly number[];
   readonly frequencies: readonly number[];
+  /** Whether `documents` is ascending (see `Posting.ascending`): documents can be sought. */
+  readonly ascending: boolean;
   readonly idf: number;
   /** `idf · query frequency · (k1 + 1)`: more than any posting of the term contributes. */
   readonly weight: number;
@@ -73,6 +75,39 @@ function scoresOf(seen: Int32Array, count: number, scores: Float64Array): Float6
 }
 
 /**
+ * Whether `wanted` documents are found in an ascending list of `length` postings by seeking
+ * them (about `log2(length / wanted)` reads each) rather than by reading every posting.
+ */
+function seeks(wanted: number, length: number): boolean {
+  return wanted * SEEK_RATIO < length;
+}
+
+/** Postings per wanted document above which a list is sought (6, 8 and 16 timed alike at 100k). */
+const SEEK_RATIO = 8;
+
+/**
+ * The position of the first document ≥ `number` at or after `from` in an ascending list (its
+ * length when there is none): galloping steps, then a binary search.
+ */
+function seek(documents: readonly number[], number: number, from: number): number {
+  let low = from;
+  let high = from;
+  let step = 1;
+  while (high < documents.length && documents[high]! < number) {
+    low = high + 1;
+    high += step;
+    step *= 2;
+  }
+  if (high > documents.length) high = documents.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (documents[middle]! < number) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/**
  * Sums the query terms' contributions, rarest term first, into `space.scores` and lists the
  * documents in `space.seen`; returns how many. Once the k-th best sum exceeds what the terms
  * still unread could add together, documents not seen yet are skipped: none can reach the k
@@ -83,6 +118,7 @@ function scoreRarestFirst(
   rarestFirst: readonly QueryTerm[],
   options: KeywordSearchOptions,
   bm25: Bm25,
+  counts: SearchCounts | undefined,
 ): number {
   const { scores, slots, seen, lengths, metadata } = space;
   const averageLength = space.totalLength / space.count || 1;
@@ -104,11 +140,28 @@ function scoreRarestFirst(
     }
   }
   let count = 0;
+  // The documents seen, ascending, once no other can be scored (the list is closed and no
+  // filter names documents): a long ascending list is then sought for them, not read whole.
+  let closedSeen: Int32Array | undefined;
   for (let at = 0; at < rarestFirst.length; at++) {
-    const { documents, frequencies, weight } = rarestFirst[at]!;
+    const { documents, frequencies, weight, ascending } = rarestFirst[at]!;
     if (open && count > options.k && documents.length > count >> 2) {
       const floor = kthLargest(scoresOf(seen, count, scores), count, options.k);
       open = floor * (1 - SAFETY) <= rest[at]! * (1 + SAFETY);
+    }
+    if (!open && values === undefined && ascending && seeks(count, documents.length)) {
+      closedSeen ??= seen.slice(0, count).sort();
+      if (counts !== undefined) counts.sought = (counts.sought ?? 0) + 1;
+      let position = 0;
+      for (let index = 0; index < count && position < documents.length; index++) {
+        const number = closedSeen[index]!;
+        position = seek(documents, number, position);
+        if (documents[position] !== number) continue;
+        const frequency = frequencies[position++]!;
+        scores[number]! +=
+          (weight * frequency) / (frequency + lengthFactor + lengthSlope * lengths[number]!);
+      }
+      continue;
     }
     for (let index = 0; index < documents.length; index++) {
       const number = documents[index]!;
@@ -132,9 +185,13 @@ function scoreRarestFirst(
   return count;
 }
 
-/** What a search did: how many documents it scored (the pruning leaves the others out). */
+/**
+ * What a search did: how many documents it scored (the pruning leaves the others out) and how
+ * many posting lists it sought documents in instead of reading them whole.
+ */
 export interface SearchCounts {
   scored: number;
+  sought?: number;
 }
 
 /**
@@ -165,13 +222,15 @@ export function search(
       column: inQueryOrder.length,
       documents: list.documents,
       frequencies: list.frequencies,
+      ascending: list.ascending,
       idf,
       weight: idf * queryFrequency * (bm25.k1 + 1),
     });
   }
   const rarestFirst = [...inQueryOrder].sort((a, b) => b.weight - a.weight || a.column - b.column);
   const k = options.k;
-  const count = scoreRarestFirst(space, rarestFirst, options, bm25);
+  if (counts !== undefined) counts.sought = 0;
+  const count = scoreRarestFirst(space, rarestFirst, options, bm25, counts);
   if (counts !== undefined) counts.scored = count;
   const { scores, slots, seen } = space;
 
@@ -191,7 +250,25 @@ export function search(
   const averageLength = space.totalLength / space.count || 1;
   const lengthFactor = bm25.k1 * (1 - bm25.b);
   const lengthSlope = (bm25.k1 * bm25.b) / averageLength;
-  for (const { documents, frequencies, idf, weight } of inQueryOrder) {
+  // The finalists, ascending, to seek in the long ascending lists.
+  let ascendingFinalists: Int32Array | undefined;
+  for (const { documents, frequencies, idf, weight, ascending } of inQueryOrder) {
+    if (ascending && seeks(finalists.length, documents.length)) {
+      ascendingFinalists ??= Int32Array.from(finalists).sort();
+      if (counts !== undefined) counts.sought = (counts.sought ?? 0) + 1;
+      let position = 0;
+      for (let at = 0; at < finalists.length && position < documents.length; at++) {
+        const number = ascendingFinalists[at]!;
+        position = seek(documents, number, position);
+        if (documents[position] !== number) continue;
+        const frequency = frequencies[position++]!;
+        const slot = slots[number]!;
+        exact[slot - 1]! +=
+          (weight * frequency) / (frequency + lengthFactor + lengthSlope * lengths[number]!);
+        matched[slot - 1]! += idf;
+      }
+      continue;
+    }
     for (let index = 0; index < documents.length; index++) {
       const number = documents[index]!;
       const slot = slots[number]!;

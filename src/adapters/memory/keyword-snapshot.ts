@@ -4,7 +4,7 @@
  * every structural invariant checked.
  */
 import type { Metadata } from '../../ports/common.js';
-import { createSpace, indexDocumentId, type Space } from './keyword-postings.js';
+import { createSpace, indexDocumentId, isAscending, type Space } from './keyword-postings.js';
 import { decodeSnapshot, encodeSnapshot, snapshotError } from './snapshot.js';
 import { frozenMetadata } from './frozen-metadata.js';
 
@@ -110,6 +110,7 @@ function parseKeywordSnapshot(json: unknown): Map<string, Space> {
       space.postings.set(term, {
         documents: documents as number[],
         frequencies: frequencies as number[],
+        ascending: isAscending(documents as number[]),
       });
     }
     spaces.set(name, space);

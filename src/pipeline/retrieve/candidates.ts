@@ -28,22 +28,27 @@ export function withCoverage(matches: readonly KeywordMatch[]): KeywordMatch[] {
   );
 }
 
-/** What the ranking knows about one candidate. */
+/**
+ * What the ranking knows about one candidate (its type and graph context are written for the
+ * chunks returned only: most candidates are cut by the threshold and `k`).
+ */
 export interface Candidate {
   readonly item: FusedItem;
   readonly vector: VectorMatch | undefined;
   readonly keyword: KeywordMatch | undefined;
-  readonly type: RetrievedChunk['type'];
   readonly score: number;
   readonly rankScore: number;
   readonly graphBoost: number;
   readonly learnedBoost: number;
   readonly rerankScore: number | null;
-  readonly graphContext: ChunkGraphContext | null;
 }
 
-/** The chunk a ranked candidate becomes. */
-export function toChunk(candidate: Candidate): RetrievedChunk {
+/** The chunk a ranked candidate becomes, with its type and graph context. */
+export function toChunk(
+  candidate: Candidate,
+  type: RetrievedChunk['type'],
+  graphContext: ChunkGraphContext | null,
+): RetrievedChunk {
   const record = candidate.vector?.metadata ?? candidate.keyword?.metadata ?? {};
   const { text, ...metadata } = record;
   const id = candidate.item.id;
@@ -58,11 +63,11 @@ export function toChunk(candidate: Candidate): RetrievedChunk {
     vectorScore: candidate.vector?.score ?? null,
     keywordScore: candidate.keyword === undefined ? null : (candidate.keyword.coverage ?? null),
     fusedScore: candidate.item.score,
-    type: candidate.type,
+    type,
     graphBoost: candidate.graphBoost,
     learnedBoost: candidate.learnedBoost,
     rerankScore: candidate.rerankScore,
-    graphContext: candidate.graphContext,
+    graphContext,
   };
 }
 

@@ -11,6 +11,10 @@ import {
   search,
   type SearchCounts,
 } from '../../../src/adapters/memory/keyword-scoring.js';
+import {
+  snapshotSpaces,
+  spacesFromSnapshot,
+} from '../../../src/adapters/memory/keyword-snapshot.js';
 import type { KeywordMatch, KeywordSearchOptions } from '../../../src/ports/keyword-index.js';
 import { bm25Idf } from '../../../src/query/bm25.js';
 import { compileFilter } from '../../../src/query/filter.js';
@@ -120,6 +124,69 @@ describe('memory keyword scoring', () => {
     // With k above the rare term's documents, every document with either term is scored.
     search(space, terms, { k: 11 }, bm25, counts);
     expect(counts.scored).toBe(2000);
+  });
+
+  it('seeks in long ascending lists, and reads whole a list a delete unordered', () => {
+    const next = random(11);
+    const space = createSpace();
+    // "common" is in every document; "rare" and the "topic" words in few.
+    for (let n = 0; n < 6000; n++) {
+      const extra = n % 300 === 0 ? ' rare' : n % 40 === 0 ? ` topic${n % 3}` : '';
+      const filler = Array.from({ length: 1 + Math.floor(next() * 12) }, () => word(next));
+      addDocument(
+        space,
+        { id: `d${n}`, text: `common ${filler.join(' ')}${extra}`, metadata: {} },
+        split,
+      );
+    }
+    const ascending = (term: string): boolean => space.postings.get(term)!.ascending;
+    expect(ascending('common')).toBe(true);
+    const queries = [
+      ['rare', 'common'],
+      ['topic1', 'common', 'w0'],
+      ['common', 'topic2', 'rare'],
+    ];
+    const check = (expectSought: boolean, asked = queries): void => {
+      for (const query of asked) {
+        for (const k of [3, 10, 25]) {
+          const counts: SearchCounts = { scored: 0 };
+          const terms = queryTerms(query);
+          expect(search(space, terms, { k }, bm25, counts)).toEqual(reference(space, terms, { k }));
+          if (expectSought) expect(counts.sought).toBeGreaterThan(0);
+          else expect(counts.sought).toBe(0);
+        }
+      }
+    };
+    check(true);
+    // A delete moves the last posting of each of the document's lists into its place.
+    removeDocument(space, 'd17');
+    expect(ascending('common')).toBe(false);
+    expect(ascending('rare')).toBe(true);
+    // "common" is read whole now ("rare" is too short to seek in); the others stay exact.
+    check(false, [['rare', 'common']]);
+    for (const query of queries) {
+      const terms = queryTerms(query);
+      expect(search(space, terms, { k: 10 }, bm25)).toEqual(reference(space, terms, { k: 10 }));
+    }
+    // Restored lists are ascending again when they are.
+    const fresh = createSpace();
+    for (let n = 0; n < 3; n++)
+      addDocument(fresh, { id: `e${n}`, text: 'a b', metadata: {} }, split);
+    removeDocument(fresh, 'e2');
+    expect(fresh.postings.get('a')!.ascending).toBe(true);
+    // The freed number is reused by the next document, after higher ones in "a"'s list.
+    addDocument(fresh, { id: 'e3', text: 'c', metadata: {} }, split);
+    addDocument(fresh, { id: 'e4', text: 'a', metadata: {} }, split);
+    expect(fresh.postings.get('a')!.documents).toEqual([0, 1, 3]);
+    expect(fresh.postings.get('a')!.ascending).toBe(true);
+    removeDocument(fresh, 'e0');
+    addDocument(fresh, { id: 'e5', text: 'a', metadata: {} }, split);
+    expect(fresh.postings.get('a')!.documents).toEqual([3, 1, 0]);
+    expect(fresh.postings.get('a')!.ascending).toBe(false);
+    // A restored snapshot knows which of its lists are ascending.
+    const restored = spacesFromSnapshot(snapshotSpaces(new Map([['ns', fresh]]))).get('ns')!;
+    expect(restored.postings.get('a')!.ascending).toBe(false);
+    expect(restored.postings.get('b')!.ascending).toBe(true);
   });
 
   it('scores only the documents a documentId filter names', () => {
