@@ -46,6 +46,7 @@ import {
   type LanguageSetting,
   type LatinLanguage,
 } from './language-detection.js';
+import { identifierParts } from './identifiers.js';
 import { foldAccents, hasNoSpaceScript, isCjkWord, segmentText } from './segment.js';
 
 const STEM_CACHE_SIZE = 50_000;
@@ -159,20 +160,26 @@ export function analyzeTerms(text: string, language: LanguageSetting = 'auto'): 
   const { words, ascii, spaceless } = segmented;
   const latin = latinLanguage(segmented, text, language);
   const terms: string[] = [];
+  // The parts of camelCase words are terms too, after the words' own (`identifiers.ts`).
+  const parts = identifierParts(text, ascii);
   if (ascii) {
     if (latin === 'en') {
-      for (const word of words) {
-        const term = englishTerm(word);
-        if (term !== '') terms.push(term);
+      for (const list of [words, parts]) {
+        for (const word of list) {
+          const term = englishTerm(word);
+          if (term !== '') terms.push(term);
+        }
       }
     } else {
       const pack = latinPack(latin);
-      for (const word of words) if (!pack.stopWords.has(word)) terms.push(pack.stem(word));
+      for (const list of [words, parts]) {
+        for (const word of list) if (!pack.stopWords.has(word)) terms.push(pack.stem(word));
+      }
     }
     return terms;
   }
   const pack = latin === 'en' ? undefined : latinPack(latin);
-  for (const word of words) {
+  for (const word of parts.length === 0 ? words : [...words, ...parts]) {
     if (spaceless && hasNoSpaceScript(word)) {
       if (!(isCjkWord(word) && cjkStopWords().has(word))) terms.push(word);
       continue;
