@@ -7,13 +7,12 @@
  * `open-index.ts` (documents, index and session database), `choose-provider.ts` (which model
  * answers), `print-answer.ts`, `repl.ts` (the chat loop), `io.ts` (streams and environment).
  */
-import { readFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { ConfigError, CortexisError } from '../errors/index.js';
 import { EXIT, parseCommandLine, USAGE, UsageError } from './args.js';
 import { describeChanges } from './incremental.js';
 import { NoDocumentsError, type CliIO } from './io.js';
+import { packageVersion } from './package-version.js';
 import type { OpenedIndex } from './open-index.js';
 
 // The commands' modules load when a command needs them, not for `--help` or `--version`
@@ -23,28 +22,6 @@ const printAnswerModule = () => import('./print-answer.js');
 
 /** The user who owns the CLI's sessions. */
 const CLI_USER = 'cli';
-
-/** The package version, from the package.json next to the sources or the build. */
-async function packageVersion(): Promise<string> {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let depth = 0; depth < 4; depth += 1) {
-    try {
-      const parsed: unknown = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
-      if (
-        typeof parsed === 'object' &&
-        parsed !== null &&
-        (parsed as { name?: unknown }).name === 'cortexis' &&
-        typeof (parsed as { version?: unknown }).version === 'string'
-      ) {
-        return (parsed as { version: string }).version;
-      }
-    } catch {
-      // not here: look one folder up
-    }
-    dir = dirname(dir);
-  }
-  return 'unknown';
-}
 
 function changesJson(opened: OpenedIndex): Record<string, unknown> {
   return {

@@ -23,6 +23,7 @@ import { chooseProvider, describeModel } from './choose-provider.js';
 import { describeChanges, diffDocuments, hashDocuments, type IndexChanges } from './incremental.js';
 import { NoDocumentsError, type CliIO, type Env } from './io.js';
 import { progressWriter } from './progress.js';
+import { packageVersion } from './package-version.js';
 import { loadSnapshot, restoreStores, saveSnapshot, saveSnapshotSources } from './snapshot.js';
 import { stampSources, type SourceRecord } from './source-stamp.js';
 
@@ -132,6 +133,30 @@ export interface OpenedIndex {
   readonly persisted: boolean;
 }
 
+/**
+ * What a file becomes in the index, between releases: bump it with any change to the loaders'
+ * text, the chunking or the keyword analysis, so that an index saved before it is rebuilt
+ * rather than searched with terms it was not built with (a release changes the version too).
+ * 2: a line that only looks like a heading is escaped (`\#`).
+ */
+export const INDEX_REVISION = 2;
+
+/** What besides the documents shapes the index; a saved index with another one is rebuilt. */
+export function indexFingerprint(embedderId: string, version: string): string {
+  const { chunking } = resolveConfig({});
+  return createHash('sha256')
+    .update(
+      JSON.stringify({
+        embedderId,
+        chunkSize: chunking.chunkSize,
+        chunkOverlap: chunking.chunkOverlap,
+        version,
+        revision: INDEX_REVISION,
+      }),
+    )
+    .digest('hex');
+}
+
 /** Empty in-memory stores for the index. */
 function freshStores() {
   return {
@@ -149,18 +174,7 @@ export async function openIndex(io: CliIO, options: OpenOptions): Promise<Opened
   const env = io.env ?? {};
   const provider = options.indexOnly ? null : chooseProvider(env, options.provider, options.model);
   const embedder = createHashingEmbedder();
-  const { chunking } = resolveConfig({});
-  // What besides the documents shapes the index; a change rebuilds it from scratch.
-  const settings = createHash('sha256')
-    .update(
-      JSON.stringify({
-        embedderId: embedder.id,
-        chunkSize: chunking.chunkSize,
-        chunkOverlap: chunking.chunkOverlap,
-        keywordTokenizer: 'stemmed-v1',
-      }),
-    )
-    .digest('hex');
+  const settings = indexFingerprint(embedder.id, await packageVersion());
   const root = cacheRoot(env);
   const dir = indexDir(root, options.paths);
   const loaded = options.noCache ? null : await loadSnapshot(dir, settings).catch(() => null);

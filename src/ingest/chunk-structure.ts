@@ -25,6 +25,18 @@ export interface Section {
 // One space or tab, then the rest (trimmed by the caller): /[ \t]+(.*)/ backtracks.
 const HEADING = /^ {0,3}(#{1,6})(?:[ \t](.*))?$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+/** A line that `HEADING` would read as a heading: one to six `#`, then a blank or the end. */
+const HEADING_LIKE = /^( {0,3})(#{1,6})(?=[ \t]|$)/gm;
+
+/**
+ * Text that is not a heading, with every line that would read as one escaped as markdown
+ * writes a literal `#` (`\#`). The loaders write headings as `#` lines and everything else
+ * through this: a table whose first column is headed `#`, or a paragraph that opens with the
+ * code span `` `#` ``, must not start a section whose title becomes every source's heading path.
+ */
+export function escapeHeadingLines(text: string): string {
+  return text.includes('#') ? text.replace(HEADING_LIKE, '$1\\$2') : text;
+}
 
 /** A heading's title without its closing `#`s (all `#`, or `#`s after a space or tab). */
 function withoutClosingHashes(title: string): string {

@@ -4,6 +4,7 @@
  * into `- ` lines, `pre` into fenced code. Pure and dependency-free; not a full HTML parser.
  * @module
  */
+import { escapeHeadingLines } from './chunk-structure.js';
 
 // Elements whose content is never text.
 const DROPPED =
@@ -150,12 +151,14 @@ export function decodeEntities(text: string): string {
 const PARAGRAPH = '\uE000';
 const LINE = '\uE001';
 const PRE_SLOT = '\uE002';
+/** A heading's `#`, kept apart from a `#` of the text until the text's own are escaped. */
+const HEADING_MARK = '\uE003';
 
 /** Converts an HTML document or fragment into text with markdown headings and paragraphs. */
 export function htmlToText(html: string): string {
   const preBlocks: string[] = [];
   const cleaned = html
-    .replace(/[\uE000-\uE002]/g, '')
+    .replace(/[\uE000-\uE003]/g, '')
     .replace(COMMENT, ' ')
     .replace(DROPPED, ' ')
     .replace(PRE, (_match, body: string) => {
@@ -189,7 +192,7 @@ function renderMarkup(html: string): string {
     const level = /^h([1-6])$/.exec(name)?.[1];
     if (level) {
       heading = closing ? 0 : Number(level);
-      parts.push(closing ? PARAGRAPH : `${PARAGRAPH}${'#'.repeat(heading)} `);
+      parts.push(closing ? PARAGRAPH : `${PARAGRAPH}${HEADING_MARK.repeat(heading)} `);
     } else if (name === 'br') {
       parts.push(heading ? ' ' : LINE);
     } else if (name === 'li') {
@@ -213,11 +216,14 @@ function renderMarkup(html: string): string {
 
 /** Turns structure markers into newlines, trims lines, and collapses runs of blank lines. */
 function normalize(text: string): string {
-  return text
+  const lines = text
     .replace(/[ \t\u00a0]+/g, ' ')
     .replace(/(?<![ \uE000\uE001])[ \uE000\uE001]*\uE000[ \uE000\uE001]*/g, '\n\n')
     .replace(/(?<![ \uE001])[ \uE001]*\uE001[ \uE001]*/g, '\n')
-    .replace(/^[ \t]+|(?<![ \t])[ \t]+$/gm, '')
+    .replace(/^[ \t]+|(?<![ \t])[ \t]+$/gm, '');
+  // The text's own line-opening `#`s are escaped; then the headings' marks become `#`.
+  return escapeHeadingLines(lines)
+    .replaceAll(HEADING_MARK, '#')
     .replace(/^(?:- *|#{1,6})$/gm, '')
     .replace(/\n{3,}/g, '\n\n')
     .replace(/^(#{1,6} [^\r\n]*)\n(?!\n)/gm, '$1\n\n')

@@ -6,6 +6,7 @@ import {
   type ExpansionLimits,
   type LoadLimits,
 } from './limits.js';
+import { escapeHeadingLines } from '../ingest/chunk-structure.js';
 import { tidyText } from './text.js';
 import { checkZip } from './zip-check.js';
 import { attributeMap, attributeValue, decodeXmlEntities, scanXml } from './xml-scan.js';
@@ -256,7 +257,7 @@ class DocumentReader {
     } else if (paragraph.numbered || role.numbered) {
       this.blocks.push({ text: `${'  '.repeat(paragraph.level)}- ${text}`, list: true });
     } else {
-      this.blocks.push({ text, list: false });
+      this.blocks.push({ text: escapeHeadingLines(text), list: false });
     }
   }
 

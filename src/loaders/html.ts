@@ -1,6 +1,7 @@
 import { Parser, type Handler } from 'htmlparser2';
 import type { MetadataValue } from '../ports/common.js';
 import { BLOCK_ELEMENTS } from '../ingest/html.js';
+import { escapeHeadingLines } from '../ingest/chunk-structure.js';
 import { tidyText } from './text.js';
 import { DEFAULT_LOAD_LIMITS, LoadLimitError, type LoadLimits } from './limits.js';
 
@@ -277,11 +278,11 @@ class StreamRenderer implements Partial<Handler> {
   private inline(text: string): void {
     const collapsed = text.replace(/\s+/g, ' ');
     const last = this.out.tail(1);
-    if ((last === '' || last === '\n' || last === ' ') && collapsed.startsWith(' ')) {
-      this.out.append(collapsed.slice(1));
-    } else {
-      this.out.append(collapsed);
-    }
+    const lineStart = last === '' || last === '\n';
+    const trimmed =
+      (lineStart || last === ' ') && collapsed.startsWith(' ') ? collapsed.slice(1) : collapsed;
+    // Text that opens a line is never a heading (a first table cell `#`, a paragraph `# 1`).
+    this.out.append(lineStart ? escapeHeadingLines(trimmed) : trimmed);
   }
 
   private lineBreak(): void {

@@ -1,6 +1,7 @@
 import { Lexer, type Token, type Tokens } from 'marked';
 import { parse as parseYaml } from 'yaml';
 import type { MetadataValue } from '../ports/common.js';
+import { escapeHeadingLines } from '../ingest/chunk-structure.js';
 import { RESERVED_METADATA_KEYS, firstHeading, tidyText } from './text.js';
 import { htmlFragmentText } from './html.js';
 import { DEFAULT_LOAD_LIMITS, LoadLimitError, type LoadLimits } from './limits.js';
@@ -174,7 +175,10 @@ function blockText(token: Tokens.Generic, indent: string): string {
     }
     case 'paragraph':
     case 'text':
-      return indentLines(token.tokens ? inlineText(token.tokens) : String(token.text), indent);
+      return indentLines(
+        escapeHeadingLines(token.tokens ? inlineText(token.tokens) : String(token.text)),
+        indent,
+      );
     case 'code': {
       const fence = (token.text as string).includes('```') ? '~~~~' : '```';
       return `${fence}${(token.lang as string | undefined) ?? ''}\n${token.text as string}\n${fence}`;
@@ -186,7 +190,7 @@ function blockText(token: Tokens.Generic, indent: string): string {
     case 'table':
       return tableText(token as unknown as Tokens.Table, indent);
     case 'html':
-      return indentLines(htmlFragmentText(token.text as string), indent);
+      return indentLines(escapeHeadingLines(htmlFragmentText(token.text as string)), indent);
     default:
       // space, hr, def (link definitions) carry no text.
       return '';
@@ -206,7 +210,7 @@ function listText(list: Tokens.List, indent: string): string {
 
 function tableText(table: Tokens.Table, indent: string): string {
   const row = (cells: readonly Tokens.TableCell[]) =>
-    `${indent}${cells.map((cell) => inlineText(cell.tokens)).join(' | ')}`;
+    `${indent}${escapeHeadingLines(cells.map((cell) => inlineText(cell.tokens)).join(' | '))}`;
   return [row(table.header), ...table.rows.map(row)].join('\n');
 }
 

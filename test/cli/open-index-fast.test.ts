@@ -2,12 +2,14 @@
  * `ask` on an indexed folder reads no file again when none was touched since the index was
  * saved (issue 29): the stamp of the files (sizes, times, inodes) kept in the manifest decides.
  */
+import { createHash } from 'node:crypto';
 import { chmod, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/io.js';
-import { indexDir, openIndex } from '../../src/cli/open-index.js';
+import { indexDir, indexFingerprint, openIndex } from '../../src/cli/open-index.js';
+import { createHashingEmbedder } from '../../src/adapters/hashing/embedder.js';
 import { parseSourceRecord, stampSources } from '../../src/cli/source-stamp.js';
 
 /** An hour ago: older than the stamp's settling time. */
@@ -135,6 +137,38 @@ describe('opening an indexed folder whose files were not touched', () => {
     expect(damaged.untouched).toBe(false);
     expect(damaged.stderr).toMatch(/Indexed 2 documents/);
     expect((await open(dir, cache)).untouched).toBe(true);
+  });
+
+  it('rebuilds an index saved by another version or before the index revision', async () => {
+    const dir = await folder(FILES);
+    const cache = await mkdtemp(join(tmpdir(), 'cortexis-fast-cache-'));
+    await open(dir, cache);
+    const manifestPath = join(indexDir(cache, [dir]), 'manifest.json');
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as Record<string, unknown>;
+    const embedderId = createHashingEmbedder().id;
+    expect(indexFingerprint(embedderId, '0.0.1')).not.toBe(manifest['fingerprint']);
+    const saved = [
+      // Another release's index.
+      indexFingerprint(embedderId, '0.0.1'),
+      // The fingerprint an index was saved with before it carried the version and revision.
+      createHash('sha256')
+        .update(
+          JSON.stringify({
+            embedderId,
+            chunkSize: 512,
+            chunkOverlap: 64,
+            keywordTokenizer: 'stemmed-v1',
+          }),
+        )
+        .digest('hex'),
+    ];
+    for (const fingerprint of saved) {
+      await writeFile(manifestPath, JSON.stringify({ ...manifest, fingerprint }));
+      const opened = await open(dir, cache);
+      expect(opened.untouched).toBe(false);
+      expect(opened.stderr).toMatch(/Indexed 2 documents/);
+      expect((await open(dir, cache)).untouched).toBe(true);
+    }
   });
 
   it('ignores a hostile or malformed stamp in the manifest', async () => {
