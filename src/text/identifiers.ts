@@ -21,17 +21,16 @@
  */
 import { STOP_WORDS } from './english.js';
 
-/** A lower-case ASCII letter followed by a capital: where a text may hold a camelCase word. */
-const ASCII_CASE_CHANGE = /[a-z][A-Z]/;
-/** The same outside ASCII. */
-const CASE_CHANGE = /\p{Ll}\p{Lu}/u;
-/** An ASCII word as written (the fast path's words, before lower-casing). */
-const ASCII_CASED_WORD = /[A-Za-z0-9]+/g;
+/** A lower-case letter followed by a capital: where a camelCase word is. */
+const ASCII_CASE_CHANGE = /[a-z][A-Z]/g;
+const CASE_CHANGE = /\p{Ll}\p{Lu}/gu;
+/** A character of an ASCII word as written (the fast path's words, before lower-casing). */
+const ASCII_WORD_CHARACTER = /[A-Za-z0-9]/;
 /**
- * A word of cased letters as written outside ASCII (Han, kana and other caseless letters end
- * it, so "parseURL を使う" and "parseURLを使う" give the same parts).
+ * A character of a word of cased letters outside ASCII (Han, kana and other caseless letters
+ * end it, so "parseURL を使う" and "parseURLを使う" give the same parts).
  */
-const CASED_WORD = /[\p{Lu}\p{Ll}\p{Lt}\p{M}\p{N}]+/gu;
+const WORD_CHARACTER = /[\p{Lu}\p{Ll}\p{Lt}\p{M}\p{N}]/u;
 /** The places a camelCase word is cut: after a lower-case letter, before a capital. */
 const CUT = /(?<=\p{Ll})(?=\p{Lu})/u;
 /** A capitalised word: a capital, then a lower-case letter. */
@@ -64,16 +63,24 @@ function writtenAsCode(text: string, start: number, length: number): boolean {
  * with one scan.
  */
 export function identifierParts(text: string, ascii: boolean): string[] {
-  if (!(ascii ? ASCII_CASE_CHANGE : CASE_CHANGE).test(text)) return [];
+  const change = ascii ? ASCII_CASE_CHANGE : CASE_CHANGE;
+  change.lastIndex = 0;
+  if (!change.test(text)) return [];
   const source = ascii ? text : text.normalize('NFKC');
+  const inWord = ascii ? ASCII_WORD_CHARACTER : WORD_CHARACTER;
   const parts: string[] = [];
-  for (const match of source.matchAll(ascii ? ASCII_CASED_WORD : CASED_WORD)) {
-    const word = match[0];
-    if (!(ascii ? ASCII_CASE_CHANGE : CASE_CHANGE).test(word)) continue;
-    const pieces = word.split(CUT);
+  // From each case change, out to the ends of its word; the next search starts after the word.
+  change.lastIndex = 0;
+  for (let found = change.exec(source); found !== null; found = change.exec(source)) {
+    let start = found.index;
+    while (start > 0 && inWord.test(source.charAt(start - 1))) start--;
+    let end = found.index + 2;
+    while (end < source.length && inWord.test(source.charAt(end))) end++;
+    change.lastIndex = end;
+    const pieces = source.slice(start, end).split(CUT);
     if (!pieces.every(wordLike)) continue;
     const acronym = pieces.some((piece, index) => index > 0 && !CAPITALISED.test(piece));
-    if (acronym && !writtenAsCode(source, match.index, word.length)) continue;
+    if (acronym && !writtenAsCode(source, start, end - start)) continue;
     for (const piece of pieces) parts.push(piece.toLowerCase());
   }
   return parts;
