@@ -99,11 +99,14 @@ describe('identifier parts in the keyword analysis', () => {
 
   it('finds a section named by an identifier from the words of a question, both ways', async () => {
     const index = createMemoryKeywordIndex();
-    await index.add('docs', [
-      { id: 'parse', text: '### parseURL(input)\n\nTakes a string and returns its protocol.' },
-      { id: 'path', text: '### withBase(input, base)\n\nJoins the input to a base path.' },
-      { id: 'batch', text: 'The number of items per request is set by the batch size option.' },
-    ]);
+    await index.add(
+      'docs',
+      [
+        { id: 'parse', text: '### parseURL(input)\n\nTakes a string and returns its protocol.' },
+        { id: 'path', text: '### withBase(input, base)\n\nJoins the input to a base path.' },
+        { id: 'batch', text: 'The number of items per request is set by the batch size option.' },
+      ].map((record) => ({ ...record, metadata: {} })),
+    );
     const top = async (query: string) => (await index.search('docs', query, { k: 1 }))[0]?.id;
     expect(await top('How do I parse a URL?')).toBe('parse');
     expect(await top('What does parseURL return?')).toBe('parse');
