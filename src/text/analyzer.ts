@@ -153,15 +153,20 @@ function cjkStopWords(): ReadonlySet<string> {
 /**
  * Index terms of a text: words (segmented where the script has no spaces), stop words of
  * the text's language removed, stemmed, accent-folded. ASCII English text gives exactly the
- * terms of earlier versions.
+ * terms of earlier versions. With `identifiers` (what a keyword index searches by), the parts
+ * of camelCase words follow as terms too (`identifiers.ts`); the guard and the graph read the
+ * words alone.
  */
-export function analyzeTerms(text: string, language: LanguageSetting = 'auto'): string[] {
+export function analyzeTerms(
+  text: string,
+  language: LanguageSetting = 'auto',
+  identifiers = false,
+): string[] {
   const segmented = segmentText(text);
   const { words, ascii, spaceless } = segmented;
   const latin = latinLanguage(segmented, text, language);
   const terms: string[] = [];
-  // The parts of camelCase words are terms too, after the words' own (`identifiers.ts`).
-  const parts = identifierParts(text, ascii);
+  const parts = identifiers ? identifierParts(text, ascii) : [];
   if (ascii) {
     if (latin === 'en') {
       for (const list of [words, parts]) {
@@ -265,7 +270,7 @@ export function createTextAnalyzer(settings: TextAnalyzerSettings = {}): TextAna
   }
   return {
     language,
-    terms: (text) => analyzeTerms(text, language),
+    terms: (text) => analyzeTerms(text, language, true),
     split: (text) => splitContent(text, language),
   };
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryKeywordIndex } from '../../src/adapters/memory/keyword-index.js';
+import { tokenizeForIndex } from '../../src/query/bm25.js';
 import { analyzeTerms, createTextAnalyzer } from '../../src/text/analyzer.js';
+import { stemmedTerms } from '../../src/text/stem.js';
 import { identifierParts } from '../../src/text/identifiers.js';
 
 const ascii = (text: string) => identifierParts(text, true);
@@ -57,7 +59,7 @@ describe('identifierParts', () => {
 
 describe('identifier parts in the keyword analysis', () => {
   it('adds the parts after the words, and keeps the whole name as a term', () => {
-    expect(analyzeTerms('Call parseURL(input) with maxBatchSize')).toEqual([
+    expect(tokenizeForIndex('Call parseURL(input) with maxBatchSize')).toEqual([
       'call',
       'parseurl',
       'input',
@@ -68,7 +70,7 @@ describe('identifier parts in the keyword analysis', () => {
       'batch',
       'siz',
     ]);
-    expect(analyzeTerms('Plain English text gives the terms it always gave')).toEqual([
+    expect(tokenizeForIndex('Plain English text gives the terms it always gave')).toEqual([
       'plain',
       'english',
       'text',
@@ -79,6 +81,16 @@ describe('identifier parts in the keyword analysis', () => {
     ]);
   });
 
+  it('is for keyword indexes only: the guard, the graph and the answer checks read the words', () => {
+    expect(stemmedTerms('Call parseURL(input) with maxBatchSize')).toEqual([
+      'call',
+      'parseurl',
+      'input',
+      'maxbatchsiz',
+    ]);
+    expect(analyzeTerms('Set maxBatchSize')).toEqual(['set', 'maxbatchsiz']);
+  });
+
   it('applies to a configured language and to text outside ASCII', () => {
     expect(createTextAnalyzer({ language: 'de' }).terms('Setze maxBatchSize')).toEqual([
       'setz',
@@ -87,7 +99,7 @@ describe('identifier parts in the keyword analysis', () => {
       'batch',
       'siz',
     ]);
-    expect(analyzeTerms('Café: set maxBatchSize')).toEqual([
+    expect(analyzeTerms('Café: set maxBatchSize', 'auto', true)).toEqual([
       'caf',
       'set',
       'maxbatchsiz',
