@@ -18,6 +18,17 @@ const flag = (name: string): string | undefined => {
   return index >= 0 ? process.argv[index + 1] : undefined;
 };
 const heldout = flag('--set') === 'heldout';
+
+/** The 1-based position of the first source whose text the fact's pattern matches, else null. */
+function factPosition(
+  pattern: RegExp | undefined,
+  sources: readonly { readonly text: string }[],
+): number | null {
+  if (pattern === undefined) return null;
+  const once = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''));
+  const index = sources.findIndex((source) => once.test(source.text));
+  return index < 0 ? null : index + 1;
+}
 const split = heldout ? 'heldout' : (flag('--split') ?? 'tune');
 for (const set of heldout ? HELDOUT_SETS : QUESTION_SETS) {
   const folder = join(import.meta.dirname, heldout ? 'heldout/corpora' : 'corpora', set.corpus);
@@ -63,6 +74,8 @@ for (const set of heldout ? HELDOUT_SETS : QUESTION_SETS) {
         question: item.turns.at(-1),
         retrievalQuery: lastCall()?.request.retrievalQuery ?? null,
         sources: lastCall()?.request.sources ?? [],
+        // Where the fact is among the sources the model was given (1-based), null when in none.
+        factSource: factPosition(item.expected?.pattern, lastCall()?.request.sources ?? []),
         modelAnswer: lastCall()?.result.text ?? null,
         certainty: lastCall()?.result.certainty ?? null,
         text: reply.text,
