@@ -239,3 +239,25 @@ export function spanCounters(tokenizer: Tokenizer): SpanCounters {
 export function spanCounter(tokenizer: Tokenizer): SpanCounter {
   return spanCounters(tokenizer).count;
 }
+
+/**
+ * A text's exact count by a `piecewise` tokenizer that reads the pieces {@link spanCounters}
+ * remembered for it (those of the documents ingestion chunked) and remembers none: a piece the
+ * table does not hold is counted by the tokenizer. The turns count texts this way (retrieved
+ * chunks, whose pieces ingestion has seen; messages, which stay out of the table). Another
+ * tokenizer counts the text whole.
+ */
+export function rememberedPieceCounter(tokenizer: Tokenizer): (text: string) => number {
+  if (tokenizer.piecewise !== true) return (text) => tokenizer.count(text);
+  const table = tableOf(tokenizer);
+  const scan = { known: 0, bound: 0, unseen: 0 };
+  return (text) => {
+    if (text.length < MIN_SPLIT_LENGTH) return tokenizer.count(text);
+    scanPieces(table, text, 0, text.length, scan);
+    let total = scan.known;
+    for (let index = 0; index < scan.unseen; index++) {
+      total += tokenizer.count(text.slice(unseen[3 * index]!, unseen[3 * index + 1]!));
+    }
+    return total;
+  };
+}

@@ -1,3 +1,4 @@
+import { rememberedPieceCounter } from '../../ingest/token-count.js';
 import type { Tokenizer } from '../../ports/tokenizer.js';
 
 /** Settings of {@link withCountCache}. */
@@ -8,16 +9,21 @@ export interface CountCacheSettings {
   readonly minLength?: number | undefined;
 }
 
-/**
- * Wraps a tokenizer so that `count` remembers recent texts. Each turn counts the same system
- * prompt and, often, the same popular chunks again: byte-pair encoding them once is enough.
- */
 /** A tokenizer whose counts are cached; `clear` forgets every remembered text. */
 export interface CountCachedTokenizer extends Tokenizer {
   /** Forgets the remembered texts (their counts and the texts themselves). */
   clear(): void;
 }
 
+/**
+ * Wraps a tokenizer so that `count` remembers recent texts. Each turn counts the same system
+ * prompt and, often, the same popular chunks again: byte-pair encoding them once is enough.
+ * A text not remembered is counted by a `piecewise` tokenizer (the built-in encodings) as the
+ * sum of its words' counts, each word read from the table ingestion filled when it chunked the
+ * same tokenizer's documents (`rememberedPieceCounter`): a retrieved chunk's words are known, so
+ * it is counted without byte-pair encoding, and the count is the tokenizer's own. The turns'
+ * texts are not added to that table, so `clear` still forgets every text a turn counted.
+ */
 export function withCountCache(
   tokenizer: Tokenizer,
   settings: CountCacheSettings = {},
@@ -25,6 +31,7 @@ export function withCountCache(
   const maxEntries = settings.maxEntries ?? 4096;
   const minLength = settings.minLength ?? 64;
   const counts = new Map<string, number>();
+  const countText = rememberedPieceCounter(tokenizer);
   return {
     name: tokenizer.name,
     piecewise: tokenizer.piecewise,
@@ -38,7 +45,7 @@ export function withCountCache(
         counts.set(text, known);
         return known;
       }
-      const count = tokenizer.count(text);
+      const count = countText(text);
       counts.set(text, count);
       if (counts.size > maxEntries) counts.delete(counts.keys().next().value!);
       return count;
