@@ -37,12 +37,13 @@ export interface SpanCounters {
 const MIN_SPLIT_LENGTH = 64;
 /** Pieces longer than this are counted without being remembered (rare, and rarely repeated). */
 const MAX_CACHED_PIECE = 48;
-/** Slots of the piece table (a power of two); it is emptied when 3/4 full. */
+/** Slots of the piece table (a power of two); a table is emptied when 3/4 full. */
 const TABLE_SIZE = 1 << 18;
-const TABLE_LIMIT = (TABLE_SIZE * 3) / 4;
 
 /** An open-addressing table of piece → count that looks pieces up without slicing them. */
 interface PieceTable {
+  /** Slots minus one (the slots are a power of two). */
+  readonly mask: number;
   readonly pieces: (string | undefined)[];
   readonly counts: Int32Array;
   used: number;
@@ -50,14 +51,19 @@ interface PieceTable {
 
 const tables = new WeakMap<Tokenizer, PieceTable>();
 
+function newTable(size: number): PieceTable {
+  return {
+    mask: size - 1,
+    pieces: new Array<string | undefined>(size),
+    counts: new Int32Array(size),
+    used: 0,
+  };
+}
+
 function tableOf(tokenizer: Tokenizer): PieceTable {
   let table = tables.get(tokenizer);
   if (table === undefined) {
-    table = {
-      pieces: new Array<string | undefined>(TABLE_SIZE),
-      counts: new Int32Array(TABLE_SIZE),
-      used: 0,
-    };
+    table = newTable(TABLE_SIZE);
     tables.set(tokenizer, table);
   }
   return table;
@@ -85,7 +91,7 @@ function utf8Bound(text: string, start: number, end: number): number {
 /** The slot of piece `text[start, end)` in the table, or of the empty slot where it would go. */
 function slotOf(table: PieceTable, text: string, start: number, end: number, hash: number): number {
   const length = end - start;
-  const mask = TABLE_SIZE - 1;
+  const { mask } = table;
   let slot = (hash ^ (hash >>> 15)) & mask;
   for (;;) {
     const piece = table.pieces[slot];
@@ -122,7 +128,7 @@ function pieceCount(
   if (table.pieces[slot] !== undefined) return table.counts[slot]!;
   const piece = text.slice(start, end);
   const count = tokenizer.count(piece);
-  if (table.used >= TABLE_LIMIT) {
+  if (table.used >= ((table.mask + 1) * 3) / 4) {
     table.pieces.fill(undefined);
     table.used = 0;
     slot = slotOf(table, text, start, end, hash);
@@ -240,24 +246,35 @@ export function spanCounter(tokenizer: Tokenizer): SpanCounter {
   return spanCounters(tokenizer).count;
 }
 
+/** A text's exact count, and a way to forget what counting it remembered. */
+export interface TextCounter {
+  /** The tokenizer's count of `text`. */
+  readonly count: (text: string) => number;
+  /** Forgets every piece remembered (the table is the counter's own). */
+  readonly clear: () => void;
+}
+
 /**
- * A text's exact count by a `piecewise` tokenizer that reads the pieces {@link spanCounters}
- * remembered for it (those of the documents ingestion chunked) and remembers none: a piece the
- * table does not hold is counted by the tokenizer. The turns count texts this way (retrieved
- * chunks, whose pieces ingestion has seen; messages, which stay out of the table). Another
- * tokenizer counts the text whole.
+ * Exact counts of whole texts by a `piecewise` tokenizer as the sums of their pieces' counts,
+ * remembered in a table of the counter's own with `size` slots (a power of two; emptied when 3/4
+ * full, or by `clear`): the words of texts counted before are not byte-pair encoded again.
+ * Another tokenizer counts each text whole.
  */
-export function rememberedPieceCounter(tokenizer: Tokenizer): (text: string) => number {
-  if (tokenizer.piecewise !== true) return (text) => tokenizer.count(text);
-  const table = tableOf(tokenizer);
+export function textCounter(tokenizer: Tokenizer, size: number): TextCounter {
+  if (tokenizer.piecewise !== true) {
+    return { count: (text) => tokenizer.count(text), clear: () => undefined };
+  }
+  const table = newTable(size);
   const scan = { known: 0, bound: 0, unseen: 0 };
-  return (text) => {
-    if (text.length < MIN_SPLIT_LENGTH) return tokenizer.count(text);
-    scanPieces(table, text, 0, text.length, scan);
-    let total = scan.known;
-    for (let index = 0; index < scan.unseen; index++) {
-      total += tokenizer.count(text.slice(unseen[3 * index]!, unseen[3 * index + 1]!));
-    }
-    return total;
+  return {
+    count: (text) => {
+      if (text.length < MIN_SPLIT_LENGTH) return tokenizer.count(text);
+      scanPieces(table, text, 0, text.length, scan);
+      return scan.known + countUnseen(table, tokenizer, text, scan.unseen);
+    },
+    clear: () => {
+      table.pieces.fill(undefined);
+      table.used = 0;
+    },
   };
 }

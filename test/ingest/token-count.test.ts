@@ -6,11 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 import { createGptTokenizer } from '../../src/adapters/tokenizer/gpt-tokenizer.js';
 import { chunkSpans, chunkText } from '../../src/ingest/chunk.js';
-import {
-  rememberedPieceCounter,
-  spanCounter,
-  spanCounters,
-} from '../../src/ingest/token-count.js';
+import { spanCounter, spanCounters, textCounter } from '../../src/ingest/token-count.js';
 import { withCountCache } from '../../src/adapters/tokenizer/count-cache.js';
 import type { Tokenizer } from '../../src/ports/tokenizer.js';
 import { bikeShareHandbook } from '../fixtures/bike-share-handbook.js';
@@ -205,36 +201,39 @@ describe.each(['cl100k_base', 'o200k_base'] as const)('spanCounter (%s)', (encod
     for (const chunk of before) expect(chunk.tokenCount).toBe(tokenizer.count(chunk.text));
   });
 
-  it("rememberedPieceCounter: the tokenizer's own count, from the pieces ingestion saw", () => {
+  it("textCounter: the tokenizer's own count, each word encoded once until cleared", () => {
     const wrapped = counting(tokenizer);
-    const count = rememberedPieceCounter(wrapped);
+    const { count, clear } = textCounter(wrapped, 1 << 12);
     for (const text of corpus()) expect(count(text)).toBe(tokenizer.count(text));
     const ingested = handbook.map((document) => document.text).join('\n\n');
-    spanCounter(wrapped)(ingested, 0, ingested.length);
+    count(ingested);
     const chunks = chunkText(ingested, { tokenizer, chunkSize: 24, chunkOverlap: 4 });
     const calls = wrapped.calls;
     for (const chunk of chunks) expect(count(chunk.text)).toBe(chunk.tokenCount);
     // Only a chunk's first and last pieces (cut from the words around it) may be new.
     expect(wrapped.calls - calls).toBeLessThanOrEqual(2 * chunks.length);
     expect(chunks.length).toBeGreaterThan(4);
+    clear();
+    const cleared = wrapped.calls;
+    count(ingested);
+    expect(wrapped.calls - cleared).toBeGreaterThan(2 * chunks.length);
   });
 
-  it('rememberedPieceCounter adds no piece of what it counts to the table', () => {
+  it("the turns' count cache forgets the words of the texts it counted on clear", () => {
     const wrapped = counting(tokenizer);
-    const count = rememberedPieceCounter(wrapped);
-    const message = 'My refund PIN is 4417 and my secret passphrase is zebracorn quintessential.';
-    expect(count(message)).toBe(tokenizer.count(message));
-    const calls = wrapped.calls;
-    expect(count(message)).toBe(tokenizer.count(message));
-    expect(wrapped.calls - calls).toBe(calls);
-    // Neither does the turns' count cache once cleared: the ingest counter has not seen it.
     const cached = withCountCache(wrapped);
-    cached.count(message);
+    const message = 'My refund PIN is 4417 and my secret passphrase is zebracorn quintessential.';
+    const other = `${message} Please remember it.`;
+    expect(cached.count(message)).toBe(tokenizer.count(message));
+    const calls = wrapped.calls;
+    expect(calls).toBeGreaterThan(4);
+    // Another text with the same words: only its new word is encoded.
+    expect(cached.count(other)).toBe(tokenizer.count(other));
+    expect(wrapped.calls - calls).toBeLessThanOrEqual(3);
     cached.clear();
-    const before = wrapped.calls;
-    const { fit } = spanCounters(wrapped);
-    expect(fit(message, 0, message.length, 0)).toBe(tokenizer.count(message));
-    expect(wrapped.calls).toBeGreaterThan(before);
+    const cleared = wrapped.calls;
+    expect(cached.count(message)).toBe(tokenizer.count(message));
+    expect(wrapped.calls - cleared).toBe(calls);
   });
 });
 

@@ -1,4 +1,4 @@
-import { rememberedPieceCounter } from '../../ingest/token-count.js';
+import { textCounter } from '../../ingest/token-count.js';
 import type { Tokenizer } from '../../ports/tokenizer.js';
 
 /** Settings of {@link withCountCache}. */
@@ -19,11 +19,13 @@ export interface CountCachedTokenizer extends Tokenizer {
  * Wraps a tokenizer so that `count` remembers recent texts. Each turn counts the same system
  * prompt and, often, the same popular chunks again: byte-pair encoding them once is enough.
  * A text not remembered is counted by a `piecewise` tokenizer (the built-in encodings) as the
- * sum of its words' counts, each word read from the table ingestion filled when it chunked the
- * same tokenizer's documents (`rememberedPieceCounter`): a retrieved chunk's words are known, so
- * it is counted without byte-pair encoding, and the count is the tokenizer's own. The turns'
- * texts are not added to that table, so `clear` still forgets every text a turn counted.
+ * sum of its words' counts, and the words are remembered (`textCounter`): a chunk retrieved
+ * for the first time is mostly words of earlier chunks, counted without byte-pair encoding
+ * them again; the count is the tokenizer's own. `clear` forgets the words too.
  */
+/** Slots of the table of words' counts (a power of two: 768 KB). */
+const PIECE_SLOTS = 1 << 16;
+
 export function withCountCache(
   tokenizer: Tokenizer,
   settings: CountCacheSettings = {},
@@ -31,7 +33,7 @@ export function withCountCache(
   const maxEntries = settings.maxEntries ?? 4096;
   const minLength = settings.minLength ?? 64;
   const counts = new Map<string, number>();
-  const countText = rememberedPieceCounter(tokenizer);
+  const pieces = textCounter(tokenizer, PIECE_SLOTS);
   return {
     name: tokenizer.name,
     piecewise: tokenizer.piecewise,
@@ -45,13 +47,14 @@ export function withCountCache(
         counts.set(text, known);
         return known;
       }
-      const count = countText(text);
+      const count = pieces.count(text);
       counts.set(text, count);
       if (counts.size > maxEntries) counts.delete(counts.keys().next().value!);
       return count;
     },
     clear() {
       counts.clear();
+      pieces.clear();
     },
   };
 }
