@@ -36,6 +36,15 @@ function cutSnippet(flat: string, length: number): string {
   return `${(space > length * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
+/** A heading line or a blank line (only spaces and tabs). */
+const HEADING_OR_BLANK = /^[ \t]*(?:#{1,6}(?:[ \t]|$)|$)/;
+
+/** Whether the first line of `text` is one `snippetText` drops (a heading or a blank line). */
+function startsWithDroppedLine(text: string): boolean {
+  const end = text.indexOf('\n');
+  return HEADING_OR_BLANK.test(end < 0 ? text : text.slice(0, end));
+}
+
 /** How far into a chunk its display snippet looks for text past headings and fences. */
 const SNIPPET_SCAN = 8 * SNIPPET_LENGTH;
 
@@ -44,9 +53,14 @@ const SNIPPET_SCAN = 8 * SNIPPET_LENGTH;
  * code fence lines dropped; the text itself when nothing else is left.
  */
 export function snippetText(text: string): string {
-  const lines = text.slice(0, SNIPPET_SCAN).split('\n');
+  const scanned = text.slice(0, SNIPPET_SCAN);
+  // Most chunks open with prose and hold no fence: nothing to drop, no line to split.
+  if (!startsWithDroppedLine(scanned) && !scanned.includes('```') && !scanned.includes('~~~')) {
+    return scanned.trim() === '' ? text : scanned;
+  }
+  const lines = scanned.split('\n');
   let first = 0;
-  while (first < lines.length && /^[ \t]*(?:#{1,6}(?:[ \t]|$)|$)/.test(lines[first]!)) first++;
+  while (first < lines.length && HEADING_OR_BLANK.test(lines[first]!)) first++;
   const readable = lines
     .slice(first)
     .filter((line) => !/^[ \t]*(?:```|~~~)/.test(line))
