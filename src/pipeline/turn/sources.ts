@@ -19,14 +19,22 @@ const SNIPPET_LENGTH = 240;
 export function snippet(text: string, length = SNIPPET_LENGTH): string {
   for (let window = 2 * length; window <= 4 * length; window *= 2) {
     if (text.length <= window) break;
-    const start = text.slice(0, window).replace(/\s+/g, ' ').trimStart();
+    const start = flatten(text.slice(0, window)).trimStart();
     // A flattened start longer than `length` (a trailing space aside) begins the flattened
     // whole text, which is then longer than `length` too: the cut is the same.
     if (start.trimEnd().length > length) return cutSnippet(start, length);
   }
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = flatten(text).trim();
   if (flat.length <= length) return flat;
   return cutSnippet(flat, length);
+}
+
+/** White space other than one plain space between two other characters. */
+const UNFLAT = /[^\S ]| {2}/;
+
+/** Each run of white space as one space; a text with none but single spaces as it is. */
+function flatten(text: string): string {
+  return UNFLAT.test(text) ? text.replace(/\s+/g, ' ') : text;
 }
 
 /** The first `length` characters of a flattened text longer than that, cut at a word. */
