@@ -37,13 +37,12 @@ export interface SpanCounters {
 const MIN_SPLIT_LENGTH = 64;
 /** Pieces longer than this are counted without being remembered (rare, and rarely repeated). */
 const MAX_CACHED_PIECE = 48;
-/** Slots of the piece table (a power of two); a table is emptied when 3/4 full. */
+/** Slots of the piece table (a power of two); it is emptied when 3/4 full. */
 const TABLE_SIZE = 1 << 18;
+const TABLE_LIMIT = (TABLE_SIZE * 3) / 4;
 
 /** An open-addressing table of piece → count that looks pieces up without slicing them. */
 interface PieceTable {
-  /** Slots minus one (the slots are a power of two). */
-  readonly mask: number;
   readonly pieces: (string | undefined)[];
   readonly counts: Int32Array;
   used: number;
@@ -51,19 +50,14 @@ interface PieceTable {
 
 const tables = new WeakMap<Tokenizer, PieceTable>();
 
-function newTable(size: number): PieceTable {
-  return {
-    mask: size - 1,
-    pieces: new Array<string | undefined>(size),
-    counts: new Int32Array(size),
-    used: 0,
-  };
-}
-
 function tableOf(tokenizer: Tokenizer): PieceTable {
   let table = tables.get(tokenizer);
   if (table === undefined) {
-    table = newTable(TABLE_SIZE);
+    table = {
+      pieces: new Array<string | undefined>(TABLE_SIZE),
+      counts: new Int32Array(TABLE_SIZE),
+      used: 0,
+    };
     tables.set(tokenizer, table);
   }
   return table;
@@ -91,7 +85,7 @@ function utf8Bound(text: string, start: number, end: number): number {
 /** The slot of piece `text[start, end)` in the table, or of the empty slot where it would go. */
 function slotOf(table: PieceTable, text: string, start: number, end: number, hash: number): number {
   const length = end - start;
-  const { mask } = table;
+  const mask = TABLE_SIZE - 1;
   let slot = (hash ^ (hash >>> 15)) & mask;
   for (;;) {
     const piece = table.pieces[slot];
@@ -128,7 +122,7 @@ function pieceCount(
   if (table.pieces[slot] !== undefined) return table.counts[slot]!;
   const piece = text.slice(start, end);
   const count = tokenizer.count(piece);
-  if (table.used >= ((table.mask + 1) * 3) / 4) {
+  if (table.used >= TABLE_LIMIT) {
     table.pieces.fill(undefined);
     table.used = 0;
     slot = slotOf(table, text, start, end, hash);
@@ -244,37 +238,4 @@ export function spanCounters(tokenizer: Tokenizer): SpanCounters {
 /** The exact counter of {@link spanCounters}. */
 export function spanCounter(tokenizer: Tokenizer): SpanCounter {
   return spanCounters(tokenizer).count;
-}
-
-/** A text's exact count, and a way to forget what counting it remembered. */
-export interface TextCounter {
-  /** The tokenizer's count of `text`. */
-  readonly count: (text: string) => number;
-  /** Forgets every piece remembered (the table is the counter's own). */
-  readonly clear: () => void;
-}
-
-/**
- * Exact counts of whole texts by a `piecewise` tokenizer as the sums of their pieces' counts,
- * remembered in a table of the counter's own with `size` slots (a power of two; emptied when 3/4
- * full, or by `clear`): the words of texts counted before are not byte-pair encoded again.
- * Another tokenizer counts each text whole.
- */
-export function textCounter(tokenizer: Tokenizer, size: number): TextCounter {
-  if (tokenizer.piecewise !== true) {
-    return { count: (text) => tokenizer.count(text), clear: () => undefined };
-  }
-  const table = newTable(size);
-  const scan = { known: 0, bound: 0, unseen: 0 };
-  return {
-    count: (text) => {
-      if (text.length < MIN_SPLIT_LENGTH) return tokenizer.count(text);
-      scanPieces(table, text, 0, text.length, scan);
-      return scan.known + countUnseen(table, tokenizer, text, scan.unseen);
-    },
-    clear: () => {
-      table.pieces.fill(undefined);
-      table.used = 0;
-    },
-  };
 }

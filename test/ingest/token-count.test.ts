@@ -6,8 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 import { createGptTokenizer } from '../../src/adapters/tokenizer/gpt-tokenizer.js';
 import { chunkSpans, chunkText } from '../../src/ingest/chunk.js';
-import { spanCounter, spanCounters, textCounter } from '../../src/ingest/token-count.js';
-import { withCountCache } from '../../src/adapters/tokenizer/count-cache.js';
+import { spanCounter, spanCounters } from '../../src/ingest/token-count.js';
 import type { Tokenizer } from '../../src/ports/tokenizer.js';
 import { bikeShareHandbook } from '../fixtures/bike-share-handbook.js';
 import { handbook } from '../fixtures/handbook.js';
@@ -199,41 +198,6 @@ describe.each(['cl100k_base', 'o200k_base'] as const)('spanCounter (%s)', (encod
     // Only spans too short to cut (under 64 characters) are counted again.
     expect(wrapped.calls - calls).toBeLessThan(calls / 2);
     for (const chunk of before) expect(chunk.tokenCount).toBe(tokenizer.count(chunk.text));
-  });
-
-  it("textCounter: the tokenizer's own count, each word encoded once until cleared", () => {
-    const wrapped = counting(tokenizer);
-    const { count, clear } = textCounter(wrapped, 1 << 12);
-    for (const text of corpus()) expect(count(text)).toBe(tokenizer.count(text));
-    const ingested = handbook.map((document) => document.text).join('\n\n');
-    count(ingested);
-    const chunks = chunkText(ingested, { tokenizer, chunkSize: 24, chunkOverlap: 4 });
-    const calls = wrapped.calls;
-    for (const chunk of chunks) expect(count(chunk.text)).toBe(chunk.tokenCount);
-    // Only a chunk's first and last pieces (cut from the words around it) may be new.
-    expect(wrapped.calls - calls).toBeLessThanOrEqual(2 * chunks.length);
-    expect(chunks.length).toBeGreaterThan(4);
-    clear();
-    const cleared = wrapped.calls;
-    count(ingested);
-    expect(wrapped.calls - cleared).toBeGreaterThan(2 * chunks.length);
-  });
-
-  it("the turns' count cache forgets the words of the texts it counted on clear", () => {
-    const wrapped = counting(tokenizer);
-    const cached = withCountCache(wrapped);
-    const message = 'My refund PIN is 4417 and my secret passphrase is zebracorn quintessential.';
-    const other = `${message} Please remember it.`;
-    expect(cached.count(message)).toBe(tokenizer.count(message));
-    const calls = wrapped.calls;
-    expect(calls).toBeGreaterThan(4);
-    // Another text with the same words: only its new word is encoded.
-    expect(cached.count(other)).toBe(tokenizer.count(other));
-    expect(wrapped.calls - calls).toBeLessThanOrEqual(3);
-    cached.clear();
-    const cleared = wrapped.calls;
-    expect(cached.count(message)).toBe(tokenizer.count(message));
-    expect(wrapped.calls - cleared).toBe(calls);
   });
 });
 

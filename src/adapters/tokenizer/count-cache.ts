@@ -1,4 +1,3 @@
-import { textCounter } from '../../ingest/token-count.js';
 import type { Tokenizer } from '../../ports/tokenizer.js';
 
 /** Settings of {@link withCountCache}. */
@@ -9,22 +8,15 @@ export interface CountCacheSettings {
   readonly minLength?: number | undefined;
 }
 
+/**
+ * Wraps a tokenizer so that `count` remembers recent texts. Each turn counts the same system
+ * prompt and, often, the same popular chunks again: byte-pair encoding them once is enough.
+ */
 /** A tokenizer whose counts are cached; `clear` forgets every remembered text. */
 export interface CountCachedTokenizer extends Tokenizer {
   /** Forgets the remembered texts (their counts and the texts themselves). */
   clear(): void;
 }
-
-/**
- * Wraps a tokenizer so that `count` remembers recent texts. Each turn counts the same system
- * prompt and, often, the same popular chunks again: byte-pair encoding them once is enough.
- * A text not remembered is counted by a `piecewise` tokenizer (the built-in encodings) as the
- * sum of its words' counts, and the words are remembered (`textCounter`): a chunk retrieved
- * for the first time is mostly words of earlier chunks, counted without byte-pair encoding
- * them again; the count is the tokenizer's own. `clear` forgets the words too.
- */
-/** Slots of the table of words' counts (a power of two: 768 KB). */
-const PIECE_SLOTS = 1 << 16;
 
 export function withCountCache(
   tokenizer: Tokenizer,
@@ -33,7 +25,6 @@ export function withCountCache(
   const maxEntries = settings.maxEntries ?? 4096;
   const minLength = settings.minLength ?? 64;
   const counts = new Map<string, number>();
-  const pieces = textCounter(tokenizer, PIECE_SLOTS);
   return {
     name: tokenizer.name,
     piecewise: tokenizer.piecewise,
@@ -47,14 +38,13 @@ export function withCountCache(
         counts.set(text, known);
         return known;
       }
-      const count = pieces.count(text);
+      const count = tokenizer.count(text);
       counts.set(text, count);
       if (counts.size > maxEntries) counts.delete(counts.keys().next().value!);
       return count;
     },
     clear() {
       counts.clear();
-      pieces.clear();
     },
   };
 }
