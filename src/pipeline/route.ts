@@ -14,11 +14,10 @@ import type { EmbeddingCache } from './embedding-cache.js';
 import type { MetadataFilter } from '../ports/common.js';
 import type { FusionWeights, RetrievalOptions } from './retrieve/options.js';
 import {
-  cosineWithNorms,
+  cosine,
   decideIntent,
   DEFAULT_ROUTE_EXAMPLES,
   ruleScores,
-  squaredNorm,
   type RouteExample,
 } from './route/intent.js';
 import {
@@ -98,14 +97,6 @@ export function createRouter(settings: RouterSettings): Router {
   const neighbors = Math.max(1, settings.neighbors ?? 3);
   const { embedder, embeddingCache } = settings;
   let exampleVectors: Promise<Float32Array[]> | null = null;
-  // The examples' squared norms over a query's length, summed once per embedded list.
-  let kept: { vectors: Float32Array[]; length: number; norms: number[] } | null = null;
-  const exampleNorms = (vectors: Float32Array[], length: number): number[] => {
-    if (kept?.vectors !== vectors || kept.length !== length) {
-      kept = { vectors, length, norms: vectors.map((vector) => squaredNorm(vector, length)) };
-    }
-    return kept.norms;
-  };
 
   const embedQuery = async (query: string, signal?: AbortSignal): Promise<Float32Array> => {
     const cached = embeddingCache?.get(embedder.id, query);
@@ -133,13 +124,8 @@ export function createRouter(settings: RouterSettings): Router {
       throw error;
     }
     const queryVector = await embedQuery(query, signal);
-    const queryNorm = squaredNorm(queryVector, queryVector.length);
-    const norms = exampleNorms(vectors, queryVector.length);
     const nearest = examples
-      .map((example, index) => ({
-        example,
-        similarity: cosineWithNorms(queryVector, queryNorm, vectors[index]!, norms[index]!),
-      }))
+      .map((example, index) => ({ example, similarity: cosine(queryVector, vectors[index]!) }))
       .sort((a, b) => b.similarity - a.similarity)
       .slice(0, neighbors);
     const votes = { retrieval: 0, relational: 0, synthesis: 0 };

@@ -93,31 +93,6 @@ export function cosine(a: Float32Array, b: Float32Array): number {
   return normA > 0 && normB > 0 ? dot / Math.sqrt(normA * normB) : 0;
 }
 
-/** Σ y² over the first `length` entries of `vector` (missing ones count 0), in index order. */
-export function squaredNorm(vector: Float32Array, length: number): number {
-  let norm = 0;
-  for (let index = 0; index < length; index++) {
-    const y = vector[index] ?? 0;
-    norm += y * y;
-  }
-  return norm;
-}
-
-/**
- * {@link cosine} of `a` and `b` given their `squaredNorm`s over `a.length`: the same number
- * (the same sums in the same order), without summing the norms again for every pair.
- */
-export function cosineWithNorms(
-  a: Float32Array,
-  normA: number,
-  b: Float32Array,
-  normB: number,
-): number {
-  let dot = 0;
-  for (let index = 0; index < a.length; index++) dot += a[index]! * (b[index] ?? 0);
-  return normA > 0 && normB > 0 ? dot / Math.sqrt(normA * normB) : 0;
-}
-
 /**
  * Combines the two votes: each base intent scores `ruleWeight · rule + (1 − ruleWeight) ·
  * example vote`; two non-retrieval intents both clearly cued make the query `hybrid`.
