@@ -6,6 +6,7 @@
  * sources, confidence and guard decision as JSON lines (run-time ids and timestamps masked), so
  * two trees can be compared with `cmp` for identical behaviour. `--profile FILE` writes a CPU
  * profile of the turn loops only (not the ingest), to open in Chrome DevTools or summarise with `bench/profile-summary.ts`.
+ * `--query-only` skips the session turns (what `bench:turn-ab` and `bench:peers` time).
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -87,6 +88,7 @@ async function main(): Promise<void> {
     );
   }
 
+  if (process.argv.includes('--query-only')) return finish();
   const session = await engine.createSession({ userId: 'profile' });
   const times: number[] = [];
   const cpuStart = process.cpuUsage();
@@ -101,12 +103,16 @@ async function main(): Promise<void> {
   console.log(
     `session: p50 ${quantile(times, 0.5).toFixed(2)} ms, p95 ${quantile(times, 0.95).toFixed(2)} ms, p99 ${quantile(times, 0.99).toFixed(2)} ms, cpu ${((cpu.user + cpu.system) / 1000 / queries.length).toFixed(3)} ms/turn, load ${loadavg()[0]!.toFixed(2)}`,
   );
-  if (inspector && profilePath) {
-    const { profile } = await inspector.post('Profiler.stop');
-    writeFileSync(profilePath, JSON.stringify(profile));
-    inspector.disconnect();
+  return finish();
+
+  async function finish(): Promise<void> {
+    if (inspector && profilePath) {
+      const { profile } = await inspector.post('Profiler.stop');
+      writeFileSync(profilePath, JSON.stringify(profile));
+      inspector.disconnect();
+    }
+    if (dumpPath) writeFileSync(dumpPath, dump.join('\n') + '\n');
   }
-  if (dumpPath) writeFileSync(dumpPath, dump.join('\n') + '\n');
 }
 
 await main();

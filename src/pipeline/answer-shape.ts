@@ -81,8 +81,17 @@ export function checkAnswerShape(
   }
   const restates =
     added < MIN_ADDED_TERMS && !/^[ \t]*(?:```|~~~)/m.test(text) && !namesNew(text, asked);
+  return { intents, holds, restates, lacksFocus: lackedFocus(asked, text, filedUnder) };
+}
+
+/**
+ * Focus words of a question that asks (`asks`) which the answer and what its sources are filed
+ * under do not contain; none for a text that asks nothing (a claim), whose answer is then not
+ * analysed at all.
+ */
+function lackedFocus(asked: string, text: string, filedUnder: string): string[] {
+  if (!asks(asked)) return [];
   // The document and headings the cited sources are filed under name what the answer is about.
   const answerTerms = new Set(stemmedTerms(`${text}\n${filedUnder.slice(0, MAX_LENGTH)}`));
-  const lacksFocus = asks(asked) ? focusTerms(asked).filter((term) => !answerTerms.has(term)) : [];
-  return { intents, holds, restates, lacksFocus };
+  return focusTerms(asked).filter((term) => !answerTerms.has(term));
 }

@@ -123,7 +123,7 @@ export function weakFocus(
   topScore: number,
   termsOf: (text: string) => ReadonlySet<string>,
 ): readonly string[] {
-  if (chunks.length === 0 || topScore >= WEAK_FOCUS_TOP_SCORE || !asks(question)) return [];
+  if (chunks.length === 0 || !mayBeWeakFocus(question, topScore)) return [];
   const missing = new Set(missingFocus(question, chunks, topScore, termsOf).terms);
   if (missing.size === 0) return [];
   const written = new Map<string, string>();
@@ -132,6 +132,14 @@ export function weakFocus(
     if (term !== undefined && missing.has(term) && !written.has(term)) written.set(term, word);
   }
   return [...missing].map((term) => written.get(term) ?? term);
+}
+
+/**
+ * Whether `weakFocus` can find a word missing, whatever the chunks: the question asks and the
+ * best chunk scores below `WEAK_FOCUS_TOP_SCORE` (a turn builds the chunks' texts only then).
+ */
+export function mayBeWeakFocus(question: string, topScore: number): boolean {
+  return topScore < WEAK_FOCUS_TOP_SCORE && asks(question);
 }
 
 /** What the focus check found missing from every chunk. */

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { checkAnswerShape } from '../../src/pipeline/answer-shape.js';
 import { decideGuard, guardFeatures, indexTerms } from '../../src/pipeline/guard.js';
 
 /** Every text the index-term analyser was asked to analyse. */
@@ -52,5 +53,29 @@ describe('guard: chunk analysis shared between turns', () => {
     const matched = [...query].filter((term) => fresh.has(term)).length;
     expect(features.matchedShare).toBe(matched / query.size);
     expect(features.matchedTerms).toBe(Math.log1p(matched));
+  });
+});
+
+describe('checkAnswerShape: what it analyses', () => {
+  it('does not analyse the answer to a claim, which asks for no focus word', () => {
+    analysed.length = 0;
+    const shape = checkAnswerShape(
+      'Vitamin D deficiency is associated with higher fracture risk.',
+      'Low vitamin D levels were linked to more hip fractures [source: S1].',
+      'Vitamin D trial',
+    );
+    expect(shape?.lacksFocus).toEqual([]);
+    expect(analysed).toEqual([]);
+  });
+
+  it('analyses the answer to a question and reads the focus words it lacks', () => {
+    analysed.length = 0;
+    const shape = checkAnswerShape(
+      'How long does the e-bike battery last?',
+      'Riders must be 16 years old [source: S1].',
+      'Rules',
+    );
+    expect(analysed.filter((text) => text.startsWith('Riders must'))).toHaveLength(1);
+    expect(shape?.lacksFocus).toEqual(expect.arrayContaining(['battery']));
   });
 });

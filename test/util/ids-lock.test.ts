@@ -11,8 +11,29 @@ describe('ulid', () => {
     expect(ulid(1_700_000_000_001) > ids[999]!).toBe(true);
   });
 
+  it('draws fresh random digits for each new millisecond, across refills of its byte pool', () => {
+    // 600 ids over 600 milliseconds: more than two pools of 256 ids.
+    const ids = Array.from({ length: 600 }, (_, index) => ulid(1_700_000_000_000 + 2 * index));
+    expect(ids.every((id) => /^[0-9A-HJKMNP-TV-Z]{26}$/.test(id))).toBe(true);
+    expect(new Set(ids.map((id) => id.slice(10))).size).toBe(ids.length);
+    expect(ids.map((id) => id.slice(0, 10))).toEqual(
+      ids.map((_, index) => {
+        let time = '';
+        let rest = 1_700_000_000_000 + 2 * index;
+        for (let digit = 0; digit < 10; digit++, rest = Math.floor(rest / 32)) {
+          time = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'[rest % 32] + time;
+        }
+        return time;
+      }),
+    );
+  });
+
   it('formats time as ISO-8601 UTC', () => {
     expect(isoNow(0)).toBe('1970-01-01T00:00:00.000Z');
+    for (const now of [1_700_000_000_000, 1_700_000_000_000, 1_700_000_000_001, 0, 1.5e12]) {
+      expect(isoNow(now)).toBe(new Date(now).toISOString());
+    }
+    expect(() => isoNow(Number.NaN)).toThrow(RangeError);
   });
 });
 

@@ -50,6 +50,7 @@ export async function generateTurnAnswer(
     },
   });
   const temperature = request.temperature ?? settings.temperature ?? config.generation.temperature;
+  const includeCitations = settings.includeCitations ?? config.citations.includeCitations;
   const { metadata } = runtime.llm;
   let outcome = await inSpan(
     scope,
@@ -86,11 +87,14 @@ export async function generateTurnAnswer(
         streaming ? (text) => sink({ type: 'text-delta', text }) : undefined,
         {
           removalNote: config.citations.removalNote,
-          includeCitations: settings.includeCitations ?? config.citations.includeCitations,
+          includeCitations,
           // A model that cites a chunk id (`[source: refunds#0]`) cites its label.
           aliases: new Map(sources.map((source) => [source.chunkId, source.id])),
-          // The citation line names each source: title, file name, or "Unknown" (seed 003).
-          names: new Map(sources.map((source) => [source.id, sourceName(source)])),
+          // The citation line names each source: title, file name, or "Unknown" (seed 003);
+          // without the line (the default), nothing reads the names.
+          ...(includeCitations
+            ? { names: new Map(sources.map((source) => [source.id, sourceName(source)])) }
+            : {}),
         },
       );
       if (span) {

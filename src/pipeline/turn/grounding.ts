@@ -8,7 +8,7 @@ import type { PromptSource } from '../../ports/llm-provider.js';
 import type { EngineRuntime } from '../../runtime.js';
 import { inSpan, type TraceScope } from '../../util/tracing.js';
 import { checkAnswerShape } from '../answer-shape.js';
-import { focusChunkTerms, focusText, weakFocus } from '../guard-focus.js';
+import { focusChunkTerms, focusText, mayBeWeakFocus, weakFocus } from '../guard-focus.js';
 import { judgeAnswer, type JudgePolicy, type JudgeResult } from '../judge.js';
 import { citedLabels } from '../judge/claims.js';
 import { focusMissingRefuses } from '../score.js';
@@ -58,17 +58,19 @@ export async function judgeGeneratedTurn(
           turn.outcome?.answer ?? turn.text,
           citedHeadings(turn.text, sources, promptSources),
         );
-  // The sources as the guard read them: a chunk names its document and headings too.
-  const missing = answerShape
-    ? weakFocus(
-        turnContext.request.message,
-        promptSources.map((source, index) =>
-          focusText(sources[index]?.documentId ?? '', source.title, source.section, source.text),
-        ),
-        topScore,
-        focusChunkTerms,
-      )
-    : [];
+  // The sources as the guard read them: a chunk names its document and headings too (built
+  // only when a word can be missing: a question with a weak best source).
+  const missing =
+    answerShape && mayBeWeakFocus(turnContext.request.message, topScore)
+      ? weakFocus(
+          turnContext.request.message,
+          promptSources.map((source, index) =>
+            focusText(sources[index]?.documentId ?? '', source.title, source.section, source.text),
+          ),
+          topScore,
+          focusChunkTerms,
+        )
+      : [];
   // A word the question is about in no source, a weak best source (`weakFocus`) and either a
   // model unsure of its quote or a best source as weak as the guard's own bound for missing
   // words: the answer is about something else. It is kept, said plainly, and refused.

@@ -19,14 +19,22 @@ const SNIPPET_LENGTH = 240;
 export function snippet(text: string, length = SNIPPET_LENGTH): string {
   for (let window = 2 * length; window <= 4 * length; window *= 2) {
     if (text.length <= window) break;
-    const start = text.slice(0, window).replace(/\s+/g, ' ').trimStart();
+    const start = flatten(text.slice(0, window)).trimStart();
     // A flattened start longer than `length` (a trailing space aside) begins the flattened
     // whole text, which is then longer than `length` too: the cut is the same.
     if (start.trimEnd().length > length) return cutSnippet(start, length);
   }
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = flatten(text).trim();
   if (flat.length <= length) return flat;
   return cutSnippet(flat, length);
+}
+
+/** White space other than one plain space between two other characters. */
+const UNFLAT = /[^\S ]| {2}/;
+
+/** Each run of white space as one space; a text with none but single spaces as it is. */
+function flatten(text: string): string {
+  return UNFLAT.test(text) ? text.replace(/\s+/g, ' ') : text;
 }
 
 /** The first `length` characters of a flattened text longer than that, cut at a word. */
@@ -34,6 +42,15 @@ function cutSnippet(flat: string, length: number): string {
   const cut = flat.slice(0, length);
   const space = cut.lastIndexOf(' ');
   return `${(space > length * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/** A heading line or a blank line (only spaces and tabs). */
+const HEADING_OR_BLANK = /^[ \t]*(?:#{1,6}(?:[ \t]|$)|$)/;
+
+/** Whether the first line of `text` is one `snippetText` drops (a heading or a blank line). */
+function startsWithDroppedLine(text: string): boolean {
+  const end = text.indexOf('\n');
+  return HEADING_OR_BLANK.test(end < 0 ? text : text.slice(0, end));
 }
 
 /** How far into a chunk its display snippet looks for text past headings and fences. */
@@ -44,9 +61,14 @@ const SNIPPET_SCAN = 8 * SNIPPET_LENGTH;
  * code fence lines dropped; the text itself when nothing else is left.
  */
 export function snippetText(text: string): string {
-  const lines = text.slice(0, SNIPPET_SCAN).split('\n');
+  const scanned = text.slice(0, SNIPPET_SCAN);
+  // Most chunks open with prose and hold no fence: nothing to drop, no line to split.
+  if (!startsWithDroppedLine(scanned) && !scanned.includes('```') && !scanned.includes('~~~')) {
+    return scanned.trim() === '' ? text : scanned;
+  }
+  const lines = scanned.split('\n');
   let first = 0;
-  while (first < lines.length && /^[ \t]*(?:#{1,6}(?:[ \t]|$)|$)/.test(lines[first]!)) first++;
+  while (first < lines.length && HEADING_OR_BLANK.test(lines[first]!)) first++;
   const readable = lines
     .slice(first)
     .filter((line) => !/^[ \t]*(?:```|~~~)/.test(line))

@@ -29,6 +29,9 @@ describe('source snippets', () => {
       '\t ',
       ' '.repeat(700),
       '\u00a0',
+      '\ufeff',
+      '\u2028',
+      'one two three four five six seven eight nine ten ',
     ];
     const texts = [
       ' '.repeat(2000) + 'short tail',
@@ -39,6 +42,10 @@ describe('source snippets', () => {
       // white space filling twice the snippet's length but not four times: the wider window
       `${'x'.repeat(100)}${' '.repeat(400)}${'y '.repeat(300)}`,
       `${'v '.repeat(60)}${'\n'.repeat(300)}${'u '.repeat(300)}`,
+      // prose with single spaces only: nothing to flatten
+      `${'cells divide and grow '.repeat(60)}`,
+      ` ${'cells divide and grow '.repeat(60)}`,
+      `${'cells divide and grow '.repeat(10)}`,
     ];
     for (let i = 0; i < 400; i++) {
       texts.push(
