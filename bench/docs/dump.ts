@@ -18,6 +18,7 @@ const flag = (name: string): string | undefined => {
   return index >= 0 ? process.argv[index + 1] : undefined;
 };
 const heldout = flag('--set') === 'heldout';
+const split = heldout ? 'heldout' : (flag('--split') ?? 'tune');
 
 /** The 1-based position of the first source whose text the fact's pattern matches, else null. */
 function factPosition(
@@ -29,7 +30,7 @@ function factPosition(
   const index = sources.findIndex((source) => once.test(source.text));
   return index < 0 ? null : index + 1;
 }
-const split = heldout ? 'heldout' : (flag('--split') ?? 'tune');
+
 for (const set of heldout ? HELDOUT_SETS : QUESTION_SETS) {
   const folder = join(import.meta.dirname, heldout ? 'heldout/corpora' : 'corpora', set.corpus);
   const { documents } = await loadDocuments([folder]);
