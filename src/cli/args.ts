@@ -54,6 +54,8 @@ export interface CommonOptions {
   readonly textField?: string | undefined;
   /** JSON/JSONL records: the field holding the title (default `title`). */
   readonly titleField?: string | undefined;
+  /** Patterns left out of the folders walked (`--ignore`, repeatable), besides `.cortexisignore`. */
+  readonly ignore?: string[] | undefined;
 }
 
 /** A parsed command line. */
@@ -87,7 +89,9 @@ const MODEL_FLAGS = `  --provider <name>  openai | anthropic | ollama | extracti
 const INDEX_FLAGS = `  --no-cache         rebuild the index from scratch instead of updating it
   --progress         show indexing progress on stderr even when it is not a terminal
   --text-field <f>   JSON/JSONL records: the field holding the text (default: text)
-  --title-field <f>  JSON/JSONL records: the field holding the title (default: title)`;
+  --title-field <f>  JSON/JSONL records: the field holding the title (default: title)
+  --ignore <pattern> leave out matching files and folders (repeatable; also read from a
+                     folder's .cortexisignore)`;
 
 const KEYS_NOTE = `Keys come from the environment: OPENAI_API_KEY (OPENAI_BASE_URL), ANTHROPIC_API_KEY
 (ANTHROPIC_BASE_URL), OLLAMA_HOST. With none set, the offline extractive model answers.`;
@@ -162,6 +166,7 @@ const common = {
   progress: { type: 'boolean' },
   'text-field': { type: 'string' },
   'title-field': { type: 'string' },
+  ignore: { type: 'string', multiple: true },
 } as const;
 
 const model = {
@@ -208,16 +213,34 @@ function fieldName(
   return value.trim();
 }
 
+/** The `--ignore` patterns, each non-empty, else a `UsageError` naming the flag. */
+export function ignorePatterns(
+  values: FlagValues,
+  command: CommandName | 'mcp',
+): string[] | undefined {
+  const value = values['ignore'];
+  if (value === undefined) return undefined;
+  const patterns = (Array.isArray(value) ? value : [value]).map((pattern) =>
+    typeof pattern === 'string' ? pattern.trim() : '',
+  );
+  if (patterns.some((pattern) => pattern === '')) {
+    throw new UsageError('--ignore needs a pattern', command === 'mcp' ? undefined : command);
+  }
+  return patterns;
+}
+
 /** The flags every document command shares (`--json`, `--no-cache`, `--progress`, fields). */
 function commonValues(values: FlagValues, command: CommandName): CommonOptions {
   const textField = fieldName(values, 'text-field', command);
   const titleField = fieldName(values, 'title-field', command);
+  const ignore = ignorePatterns(values, command);
   return {
     json: values['json'] === true,
     noCache: values['no-cache'] === true,
     progress: values['progress'] === true,
     ...(textField === undefined ? {} : { textField }),
     ...(titleField === undefined ? {} : { titleField }),
+    ...(ignore === undefined ? {} : { ignore }),
   };
 }
 

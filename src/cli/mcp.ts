@@ -13,9 +13,9 @@ import { createMcpServer, type McpDocument } from '../integrations/mcp/server.js
 import { loadDocuments } from '../loaders/index.js';
 import { importOptional } from '../util/optional-import.js';
 import { rateLimitKey } from '../util/rate-limit-key.js';
-import { EXIT, PROVIDERS, type ProviderName } from './args.js';
+import { EXIT, PROVIDERS, ignorePatterns, type ProviderName } from './args.js';
 import type { CliIO } from './io.js';
-import { openIndex } from './open-index.js';
+import { openIndex, readOptions } from './open-index.js';
 
 export const MCP_USAGE = `Usage: cortexis mcp <path...> [options]
 
@@ -32,14 +32,18 @@ Options:
   --no-cache         rebuild the index from scratch instead of updating it
   --text-field <f>   JSON/JSONL records: the field holding the text (default: text)
   --title-field <f>  JSON/JSONL records: the field holding the title (default: title)
+  --ignore <pattern> leave out matching files and folders (repeatable; also read from a
+                     folder's .cortexisignore)
   -h, --help         show this help`;
 
 /** Runs `cortexis mcp` with its arguments (after `mcp`); resolves with the exit code. */
 export async function runMcp(argv: readonly string[], io: CliIO): Promise<number> {
   let values: ReturnType<typeof parse>['values'];
   let paths: string[];
+  let ignore: string[] | undefined;
   try {
     ({ values, positionals: paths } = parse(argv));
+    ignore = ignorePatterns(values, 'mcp');
   } catch (error) {
     io.stderr.write(`cortexis: ${(error as Error).message}\n${MCP_USAGE}\n`);
     return EXIT.usage;
@@ -63,6 +67,7 @@ export async function runMcp(argv: readonly string[], io: CliIO): Promise<number
   const fields = {
     ...(values['text-field'] === undefined ? {} : { textField: values['text-field'] }),
     ...(values['title-field'] === undefined ? {} : { titleField: values['title-field'] }),
+    ...(ignore === undefined ? {} : { ignore }),
   };
   const { StdioServerTransport: Transport } = await importOptional<{
     StdioServerTransport: typeof StdioServerTransport;
@@ -100,7 +105,7 @@ export async function runMcp(argv: readonly string[], io: CliIO): Promise<number
     },
     // Read again on first use: the index keeps chunks, the resources serve whole documents.
     documents: async (): Promise<McpDocument[]> =>
-      (await loadDocuments(paths, fields)).documents.map((doc) => ({
+      (await loadDocuments(paths, readOptions(fields))).documents.map((doc) => ({
         id: doc.id,
         text: doc.text,
         ...(doc.title === undefined ? {} : { title: doc.title }),
@@ -135,6 +140,7 @@ function parse(argv: readonly string[]) {
       'no-cache': { type: 'boolean' },
       'text-field': { type: 'string' },
       'title-field': { type: 'string' },
+      ignore: { type: 'string', multiple: true },
     },
   });
 }

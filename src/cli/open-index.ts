@@ -25,9 +25,11 @@ import { NoDocumentsError, type CliIO, type Env } from './io.js';
 import { progressWriter } from './progress.js';
 import { packageVersion } from './package-version.js';
 import { loadSnapshot, restoreStores, saveSnapshot, saveSnapshotSources } from './snapshot.js';
+import { readOptions, type ReadFlags } from './read-options.js';
 import { stampSources, type SourceRecord } from './source-stamp.js';
 
 export { NoDocumentsError } from './io.js';
+export { CLI_IGNORE_FILE, readOptions } from './read-options.js';
 
 /** The cache folder: `CORTEXIS_CACHE_DIR`, else `$XDG_CACHE_HOME/cortexis`, else `~/.cache/cortexis`. */
 export function cacheRoot(env: Env): string {
@@ -87,14 +89,13 @@ async function readCorpus(
   paths: readonly string[],
   io: CliIO,
   showProgress: boolean,
-  fields: { readonly textField?: string | undefined; readonly titleField?: string | undefined },
+  flags: ReadFlags,
 ): Promise<{ documents: IngestDocument[]; skipped: SkippedFile[] }> {
   // The parsers (marked, yaml, htmlparser2) load only when files are read.
   const { FILE_TYPES, loadDocuments } = await import('../loaders/index.js');
   const progress = progressWriter(io, showProgress, 'Reading', 'files');
   const { documents, skipped } = await loadDocuments(paths, {
-    ...(fields.textField === undefined ? {} : { textField: fields.textField }),
-    ...(fields.titleField === undefined ? {} : { titleField: fields.titleField }),
+    ...readOptions(flags),
     onProgress: ({ filesDone, filesTotal }) => progress(filesDone, filesTotal),
   });
   reportSkipped(io, skipped);
@@ -106,12 +107,10 @@ async function readCorpus(
   return { documents, skipped };
 }
 
-export interface OpenOptions {
+export interface OpenOptions extends ReadFlags {
   readonly paths: readonly string[];
   readonly noCache: boolean;
   readonly progress: boolean;
-  readonly textField?: string | undefined;
-  readonly titleField?: string | undefined;
   readonly provider?: ProviderName | undefined;
   readonly model?: string | undefined;
   /** Keep sessions in the SQLite file of the cache folder. */

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { walkPaths, type SkippedFile } from '../loaders/walk.js';
+import { CLI_IGNORE_FILE, type ReadFlags } from './read-options.js';
 
 /** What the index manifest keeps about the files it was built from. */
 export interface SourceRecord {
@@ -27,7 +28,8 @@ export interface SourceRecord {
  */
 const SETTLE_MS = 2_000;
 
-const STAMP_VERSION = 1;
+// 2: the walk leaves out `--ignore` and `.cortexisignore` patterns, and the stamp names them.
+const STAMP_VERSION = 2;
 
 /**
  * The stamp of the files under `paths`, or undefined when one of them changed too recently to
@@ -35,10 +37,10 @@ const STAMP_VERSION = 1;
  */
 export async function stampSources(
   paths: readonly string[],
-  fields: { readonly textField?: string | undefined; readonly titleField?: string | undefined },
+  fields: ReadFlags,
   now = Date.now(),
 ): Promise<string | undefined> {
-  const walked = await walkPaths(paths);
+  const walked = await walkPaths(paths, { ignore: fields.ignore, ignoreFile: CLI_IGNORE_FILE });
   const files: Array<[string, number, number, number, number]> = [];
   for (const { path } of walked.files) {
     let info;
@@ -59,6 +61,7 @@ export async function stampSources(
         paths: paths.map((path) => resolve(path)),
         textField: fields.textField ?? null,
         titleField: fields.titleField ?? null,
+        ignore: fields.ignore ?? [],
         files,
         skipped: walked.skipped,
       }),

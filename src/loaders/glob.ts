@@ -71,3 +71,37 @@ export function ignoreMatcher(patterns: readonly string[]): (relativePath: strin
     return byName.some((r) => r.test(name)) || byPath.some((r) => r.test(relativePath));
   };
 }
+
+/** Longest pattern line an ignore file may hold (a longer one is refused, not cut). */
+export const MAX_IGNORE_PATTERN = 256;
+/** Most wildcard runs (`*`, `**`) in one pattern of an ignore file: each multiplies matching work. */
+export const MAX_IGNORE_WILDCARDS = 4;
+
+/**
+ * The patterns of an ignore file, gitignore-style: one per line, blank lines and `#` comments
+ * skipped, trailing spaces dropped, a leading `\` escaping `#`. Returns the patterns, or the
+ * first bad line (1-based) and why: negation (`!`) is not supported, and a line longer than
+ * {@link MAX_IGNORE_PATTERN} or with more than {@link MAX_IGNORE_WILDCARDS} wildcard runs is
+ * refused (an ignore file may come with the folder, so it is not trusted to be cheap to match).
+ */
+export function parseIgnoreFile(
+  text: string,
+): { patterns: string[] } | { line: number; message: string } {
+  const patterns: string[] = [];
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!.replace(/[ \t]+$/, '');
+    if (line === '' || line.startsWith('#')) continue;
+    if (line.startsWith('!')) {
+      return { line: index + 1, message: 'negation (`!`) is not supported' };
+    }
+    if (line.length > MAX_IGNORE_PATTERN) {
+      return { line: index + 1, message: `longer than ${MAX_IGNORE_PATTERN} characters` };
+    }
+    if ((line.match(/\*+/g) ?? []).length > MAX_IGNORE_WILDCARDS) {
+      return { line: index + 1, message: `more than ${MAX_IGNORE_WILDCARDS} wildcards` };
+    }
+    patterns.push(line.startsWith('\\#') || line.startsWith('\\!') ? line.slice(1) : line);
+  }
+  return { patterns };
+}

@@ -93,6 +93,12 @@ export interface LoadOptions extends RecordFields {
    * gitignore-style; dot-files and `node_modules` are always left out of folders.
    */
   readonly ignore?: readonly string[] | undefined;
+  /**
+   * The name of an ignore file read at the top of each folder given (the CLI uses
+   * `.cortexisignore`): one `ignore` pattern per line, `#` comments. No file of that name: nothing
+   * more is left out; a bad one (negation, a folder, over 64 KiB): a `ConfigError`. Default: none.
+   */
+  readonly ignoreFile?: string | undefined;
   /** Files larger than this many bytes are skipped (`too-large`). Default 50 MiB. */
   readonly maxFileBytes?: number | undefined;
   /**
@@ -174,6 +180,13 @@ function checkOptions(paths: unknown, options: LoadOptions): void {
     (!Array.isArray(ignore) || ignore.some((p) => typeof p !== 'string'))
   ) {
     throw invalid('ignore', 'must be an array of strings');
+  }
+  const { ignoreFile } = options;
+  if (
+    ignoreFile !== undefined &&
+    (typeof ignoreFile !== 'string' || ignoreFile === '' || /[\\/]|^\.\.?$/.test(ignoreFile))
+  ) {
+    throw invalid('ignoreFile', 'must be a file name (no folder part)');
   }
   for (const key of ['textField', 'idField', 'titleField'] as const) {
     const value = options[key];
@@ -361,6 +374,7 @@ export async function loadDocuments(
   const root = options.root === undefined ? await defaultRoot(paths) : resolve(options.root);
   const walked = await walkPaths(paths, {
     ignore: options.ignore,
+    ignoreFile: options.ignoreFile,
     signal: options.signal,
     root: options.root,
     symlinksOutside: options.symlinksOutside,

@@ -1,7 +1,8 @@
 import type { Dirent, Stats } from 'node:fs';
-import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { lstat, readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { globBase, globToRegExp, ignoreMatcher, isGlob } from './glob.js';
+import { ConfigError } from '../errors/index.js';
+import { globBase, globToRegExp, ignoreMatcher, isGlob, parseIgnoreFile } from './glob.js';
 
 /** A file found by `walkPaths`. */
 export interface FoundFile {
@@ -37,6 +38,41 @@ export interface SkippedFile {
 
 /** Names never walked into unless named explicitly: dot-files and folders, `node_modules`. */
 export const DEFAULT_IGNORE = ['.*', 'node_modules'] as const;
+
+/** Largest ignore file read (bytes); a larger one is a `ConfigError`. */
+export const MAX_IGNORE_FILE_BYTES = 64 * 1024;
+
+/**
+ * The patterns of the ignore file `name` in `folder` (none when there is no such file). A file
+ * that is not a regular one (a symlink, a folder), too large, unreadable or with a bad line is a
+ * `ConfigError` naming the file (and the line): a walk that silently dropped what the file
+ * asked to leave out would index what the user meant to keep out.
+ */
+export async function readIgnoreFile(folder: string, name: string): Promise<string[]> {
+  const path = join(folder, name);
+  const info = await lstat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
+    throw ignoreFileError(path, `cannot be read: ${error.message}`);
+  });
+  if (info === undefined) return [];
+  if (!info.isFile()) throw ignoreFileError(path, 'is not a regular file');
+  if (info.size > MAX_IGNORE_FILE_BYTES) {
+    throw ignoreFileError(path, `is larger than ${MAX_IGNORE_FILE_BYTES} bytes`);
+  }
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw ignoreFileError(path, `cannot be read: ${(error as Error).message}`);
+  }
+  const parsed = parseIgnoreFile(text);
+  if ('line' in parsed) throw ignoreFileError(`${path}:${parsed.line}`, parsed.message);
+  return parsed.patterns;
+}
+
+function ignoreFileError(path: string, message: string): ConfigError {
+  return new ConfigError(`Ignore file ${path} ${message}`, [{ path, message }]);
+}
 
 interface WalkState {
   readonly files: FoundFile[];
@@ -177,14 +213,20 @@ export async function walkPaths(
     root?: string | undefined;
     /** Follow symlinks wherever they lead (default: only inside the folder or root). */
     symlinksOutside?: boolean | undefined;
+    /**
+     * The name of an ignore file (`.cortexisignore`) read at the top of each folder walked:
+     * its patterns are left out of that folder, like `ignore`'s.
+     */
+    ignoreFile?: string | undefined;
   } = {},
 ): Promise<{ files: FoundFile[]; skipped: SkippedFile[] }> {
+  const patterns = [...DEFAULT_IGNORE, ...(options.ignore ?? [])];
   const state: WalkState = {
     files: [],
     skipped: [],
     folders: new Set(),
     seen: new Map(),
-    ignored: ignoreMatcher([...DEFAULT_IGNORE, ...(options.ignore ?? [])]),
+    ignored: ignoreMatcher(patterns),
     signal: options.signal,
     symlinksOutside: options.symlinksOutside === true,
   };
@@ -228,7 +270,10 @@ export async function walkPaths(
       // A new walk root: folders seen under another argument may be walked again from here.
       state.folders.clear();
       const accept = pattern ? (path: string) => pattern.test(toPosix(path)) : () => true;
-      await walkFolder(state, target, targetReal, target, targetReal, accept);
+      const own = options.ignoreFile ? await readIgnoreFile(target, options.ignoreFile) : [];
+      const walk =
+        own.length === 0 ? state : { ...state, ignored: ignoreMatcher([...patterns, ...own]) };
+      await walkFolder(walk, target, targetReal, target, targetReal, accept);
     } else if (!pattern || pattern.test(toPosix(target))) {
       addFile(state, target, targetReal);
     }

@@ -112,6 +112,8 @@ describe('cortexis CLI', () => {
     expect(stdout).toMatch(/\[source: S\d\]/);
     expect(stdout).toMatch(/Sources:\n {2}\[S\d+\] .+ score \d\.\d\d/);
     expect(stdout).toMatch(/Confidence: (low|medium|high) \d\.\d\d/);
+    // docs/.cortexisignore leaves the benchmark log and the seed map out of the README's answer.
+    expect(stdout).not.toMatch(/\((benchmarks|seeds)\.md\)/);
   });
 
   it('lists the sources in label order, each by its section with a snippet', async () => {

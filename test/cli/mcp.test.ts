@@ -36,6 +36,9 @@ beforeAll(async () => {
     join(docs, 'refunds.md'),
     '# Refunds\n\nRefunds are issued within 14 days of the request.\n',
   );
+  // Left out by the folder's ignore file: neither searched nor served as a resource.
+  await writeFile(join(docs, 'internal.md'), '# Internal\n\nRefunds are secretly instant.\n');
+  await writeFile(join(docs, '.cortexisignore'), 'internal.md\n');
 });
 
 afterAll(async () => {
@@ -89,6 +92,7 @@ describe('cortexis mcp (stdio) with the SDK client', { timeout: 90_000 }, () => 
 
     const { resources } = await client.listResources();
     expect(resources).toHaveLength(2);
+    expect(resources.map((resource) => resource.uri).join(' ')).not.toMatch(/internal/);
     const read = await client.readResource({ uri: resources[0]!.uri });
     expect((read.contents[0] as { text: string }).text.length).toBeGreaterThan(0);
 
