@@ -8,9 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine, UsageError } from '../../src/cli/args.js';
-import type { CliIO } from '../../src/cli/io.js';
 import { exitCodeOf } from '../../src/cli/main.js';
-import { openIndex } from '../../src/cli/open-index.js';
+import { openQuietly } from './open-quietly.js';
 import { stampSources } from '../../src/cli/source-stamp.js';
 import { ConfigError } from '../../src/errors/index.js';
 import { parseIgnoreFile } from '../../src/loaders/glob.js';
@@ -31,24 +30,14 @@ async function write(dir: string, name: string, text: string): Promise<void> {
   await utimes(path, PAST, PAST);
 }
 
-async function open(dir: string, cache: string, ignore?: string[]) {
-  let stderr = '';
-  const io: CliIO = {
-    stdout: { write: () => true } as unknown as NodeJS.WritableStream,
-    stderr: {
-      write: (text: string) => ((stderr += text), true),
-    } as unknown as NodeJS.WritableStream,
-    stdin: process.stdin,
-    env: { CORTEXIS_CACHE_DIR: cache },
-  };
-  const opened = await openIndex(io, {
+function open(dir: string, cache: string, ignore?: string[]) {
+  return openQuietly(cache, {
     paths: [dir],
     noCache: false,
     progress: false,
     indexOnly: true,
     ...(ignore ? { ignore } : {}),
   });
-  return { opened, stderr };
 }
 
 const FILES = {

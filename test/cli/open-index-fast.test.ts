@@ -7,8 +7,8 @@ import { chmod, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CliIO } from '../../src/cli/io.js';
-import { indexDir, indexFingerprint, openIndex } from '../../src/cli/open-index.js';
+import { indexDir, indexFingerprint } from '../../src/cli/open-index.js';
+import { openQuietly } from './open-quietly.js';
 import { createHashingEmbedder } from '../../src/adapters/hashing/embedder.js';
 import { parseSourceRecord, stampSources } from '../../src/cli/source-stamp.js';
 
@@ -27,16 +27,7 @@ async function write(dir: string, name: string, text: string, time: Date = PAST)
 }
 
 async function open(dir: string, cache: string, noCache = false) {
-  let stderr = '';
-  const io: CliIO = {
-    stdout: { write: () => true } as unknown as NodeJS.WritableStream,
-    stderr: {
-      write: (text: string) => ((stderr += text), true),
-    } as unknown as NodeJS.WritableStream,
-    stdin: process.stdin,
-    env: { CORTEXIS_CACHE_DIR: cache },
-  };
-  const opened = await openIndex(io, { paths: [dir], noCache, progress: false });
+  const { opened, stderr } = await openQuietly(cache, { paths: [dir], noCache, progress: false });
   return { opened, stderr, untouched: stderr.includes('no file touched since it was saved') };
 }
 
