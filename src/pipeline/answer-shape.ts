@@ -2,12 +2,14 @@
  * Whether an answer holds what its question asks for, whatever model wrote it: a how-to
  * answered without a command, code or identifier, a default asked for and no value given, or
  * an answer that only restates the question ("You can specify a default value for an
- * option." to "How do I give an option a default value?"). The confidence score reads it: an
- * answer that lacks what was asked is never `high`, one that restates the question is `low`.
- * Pure; looks only at the two texts.
+ * option." to "How do I give an option a default value?"), or one that leads with a quote from
+ * a source below the top one. The confidence score reads it: an answer that lacks what was
+ * asked is never `high`, one that restates the question is `low`. Pure; looks only at the two
+ * texts (and the top source's label).
  */
 import { answerHolds, definedSubject, intentsOf, type Intent } from '../text/question-intent.js';
 import { isRefusalText } from '../text/refusal.js';
+import { citedLabels } from './judge/claims.js';
 import { stem, stemmedTerms } from '../text/stem.js';
 import { asks, focusTerms } from './guard-focus.js';
 import { contentWords } from '../text/words.js';
@@ -17,8 +19,19 @@ import { trimEnds } from '../util/trim-trailing.js';
 export interface AnswerShape {
   /** What the question asks for (empty when it names nothing particular). */
   readonly intents: readonly Intent[];
-  /** Whether the answer holds what the question asks for (true when it asks nothing particular). */
+  /**
+   * Whether the answer holds what the question asks for (true when it asks nothing particular),
+   * and does not lead with a quote from below the top source (`belowTop`).
+   */
   readonly holds: boolean;
+  /**
+   * Whether the answer's first citation names a source other than the top one (the best
+   * retrieved chunk): the unit that best matched the question lies outside the chunk retrieval
+   * ranked first. On the tune half of `bench:docs` it held for the one wrong answer rated
+   * `high` and for 3 of the 48 right ones; it keeps the answer below `high` (through `holds`,
+   * so the cap is `answer-lacks-asked-for`).
+   */
+  readonly belowTop: boolean;
   /** Whether the answer adds fewer than two content words to the question's. */
   readonly restates: boolean;
   /**
@@ -61,19 +74,27 @@ function namesNew(answer: string, question: string): boolean {
   return false;
 }
 
-/** The shape of an answer to a question; undefined for a refusal or an empty answer. */
+/**
+ * The shape of an answer to a question; undefined for a refusal or an empty answer.
+ * `filedUnder`: the document and headings of the sources the answer cites; `topLabel`: the
+ * label of the top source (`S1`), when the answer was written from ranked sources.
+ */
 export function checkAnswerShape(
   question: string,
   answer: string,
   filedUnder = '',
+  topLabel?: string,
 ): AnswerShape | undefined {
   const text = answer.slice(0, MAX_LENGTH).replace(TAG, '');
   if (text.trim() === '' || isRefusalText(answer)) return undefined;
   const asked = question.slice(0, MAX_LENGTH);
   const intents = intentsOf(asked);
   const subject = definedSubject(asked);
+  const lead = topLabel === undefined ? undefined : citedLabels(answer.slice(0, MAX_LENGTH))[0];
+  const belowTop = lead !== undefined && lead !== topLabel;
   const holds =
-    intents.length === 0 || intents.some((intent) => answerHolds(text, intent, subject));
+    !belowTop &&
+    (intents.length === 0 || intents.some((intent) => answerHolds(text, intent, subject)));
   const questionTerms = new Set(contentWords(asked).map(stem));
   let added = 0;
   for (const term of new Set(contentWords(text).map(stem))) {
@@ -81,7 +102,7 @@ export function checkAnswerShape(
   }
   const restates =
     added < MIN_ADDED_TERMS && !/^[ \t]*(?:```|~~~)/m.test(text) && !namesNew(text, asked);
-  return { intents, holds, restates, lacksFocus: lackedFocus(asked, text, filedUnder) };
+  return { intents, holds, belowTop, restates, lacksFocus: lackedFocus(asked, text, filedUnder) };
 }
 
 /**

@@ -15,6 +15,7 @@ describe('checkAnswerShape', () => {
     ).toEqual({
       intents: ['value', 'how-to'],
       holds: false,
+      belowTop: false,
       restates: true,
       lacksFocus: [],
     });
@@ -50,6 +51,23 @@ describe('checkAnswerShape', () => {
     const capped = scoreConfidence({ ...base, answerLacksFocus: true });
     expect(capped.level).toBe('medium');
     expect(capped.capped).toEqual(['answer-lacks-focus']);
+  });
+
+  it('finds an answer that leads with a source below the top one, and keeps it from holding', () => {
+    const question = 'What happens with unknown options?';
+    const below = 'Unknown options are ignored [source: S2]. They are kept [source: S1].';
+    expect(checkAnswerShape(question, below, '', 'S1')).toEqual(
+      expect.objectContaining({ belowTop: true, holds: false }),
+    );
+    const top = 'Unknown options are ignored [source: S1]. They are kept [source: S2].';
+    expect(checkAnswerShape(question, top, '', 'S1')).toEqual(
+      expect.objectContaining({ belowTop: false, holds: true }),
+    );
+    // no ranked sources named, or no citation: nothing to compare
+    expect(checkAnswerShape(question, below)?.belowTop).toBe(false);
+    expect(checkAnswerShape(question, 'Unknown options are ignored.', '', 'S1')?.belowTop).toBe(
+      false,
+    );
   });
 
   it('finds a how-to answered without a command, code or instruction', () => {
@@ -116,6 +134,38 @@ describe('scoreConfidence: an answer that lacks what was asked', () => {
     expect(focusMissingRefuses(0.5, 0.9)).toBe(true);
     const both = scoreConfidence({ sources, llmCertainty: 1, supportedRatio: 0 });
     expect(both.capped).toEqual(['unsupported-claims']);
+  });
+});
+
+describe('a turn whose answer leads with a source below the top one', () => {
+  const docs = [
+    {
+      id: 'unknown',
+      title: 'Unknown options',
+      text: '# Unknown options by default\n\nWhat happens with unknown options by default: they are reported as an error.',
+    },
+    {
+      id: 'unknown-config',
+      title: 'Unknown config',
+      text: '# Config\n\nA command config may allow unknown options, which then reach the action.',
+    },
+  ];
+  const ask = async (label: string) => {
+    const answer = `What happens with unknown options by default: they are reported as an error [source: ${label}].`;
+    const engine = createChatEngine({
+      llm: createMockLLM({ responses: { text: answer, certainty: 1 } }),
+    });
+    await engine.ingest(docs);
+    return engine.chat({ message: 'What happens with unknown options by default?', mode: 'query' });
+  };
+  it('is never high; the same answer led by the top source is', async () => {
+    const top = await ask('S1');
+    expect(top.sources[0]?.documentId).toBe('unknown');
+    expect(top.confidence.level).toBe('high');
+    expect(top.confidence.capped).toBeUndefined();
+    const below = await ask('S2');
+    expect(below.confidence.level).toBe('medium');
+    expect(below.confidence.capped).toEqual(['answer-lacks-asked-for']);
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * Answering a question from the sources: each quotable sentence is scored by how much of the
- * question's term weight it covers (raised for phrases, headings and subjects that match and
- * for what the question asks for; lowered for lower-ranked sources), then the lead sentence and
- * the few that complete it are chosen and quoted with their citations.
+ * question's term weight it covers (a section's opening sentence and a list item read with
+ * their heading; raised for phrases, headings and subjects that match and for what the question
+ * asks for; lowered for lower-ranked sources), then the lead sentence and the few that complete
+ * it are chosen and quoted with their citations.
  */
 import { type AnswerKind, statesKind } from './answer-kind.js';
 import { type AnswerOptions, type ExtractiveAnswer, NO_ANSWER_TEXT, round } from './answer.js';
@@ -119,16 +120,22 @@ export function answerFromSources(
   let totalWeight = 0;
   for (const weight of weights.values()) totalWeight += weight;
   if (totalWeight === 0) return { text: NO_ANSWER_TEXT, certainty: 0 };
-  const shareOf = (set: ReadonlySet<string>): number => {
+  const shareOf = (set: ReadonlySet<string>, also?: ReadonlySet<string>): number => {
     let weight = 0;
-    for (const term of terms) if (set.has(term)) weight += weights.get(term) ?? 0;
+    for (const term of terms) {
+      if (set.has(term) || also?.has(term) === true) weight += weights.get(term) ?? 0;
+    }
     return weight / totalWeight;
   };
 
+  // A follow-up's own words are looked for in the unit itself (measured: reading its units
+  // with their headings loses follow-ups, docs/benchmarks.md "answers9").
+  const withHeadings = ownTerms === undefined || ownTerms.size === 0;
   let scored: Scored[] = [];
   for (const candidate of candidates) {
     if (!quotable(candidate, shape)) continue;
-    const coverage = shareOf(answerTerms(candidate, shape, terms));
+    const own = answerTerms(candidate, shape, terms);
+    const coverage = shareOf(own, withHeadings ? headingRead(candidate) : undefined);
     if (coverage > 0 && coverage >= options.minCoverage) {
       const match =
         sentenceScore(candidate, coverage, terms, weights, totalWeight, shareOf) *
@@ -172,6 +179,20 @@ export function answerFromSources(
   // What the quote lacks is said plainly, not left for the reader to notice.
   const lacking = intentMet ? '' : ` ${lacksSentence(shape.intents[0]!)}`;
   return { text: `${quoted}${lacking}`, certainty: round(share) };
+}
+
+/**
+ * The heading terms a unit is read with, besides its own. The sentence opening a section
+ * continues its heading, and a list item is filed under the heading of its list: both are read
+ * with the heading's terms ("## Retries" over "Failed requests are tried twice more"). A
+ * sentence further down its section stands on its own words; a table row is already filed
+ * under its key, and code blocks gained nothing measurable on the test halves
+ * (docs/benchmarks.md, "answers9").
+ */
+function headingRead(candidate: Candidate): ReadonlySet<string> | undefined {
+  const continues =
+    candidate.unit === 'item' || (candidate.unit === 'sentence' && candidate.firstUnderHeading);
+  return continues ? candidate.heading : undefined;
 }
 
 /**

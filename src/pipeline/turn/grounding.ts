@@ -57,6 +57,7 @@ export async function judgeGeneratedTurn(
           turnContext.request.message,
           turn.outcome?.answer ?? turn.text,
           citedHeadings(turn.text, sources, promptSources),
+          promptSources[0]?.label,
         );
   // The sources as the guard read them: a chunk names its document and headings too (built
   // only when a word can be missing: a question with a weak best source).

@@ -92,9 +92,13 @@ describe('refused: one field tells every refusal', () => {
 
   it("reports the default offline model's own refusal as the model's", async () => {
     const engine = await engineWith({ judge: { mode: 'off' } });
-    // on-topic enough to pass the guard; nothing in the handbook is about pets
+    // On the refund policy, so the guard lets it through (its focus check leaves out the words
+    // naming the kind of answer wanted); but it asks for an API name the handbook has none of,
+    // and those words weigh more than "refund policy" in the offline model, so no sentence
+    // covers enough of the question and the model writes its own refusal. (A question naming
+    // something the handbook never mentions, "… for pets?", is refused by the guard instead.)
     const reply = await engine.chat({
-      message: 'What is the refund policy for pets?',
+      message: 'Which function, method, class, hook or event sets the refund policy?',
       mode: 'query',
     });
     expect(reply.guard).toBe(false);
