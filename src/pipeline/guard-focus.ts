@@ -9,10 +9,9 @@
  * - the text asks a question (ends with "?"; a claim to check is left to the guard's model), and
  * - a literal the question writes as code (a version `1.3`, a call `parse()`, a dotted path
  *   `a.b`, a flag) occurs in no retrieved chunk, or `MISSING_TERMS` focus terms occur in
- *   no retrieved chunk (a price, time-of-day or keyboard word counts as present where an amount,
- *   a clock time or a key combination is stated) and the best chunk's score is below
- *   `MISSING_TERM_TOP_SCORE`: strong retrieval evidence speaks for a chunk that says the same
- *   thing in other words.
+ *   no retrieved chunk (a price or time-of-day word counts as present where an amount or a
+ *   clock time is stated) and the best chunk's score is below `MISSING_TERM_TOP_SCORE`: strong
+ *   retrieval evidence speaks for a chunk that says the same thing in other words.
  *
  * Measured on the tune half of `npm run bench:docs` (docs/benchmarks.md, "issue 26, answers
  * round 3"). Pure; looks only at the texts and the score.
@@ -49,15 +48,13 @@ const ANSWER_KIND_WORDS =
   'helpers utility constructor call default defaults value values name type kind way ' +
   'maximum minimum max min limit example';
 // Words that carry no topic of their own, words that ask rather than name (what a thing
-// *answers*, *replies* or *holds*, what *turns* it on or off or *changes* it, what the *user*
-// *passes*), and the quantity words of "how many / much / often". Each of "unless change",
-// "hold", "user pass" kept a right tune answer from a refusal (docs/benchmarks.md, "focus9").
+// *answers* or *replies*, what *turns* it on or off), and the quantity words of "how many / much
+// / often".
 const GENERIC_WORDS =
   'whether another one ones let make makes get gets use using used set sets do does thing ' +
   'things something anything possible able need want explain describe tell please list give ' +
   'show know mean means happen happens work works many much often long soon far big old fast ' +
-  'quickly really actually exactly whose answer answers reply replies respond responds turn turns ' +
-  'unless change hold user pass';
+  'quickly really actually exactly whose answer answers reply replies respond responds turn turns';
 
 let builtIgnored: ReadonlySet<string> | undefined;
 
@@ -197,8 +194,8 @@ export function focusRefuses(
 }
 
 /**
- * The focus terms in none of `chunks`: in no chunk's terms, and not a price, time-of-day or
- * keyboard word a chunk answers with an amount, a clock time or a key combination.
+ * The focus terms in none of `chunks`: in no chunk's terms, and not a price or time-of-day word
+ * a chunk answers with an amount or a clock time.
  */
 function missingTerms(
   focus: readonly string[],
@@ -209,7 +206,7 @@ function missingTerms(
   const chunkTerms = chunks.map(termsOf);
   const absent = focus.filter((term) => !chunkTerms.some((set) => set.has(term)));
   if (absent.length === 0) return absent;
-  // A price, time-of-day or keyboard word is answered by a chunk stating its kind of value.
+  // A price or time-of-day word is answered by a chunk stating an amount or a clock time.
   const typed = new Set<string>();
   for (const text of chunks) for (const term of answeredByType(absent, text)) typed.add(term);
   return absent.filter((term) => !typed.has(term));
