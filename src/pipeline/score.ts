@@ -134,6 +134,12 @@ export interface ConfidenceInput {
    * left alone).
    */
   readonly answerLacksFocus?: boolean | undefined;
+  /**
+   * Whether the answer's first citation names a source below the top one
+   * (`src/pipeline/answer-shape.ts`): what it leads with lies outside the chunk retrieval ranked
+   * first, and it is never `high`.
+   */
+  readonly answerBelowTop?: boolean | undefined;
 }
 
 /**
@@ -286,6 +292,7 @@ export function capConfidence(
     | 'focusMissing'
     | 'llmCertainty'
     | 'answerLacksFocus'
+    | 'answerBelowTop'
   >,
   levels: ConfidenceLevels,
   lower: (limit: number) => boolean,
@@ -304,6 +311,7 @@ export function capConfidence(
     cap(levels.medium - 0.001, 'question-focus-missing');
   }
   if (input.answerLacksFocus) cap(levels.high - 0.001, 'answer-lacks-focus');
+  if (input.answerBelowTop) cap(levels.high - 0.001, 'answer-below-top-source');
   if (input.answerLacks === 'restates') cap(levels.medium - 0.001, 'answer-restates-question');
   else if (input.answerLacks === 'asked-for') {
     cap(levels.high - 0.001, 'answer-lacks-asked-for');

@@ -118,7 +118,8 @@ export type ConfidenceCap =
   | 'answer-lacks-asked-for'
   | 'answer-restates-question'
   | 'question-focus-missing'
-  | 'answer-lacks-focus';
+  | 'answer-lacks-focus'
+  | 'answer-below-top-source';
 
 /** Role of a stored message. `system-summary` replaces older turns in the context. */
 export type MessageRole = 'user' | 'assistant' | 'system' | 'system-summary';

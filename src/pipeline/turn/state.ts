@@ -131,6 +131,7 @@ export function confidenceOf(runtime: EngineRuntime, turn: TurnState) {
         : undefined,
     focusMissing: turn.answerShape?.focusMissing,
     answerLacksFocus: (turn.answerShape?.lacksFocus.length ?? 0) > 0,
+    answerBelowTop: turn.answerShape?.belowTop,
   });
 }
 
