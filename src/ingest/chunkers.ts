@@ -9,7 +9,7 @@ import type { Tokenizer } from '../ports/tokenizer.js';
 import { isMetadataValue } from '../query/metadata.js';
 import type { IngestDocument } from '../types.js';
 import { RESERVED_METADATA_KEYS } from '../validate.js';
-import { chunkSpans, splitSections, type TextChunk } from './chunk.js';
+import { chunkText, splitSections, type TextChunk } from './chunk.js';
 
 /** One chunk a chunker returns. */
 export interface DocumentChunk {
@@ -44,8 +44,26 @@ export type Chunker = (
   context: ChunkerContext,
 ) => readonly DocumentChunk[] | Promise<readonly DocumentChunk[]>;
 
+/**
+ * The token counts of the built-in chunkers' chunks (exact, by the context's tokenizer), kept
+ * beside them for the chunk records: a count a chunker returned is not trusted, one the
+ * built-in chunkers counted themselves is.
+ */
+const exactCounts = new WeakMap<DocumentChunk, number>();
+
+/** The token count of `chunk`'s text by the chunker context's tokenizer, when one was counted. */
+export function countedTokens(chunk: DocumentChunk): number | undefined {
+  return exactCounts.get(chunk);
+}
+
+function counted(chunk: DocumentChunk, tokens: number): DocumentChunk {
+  exactCounts.set(chunk, tokens);
+  return chunk;
+}
+
 function asDocumentChunk(chunk: TextChunk): DocumentChunk {
-  return { text: chunk.text, start: chunk.start, end: chunk.end, headingPath: chunk.headingPath };
+  const { text, start, end, headingPath } = chunk;
+  return counted({ text, start, end, headingPath }, chunk.tokenCount);
 }
 
 /**
@@ -53,8 +71,10 @@ function asDocumentChunk(chunk: TextChunk): DocumentChunk {
  * chunk; paragraphs, sentences and code fences stay whole when they fit) with sentence overlap.
  */
 export function tokenChunker(): Chunker {
-  // Its chunks' token counts are not kept: a section that surely fits is not counted exactly.
-  return (document, context) => chunkSpans(document.text, context, false).map(asDocumentChunk);
+  // Every chunk counted exactly (a section that surely fits too, which `chunkSpans` would only
+  // bound): the count is stored with the chunk and the turn does not count it again. On
+  // SciFact a first ingest's chunking costs ≈ 40 ms CPU more (docs/benchmarks.md, tokencount).
+  return (document, context) => chunkText(document.text, context).map(asDocumentChunk);
 }
 
 /** Options of `markdownSectionChunker`. */
@@ -99,17 +119,18 @@ export function markdownSectionChunker(options: MarkdownSectionChunkerOptions = 
     const chunks: DocumentChunk[] = [];
     for (const group of groups) {
       const slice = text.slice(group.start, group.end);
-      if (context.tokenizer.count(slice) <= context.chunkSize) {
-        chunks.push({
-          text: slice,
-          start: group.start,
-          end: group.end,
-          headingPath: group.headingPath,
-        });
+      const tokens = context.tokenizer.count(slice);
+      if (tokens <= context.chunkSize) {
+        chunks.push(
+          counted(
+            { text: slice, start: group.start, end: group.end, headingPath: group.headingPath },
+            tokens,
+          ),
+        );
         continue;
       }
       // The token chunker never crosses a section: its chunks inside this group cut it.
-      fine ??= chunkSpans(text, context, false);
+      fine ??= chunkText(text, context);
       for (const chunk of fine) {
         if (chunk.start >= group.start && chunk.end <= group.end)
           chunks.push(asDocumentChunk(chunk));

@@ -11,7 +11,14 @@ import type { EmbeddingProvider } from '../ports/embedding-provider.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
 import type { LanguageSetting } from '../text/language-detection.js';
 import type { IngestDocument } from '../types.js';
-import { checkChunkerOutput, pageMetadata, tokenChunker, type Chunker } from './chunkers.js';
+import {
+  checkChunkerOutput,
+  countedTokens,
+  pageMetadata,
+  tokenChunker,
+  type Chunker,
+  type DocumentChunk,
+} from './chunkers.js';
 import type { ChunkTerms } from './graph-state.js';
 import { termFrequencies } from './graph-terms.js';
 
@@ -112,9 +119,51 @@ export async function prepareChunks(
         ...(doc.title === undefined ? {} : { title: doc.title }),
         ...(doc.uri === undefined ? {} : { uri: doc.uri }),
         ...(section ? { section } : {}),
+        ...tokenCountField(doc, piece, tokenizer),
       },
     };
   });
+}
+
+/**
+ * The chunk's `tokenCount` metadata, when the chunker counted its text exactly (the turn's
+ * pack stage then does not count it again) and the document's or chunk's own metadata does not
+ * use that key.
+ */
+function tokenCountField(
+  doc: IngestDocument,
+  piece: DocumentChunk,
+  tokenizer: Tokenizer,
+): Metadata {
+  const tokens = countedTokens(piece);
+  if (tokens === undefined) return {};
+  if (doc.metadata?.[TOKEN_COUNT_KEY] !== undefined) return {};
+  if (piece.metadata?.[TOKEN_COUNT_KEY] !== undefined) return {};
+  return { [TOKEN_COUNT_KEY]: storedTokenCount(tokenizer.name, tokens) };
+}
+
+/**
+ * The metadata key of a chunk's token count, written at ingest when the chunker counted the
+ * chunk's text exactly: `<tokenizer name>:<count>` ({@link storedTokenCount}); the turn's pack
+ * stage reads it ({@link readTokenCount}) instead of counting the chunk again.
+ */
+export const TOKEN_COUNT_KEY = 'tokenCount';
+
+/** The `tokenCount` metadata value of a text `count` tokens long by the tokenizer `name`. */
+export function storedTokenCount(name: string, count: number): string {
+  return `${name}:${count}`;
+}
+
+/**
+ * The count a chunk's `tokenCount` metadata holds when the tokenizer `name` made it;
+ * `undefined` when there is none, it is malformed, or another tokenizer made it.
+ */
+export function readTokenCount(metadata: Metadata | undefined, name: string): number | undefined {
+  const value = metadata?.[TOKEN_COUNT_KEY];
+  if (typeof value !== 'string' || value.length <= name.length + 1) return undefined;
+  if (value.charCodeAt(name.length) !== 58 || !value.startsWith(name)) return undefined;
+  const digits = value.slice(name.length + 1);
+  return /^\d{1,9}$/.test(digits) ? Number(digits) : undefined;
 }
 
 /** Every document's chunks, in order. */

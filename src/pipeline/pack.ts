@@ -15,6 +15,9 @@
  * other conversations — never do: they go as one fenced `user`-role message before the history
  * ({@link renderRecalled}); history goes as role messages; chunks as the sources block. Every
  * fenced text is escaped ({@link escapeFenced}), so none can close its fence.
+ *
+ * A chunk whose tokens are known ({@link PackInput.chunkTokens}: the count ingestion stored with
+ * it, by this very tokenizer) is not counted again when escaping leaves its text as it is.
  * @module
  */
 import type { LLMMessage } from '../ports/llm-provider.js';
@@ -68,6 +71,11 @@ export interface PackInput<
   readonly historyTokens: number;
   /** Retrieved chunks, best first. */
   readonly chunks: readonly C[];
+  /**
+   * The tokens of a chunk's text by the pack's tokenizer, when known without counting (stored
+   * at ingest); `undefined`: counted here.
+   */
+  readonly chunkTokens?: ((chunk: C) => number | undefined) | undefined;
   /** Recalled earlier messages, best first. */
   readonly recalled?: readonly R[] | undefined;
   /** Caps of the other parts. */
@@ -178,8 +186,12 @@ export function packContext<
   const messageTokens = tokenizer.count(input.message) + MESSAGE_OVERHEAD;
   let used = systemTokens + messageTokens;
   const left = (): number => budget - used;
-  const chunkCost = (chunk: C): number =>
-    tokenizer.count(escapeFenced(chunk.text)) + SOURCE_OVERHEAD;
+  const chunkCost = (chunk: C): number => {
+    const escaped = escapeFenced(chunk.text);
+    // The stored count is of the text as stored: only when escaping changed nothing.
+    const stored = escaped === chunk.text ? input.chunkTokens?.(chunk) : undefined;
+    return (stored ?? tokenizer.count(escaped)) + SOURCE_OVERHEAD;
+  };
 
   // 2. the best chunk
   const chunkCap = caps.chunks ?? Number.POSITIVE_INFINITY;

@@ -118,7 +118,14 @@ export function testKeywordIndex(options: KeywordIndexSuiteOptions): void {
     });
 
     it('returns each match with its metadata', async () => {
-      const metadata = { title: 'Policy', page: 2, draft: false, author: null };
+      // `tokenCount`: a chunk's token count stored at ingest, read back by the pack stage.
+      const metadata = {
+        title: 'Policy',
+        page: 2,
+        draft: false,
+        author: null,
+        tokenCount: 'cl100k_base:183',
+      };
       await index.add(namespace, [record('refund', REFUND, metadata)]);
       const [match] = await index.search(namespace, 'refund', { k: 1 });
       expect(match?.metadata).toEqual(metadata);

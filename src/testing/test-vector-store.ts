@@ -121,7 +121,14 @@ export function testVectorStore(options: VectorStoreSuiteOptions): void {
     });
 
     it('returns each match with its metadata', async () => {
-      const metadata = { title: 'Handbook', page: 3, draft: false, author: null };
+      // `tokenCount`: a chunk's token count stored at ingest, read back by the pack stage.
+      const metadata = {
+        title: 'Handbook',
+        page: 3,
+        draft: false,
+        author: null,
+        tokenCount: 'cl100k_base:183',
+      };
       await store.upsert(namespace, [record('a', vec(1, 0, 0), metadata)]);
       const [match] = await store.query(namespace, vec(1, 0, 0), { k: 1 });
       expect(match?.id).toBe('a');

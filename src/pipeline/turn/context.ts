@@ -3,6 +3,7 @@
  * summary and the uncovered recent turns, or a stateless request's own history), the same
  * user's recalled earlier messages, and everything packed under one token budget.
  */
+import { readTokenCount } from '../../ingest/prepare.js';
 import type { MessageRecord } from '../../ports/chat-records.js';
 import { isoNow } from '../../util/ids.js';
 import { inSpan, inSpanSync } from '../../util/tracing.js';
@@ -187,6 +188,8 @@ export function packTurn(
         history,
         historyTokens: Math.min(profile.reservedTokens, config.history.maxTokens),
         chunks: retrieval?.chunks ?? [],
+        // The count stored at ingest, when this tokenizer made it: not counted again.
+        chunkTokens: (chunk) => readTokenCount(chunk.metadata, runtime.tokenizer.name),
         recalled: recall.recalled.filter((message) => !asSources.has(message.messageId)),
         caps: { summary: profile.summaryTokens, recalled: config.recall.maxTokens },
       },
