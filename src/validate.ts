@@ -13,6 +13,9 @@ export const RESERVED_METADATA_KEYS = [
   'title',
   'uri',
   'section',
+  // A chunk's exact token count, stored at ingest (`src/ingest/prepare.ts`) and trusted by the
+  // turn's packing: a document that could set it could make its chunks look cheaper than they are.
+  'tokenCount',
 ] as const;
 
 // Characters no store can hold: U+0000 (Postgres text rejects it, C strings end at it) and

@@ -127,8 +127,8 @@ export async function prepareChunks(
 
 /**
  * The chunk's `tokenCount` metadata, when the chunker counted its text exactly (the turn's
- * pack stage then does not count it again) and the document's or chunk's own metadata does not
- * use that key.
+ * pack stage then does not count it again). The key is reserved (`RESERVED_METADATA_KEYS`): no
+ * document or chunker sets it.
  */
 function tokenCountField(
   doc: IngestDocument,
@@ -137,8 +137,6 @@ function tokenCountField(
 ): Metadata {
   const tokens = countedTokens(piece);
   if (tokens === undefined) return {};
-  if (doc.metadata?.[TOKEN_COUNT_KEY] !== undefined) return {};
-  if (piece.metadata?.[TOKEN_COUNT_KEY] !== undefined) return {};
   return { [TOKEN_COUNT_KEY]: storedTokenCount(tokenizer.name, tokens) };
 }
 

@@ -9,6 +9,7 @@ export const RESERVED_METADATA_KEYS: ReadonlySet<string> = new Set([
   'title',
   'uri',
   'section',
+  'tokenCount',
 ]);
 
 /** Bytes inspected for NUL characters when deciding whether a file is binary. */

@@ -10,6 +10,9 @@ import {
 import { createHashingEmbedder } from '../../src/adapters/hashing/embedder.js';
 import { markdownSectionChunker, type Chunker } from '../../src/ingest/chunkers.js';
 import { packContext } from '../../src/pipeline/pack.js';
+import { frontMatterMetadata } from '../../src/loaders/markdown.js';
+import { RESERVED_METADATA_KEYS } from '../../src/validate.js';
+import { createChatEngine } from '../../src/engine.js';
 import type { Metadata } from '../../src/ports/common.js';
 import type { Tokenizer } from '../../src/ports/tokenizer.js';
 
@@ -125,7 +128,7 @@ describe('token counts stored at ingest', () => {
     }
   });
 
-  it("stores no count for an application's chunker, nor over the document's own key", async () => {
+  it("stores no count for an application's chunker; no document or file can set one", async () => {
     const tokenizer = await createGptTokenizer();
     const own: Chunker = (doc) => [{ text: doc.text.slice(0, 40) }];
     const [mine] = await prepareChunks(
@@ -135,13 +138,20 @@ describe('token counts stored at ingest', () => {
       tokenizer,
     );
     expect(mine!.metadata).not.toHaveProperty(TOKEN_COUNT_KEY);
-    const kept = await prepareChunks(
-      { id: 'doc', text, metadata: { [TOKEN_COUNT_KEY]: 'mine' } },
-      'r',
-      settings,
-      tokenizer,
-    );
-    expect(kept.every((chunk) => chunk.metadata[TOKEN_COUNT_KEY] === 'mine')).toBe(true);
+    // A hostile document claiming its chunks cost one token each is refused, naming the key.
+    expect(RESERVED_METADATA_KEYS).toContain(TOKEN_COUNT_KEY);
+    const engine = createChatEngine();
+    await expect(
+      engine.ingest([{ id: 'doc', text, metadata: { [TOKEN_COUNT_KEY]: 'cl100k_base:1' } }]),
+    ).rejects.toThrow(/tokenCount/);
+    const spoof: Chunker = (doc) => [{ text: doc.text, metadata: { [TOKEN_COUNT_KEY]: 'x:1' } }];
+    await expect(
+      createChatEngine({ chunking: { chunker: spoof } }).ingest([{ id: 'doc', text }]),
+    ).rejects.toThrow(/metadata\.tokenCount is reserved/);
+    // Front matter does not reach the metadata either.
+    expect(frontMatterMetadata({ tokenCount: 'cl100k_base:1', team: 'docs' })).toEqual({
+      team: 'docs',
+    });
   });
 
   it('stores a count for every chunk, whatever was counted before (a section that fits too)', async () => {

@@ -49,7 +49,7 @@ const RESERVED: ReadonlySet<string> = new Set(RESERVED_METADATA_KEYS);
  * * `title` comes from the `titleKey` field (default `title`), `uri` from the `uriKey` field
  *   (default `source`, which also stays in the metadata so filters can use it).
  * * Keys cortexis reserves (`documentId`, `chunkIndex`, `revision`, `text`, `title`, `uri`,
- *   `section`) are renamed with `reservedKeyPrefix`, e.g. `langchain.section`.
+ *   `section`, `tokenCount`) are renamed with `reservedKeyPrefix`, e.g. `langchain.section`.
  * * The id is `doc.id`, else the `idKey` field, else `lc-` and a hash of the text and
  *   metadata, stable across runs (ingesting the same documents again replaces them rather than
  *   duplicating them); exact duplicates without an id are then given once.
