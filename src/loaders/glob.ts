@@ -1,3 +1,5 @@
+import { trimEnds } from '../util/trim-trailing.js';
+
 /** Whether a path argument is a glob pattern rather than a file or folder name. */
 export function isGlob(pattern: string): boolean {
   return /[*?[\]{}]/.test(pattern);
@@ -90,7 +92,7 @@ export function parseIgnoreFile(
   const patterns: string[] = [];
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   for (let index = 0; index < lines.length; index++) {
-    const line = lines[index]!.replace(/[ \t]+$/, '');
+    const line = trimEnds(lines[index]!, '', ' \t');
     if (line === '' || line.startsWith('#')) continue;
     if (line.startsWith('!')) {
       return { line: index + 1, message: 'negation (`!`) is not supported' };
