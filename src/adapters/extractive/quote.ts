@@ -64,10 +64,15 @@ export function quotesBlock(candidate: Candidate, shape: QuestionShape): boolean
   return intents.length > 0 && !intents.includes('definition');
 }
 
-/** Whether a unit may be quoted at all for this question: code only for a how-to or an API. */
+/**
+ * Whether a unit may be quoted at all for this question: code only for a how-to or an API, for
+ * a default it documents, or when it writes what the question writes (an example of the very
+ * call asked about: `semver.valid('a.b.c') // null`).
+ */
 export function quotable(candidate: Candidate, shape: QuestionShape): boolean {
   if (candidate.unit !== 'code') return true;
   if (shape.intents.includes('how-to') || shape.intents.includes('api')) return true;
+  if (shape.literals.some((literal) => containsLiteral(candidate.text, literal))) return true;
   // A default documented in code (`@default 5`, `// default: 5`) answers a value question.
   return shape.intents.includes('value') && /\bdefault\b/i.test(candidate.text);
 }

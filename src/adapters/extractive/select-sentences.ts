@@ -65,6 +65,11 @@ const HEADING_BONUS = 1;
 // A sentence whose first content word is a question term is about it, not merely naming it
 // in passing: it scores this much more, times that term's share of the question.
 const SUBJECT_BONUS = 0.5;
+// A table row whose key (its first cell) the question names scores up to this much more, by the
+// key's share of the question: "Which environment variable sets the object inspection depth?"
+// asks for the `DEBUG_DEPTH` row, not the table's lead-in. At 1 it let a lower-ranked source's row lead
+// over the top source's answer (bench:trust, tune part); docs/benchmarks.md, "answers10".
+const KEY_BONUS = 0.5;
 // Each step down the retrieval ranking weighs a sentence by this: a lower-ranked source wins
 // only when it matches the question clearly better (> 11 % per rank), not on a near-tie.
 const RANK_DECAY = 0.9;
@@ -198,8 +203,8 @@ function headingRead(candidate: Candidate): ReadonlySet<string> | undefined {
 /**
  * How well a sentence answers: its share of the question's term weight, raised when the
  * question's terms stand together in it as in the question, when the heading it is filed
- * under names them, and when it opens with one (it is about it); lowered for a table row
- * whose key names none of them.
+ * under names them, when it opens with one (it is about it) and, for a table row, when its
+ * key names them (the row the question asks about).
  */
 function sentenceScore(
   candidate: Candidate,
@@ -215,11 +220,13 @@ function sentenceScore(
     subject !== undefined && terms.includes(subject)
       ? (weights.get(subject) ?? 0) / totalWeight
       : 0;
+  const key = candidate.keyTerms === undefined ? 0 : shareOf(candidate.keyTerms);
   return (
     coverage *
     (1 + PHRASE_BONUS * phraseShare(candidate, terms)) *
     (1 + HEADING_BONUS * heading) *
-    (1 + SUBJECT_BONUS * subjectShare)
+    (1 + SUBJECT_BONUS * subjectShare) *
+    (1 + KEY_BONUS * key)
   );
 }
 
