@@ -137,8 +137,9 @@ export interface OpenedIndex {
  * text, the chunking or the keyword analysis, so that an index saved before it is rebuilt
  * rather than searched with terms it was not built with (a release changes the version too).
  * 2: a line that only looks like a heading is escaped (`\#`).
+ * 3: every chunk of the built-in chunkers carries its exact `tokenCount`.
  */
-export const INDEX_REVISION = 2;
+export const INDEX_REVISION = 3;
 
 /** What besides the documents shapes the index; a saved index with another one is rebuilt. */
 export function indexFingerprint(embedderId: string, version: string): string {
