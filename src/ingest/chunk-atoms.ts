@@ -31,13 +31,6 @@ export interface Context {
   readonly chunkOverlap: number;
   /** Exact tokens of `text[start, end)` (see `token-count.ts`). */
   readonly count: (start: number, end: number) => number;
-  /**
-   * At least the tokens of `text[start, end)`, exactly them when over `chunkSize`: cheaper than
-   * `count` for unseen words when the span fits.
-   */
-  readonly fit: (start: number, end: number) => number;
-  /** Whether every chunk's `tokenCount` must be the exact count. */
-  readonly exact: boolean;
 }
 
 /**

@@ -18,7 +18,7 @@ import {
   type Context,
 } from './chunk-atoms.js';
 import { parseBlocks, parseSections, type Block, type Section } from './chunk-structure.js';
-import { spanCounters } from './token-count.js';
+import { spanCounter } from './token-count.js';
 
 /** One chunk of a document. */
 export interface TextChunk {
@@ -62,16 +62,7 @@ interface Span {
 
 /** Splits text into token-bounded chunks that respect headings, paragraphs and sentences. */
 export function chunkText(text: string, options: ChunkOptions): TextChunk[] {
-  return chunkSpans(text, options, true);
-}
-
-/**
- * The chunks of `chunkText` (the same cuts), for callers that do not keep `tokenCount`: with
- * `exact` false, a chunk that is a whole section may carry an upper bound of its count (still
- * at most `chunkSize`), so that a section known to fit is not byte-pair encoded.
- */
-export function chunkSpans(text: string, options: ChunkOptions, exact: boolean): TextChunk[] {
-  const context = resolveOptions(text, options, exact);
+  const context = resolveOptions(text, options);
   const chunks: TextChunk[] = [];
   for (const section of parseSections(parseBlocks(text))) {
     append(chunks, chunkSection(section, context));
@@ -106,7 +97,7 @@ function invalid(path: string, message: string): ValidationError {
   return new ValidationError(`Invalid chunk options: ${path} ${message}`, [{ path, message }]);
 }
 
-function resolveOptions(text: string, options: ChunkOptions, exact: boolean): Context {
+function resolveOptions(text: string, options: ChunkOptions): Context {
   const { tokenizer } = options;
   if (typeof tokenizer?.count !== 'function' || typeof tokenizer.encode !== 'function') {
     throw invalid('tokenizer', 'must be a Tokenizer');
@@ -119,15 +110,13 @@ function resolveOptions(text: string, options: ChunkOptions, exact: boolean): Co
   if (!Number.isInteger(chunkOverlap) || chunkOverlap < 0 || chunkOverlap >= chunkSize) {
     throw invalid('chunkOverlap', 'must be an integer from 0 to below chunkSize');
   }
-  const counters = spanCounters(tokenizer);
+  const counter = spanCounter(tokenizer);
   return {
     text,
     tokenizer,
     chunkSize,
     chunkOverlap,
-    count: (start, end) => counters.count(text, start, end),
-    fit: (start, end) => counters.fit(text, start, end, chunkSize),
-    exact,
+    count: (start, end) => counter(text, start, end),
   };
 }
 
@@ -139,13 +128,10 @@ function chunkSection(section: Section, context: Context): TextChunk[] {
   const first = section.blocks[0];
   const last = section.blocks[section.blocks.length - 1];
   if (!first || !last) return [];
-  // Most sections fit whole: count them once and be done (or bound them, when that shows
-  // they fit and the exact count is not wanted).
+  // Most sections fit whole: count them once and be done.
   let tooLong: Block | undefined;
   if (!likelyTooLong(first.start, last.end, context)) {
-    const tokenCount = context.exact
-      ? context.count(first.start, last.end)
-      : context.fit(first.start, last.end);
+    const tokenCount = context.count(first.start, last.end);
     if (tokenCount <= chunkSize) {
       return [makeChunk(text, first.start, last.end, tokenCount, section.headingPath)];
     }

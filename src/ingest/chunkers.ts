@@ -71,9 +71,8 @@ function asDocumentChunk(chunk: TextChunk): DocumentChunk {
  * chunk; paragraphs, sentences and code fences stay whole when they fit) with sentence overlap.
  */
 export function tokenChunker(): Chunker {
-  // Every chunk counted exactly (a section that surely fits too, which `chunkSpans` would only
-  // bound): the count is stored with the chunk and the turn does not count it again. On
-  // SciFact a first ingest's chunking costs ≈ 40 ms CPU more (docs/benchmarks.md, tokencount).
+  // Every chunk is counted exactly: the count is stored with the chunk and the turn does not
+  // count it again (docs/benchmarks.md, tokencount).
   return (document, context) => chunkText(document.text, context).map(asDocumentChunk);
 }
 

@@ -9,29 +9,12 @@
  * leading space and trailing punctuation, mostly) is counted once and remembered. The sum is
  * the tokenizer's own count, not an estimate. A tokenizer says so with `piecewise: true` (the
  * built-in encodings do); others are counted whole.
- *
- * Where only "does it fit?" matters, `fit` does not encode pieces it has not seen: a byte-level
- * BPE token is at least one byte, so a piece's UTF-8 length bounds its count. A span whose bound
- * is within the budget fits; only a span over it needs its exact count, and then only its unseen
- * pieces are encoded (the pass that bounded it remembers where they are).
  * @module
  */
 import type { Tokenizer } from '../ports/tokenizer.js';
 
 /** Counts the tokens of `text[start, end)`. */
 export type SpanCounter = (text: string, start: number, end: number) => number;
-
-/** Exact counts and cheap upper bounds of spans. */
-export interface SpanCounters {
-  /** The tokenizer's count of `text[start, end)`. */
-  readonly count: SpanCounter;
-  /**
-   * At least the count of `text[start, end)`, and exactly it when over `limit`: a bound (exact
-   * for pieces already seen, their UTF-8 length for the others) when that is at most `limit`,
-   * else the exact count. Either way the span fits `limit` exactly when the result does.
-   */
-  readonly fit: (text: string, start: number, end: number, limit: number) => number;
-}
 
 /** Spans shorter than this are counted whole: cutting them saves nothing. */
 const MIN_SPLIT_LENGTH = 64;
@@ -70,16 +53,6 @@ function endsPiece(code: number): boolean {
 
 function isAsciiLetter(code: number): boolean {
   return (code >= 97 && code <= 122) || (code >= 65 && code <= 90);
-}
-
-/** UTF-8 bytes of `text[start, end)`, at most (3 per UTF-16 unit outside ASCII). */
-function utf8Bound(text: string, start: number, end: number): number {
-  let bytes = 0;
-  for (let index = start; index < end; index++) {
-    const code = text.charCodeAt(index);
-    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : 3;
-  }
-  return bytes;
 }
 
 /** The slot of piece `text[start, end)` in the table, or of the empty slot where it would go. */
@@ -139,17 +112,16 @@ let unseen = new Int32Array(3 * 256);
 /**
  * Cuts `text[start, end)` into its pieces (see the module comment) and sums the counts the
  * table knows; the other pieces are listed in `unseen` (their number is returned in
- * `scan.unseen`) and their UTF-8 lengths summed in `scan.bound`.
+ * `scan.unseen`).
  */
 function scanPieces(
   table: PieceTable,
   text: string,
   start: number,
   end: number,
-  scan: { known: number; bound: number; unseen: number },
+  scan: { known: number; unseen: number },
 ): void {
   let known = 0;
-  let bound = 0;
   let count = 0;
   let pieceStart = start;
   let hash = 0x811c9dc5;
@@ -180,14 +152,12 @@ function scanPieces(
       unseen[3 * count + 1] = index;
       unseen[3 * count + 2] = pieceHash;
       count++;
-      bound += utf8Bound(text, pieceStart, index);
     }
     // The next piece starts with the space at `index`: its hash has taken that space in.
     pieceStart = index;
     hash = Math.imul(0x811c9dc5 ^ 32, 0x01000193);
   }
   scan.known = known;
-  scan.bound = bound;
   scan.unseen = count;
 }
 
@@ -209,33 +179,18 @@ function countUnseen(
 }
 
 /**
- * Span counters for `tokenizer`: for a `piecewise` tokenizer (the built-in BPE encodings), sums over the
- * span's pieces, remembered per tokenizer (`count` is exactly `tokenizer.count` of the span);
- * for other tokenizers, `tokenizer.count` of the span for both.
+ * The span counter of `tokenizer`: for a `piecewise` tokenizer (the built-in BPE encodings), a
+ * sum over the span's pieces, remembered per tokenizer (exactly `tokenizer.count` of the span);
+ * for other tokenizers, `tokenizer.count` of the span.
  */
-export function spanCounters(tokenizer: Tokenizer): SpanCounters {
-  const whole: SpanCounter = (text, start, end) => tokenizer.count(text.slice(start, end));
-  if (tokenizer.piecewise !== true) {
-    return { count: whole, fit: (text, start, end) => whole(text, start, end) };
-  }
-  const table = tableOf(tokenizer);
-  const scan = { known: 0, bound: 0, unseen: 0 };
-  return {
-    count: (text, start, end) => {
-      if (end - start < MIN_SPLIT_LENGTH) return whole(text, start, end);
-      scanPieces(table, text, start, end, scan);
-      return scan.known + countUnseen(table, tokenizer, text, scan.unseen);
-    },
-    fit: (text, start, end, limit) => {
-      if (end - start < MIN_SPLIT_LENGTH) return whole(text, start, end);
-      scanPieces(table, text, start, end, scan);
-      if (scan.known + scan.bound <= limit) return scan.known + scan.bound;
-      return scan.known + countUnseen(table, tokenizer, text, scan.unseen);
-    },
-  };
-}
-
-/** The exact counter of {@link spanCounters}. */
 export function spanCounter(tokenizer: Tokenizer): SpanCounter {
-  return spanCounters(tokenizer).count;
+  const whole: SpanCounter = (text, start, end) => tokenizer.count(text.slice(start, end));
+  if (tokenizer.piecewise !== true) return whole;
+  const table = tableOf(tokenizer);
+  const scan = { known: 0, unseen: 0 };
+  return (text, start, end) => {
+    if (end - start < MIN_SPLIT_LENGTH) return whole(text, start, end);
+    scanPieces(table, text, start, end, scan);
+    return scan.known + countUnseen(table, tokenizer, text, scan.unseen);
+  };
 }

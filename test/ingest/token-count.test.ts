@@ -5,8 +5,8 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { createGptTokenizer } from '../../src/adapters/tokenizer/gpt-tokenizer.js';
-import { chunkSpans, chunkText } from '../../src/ingest/chunk.js';
-import { spanCounter, spanCounters } from '../../src/ingest/token-count.js';
+import { chunkText } from '../../src/ingest/chunk.js';
+import { spanCounter } from '../../src/ingest/token-count.js';
 import type { Tokenizer } from '../../src/ports/tokenizer.js';
 import { bikeShareHandbook } from '../fixtures/bike-share-handbook.js';
 import { handbook } from '../fixtures/handbook.js';
@@ -116,65 +116,6 @@ describe.each(['cl100k_base', 'o200k_base'] as const)('spanCounter (%s)', (encod
     );
   });
 
-  it('fits: bounds a span from above within the limit, counts it exactly over it', () => {
-    const { fit, count } = spanCounters(counting(tokenizer));
-    for (const text of corpus()) {
-      const exact = tokenizer.count(text);
-      expect(fit(text, 0, text.length, Infinity)).toBeGreaterThanOrEqual(exact);
-      // Over the limit the answer is the exact count, whatever was seen before.
-      expect(fit(text, 0, text.length, exact - 1)).toBe(exact);
-      expect(fit(text, 0, text.length, 0)).toBe(exact);
-    }
-    const text = corpus()[1]!;
-    count(text, 0, text.length);
-    expect(fit(text, 0, text.length, Infinity)).toBe(tokenizer.count(text));
-  });
-
-  it('fits a span over its limit encoding each unseen piece once, the known ones not again', () => {
-    const wrapped = counting(tokenizer);
-    const { fit } = spanCounters(wrapped);
-    const text = 'The cells divide and the cells grow, then the cells divide again. '.repeat(20);
-    const exact = tokenizer.count(text);
-    expect(fit(text, 0, text.length, 10)).toBe(exact);
-    // " cells", " divide", " grow,", …: each distinct piece once, though it repeats 20 times.
-    const calls = wrapped.calls;
-    expect(calls).toBeGreaterThan(0);
-    expect(calls).toBeLessThan(20);
-    expect(fit(text, 0, text.length, 10)).toBe(exact);
-    expect(wrapped.calls).toBe(calls);
-  });
-
-  it('chunks a document that surely fits without byte-pair encoding it', () => {
-    const text = `${handbook[0]!.text}\n\n${handbook[1]!.text}`;
-    expect(new TextEncoder().encode(text).length).toBeLessThan(512);
-    const wrapped = counting(tokenizer);
-    const spans = chunkSpans(text, { tokenizer: wrapped, chunkSize: 512 }, false);
-    expect(wrapped.calls).toBe(0);
-    const exact = chunkText(text, { tokenizer: wrapped, chunkSize: 512 });
-    expect(wrapped.calls).toBeGreaterThan(0);
-    expect(spans.map(({ tokenCount, ...chunk }) => chunk)).toEqual(
-      exact.map(({ tokenCount, ...chunk }) => chunk),
-    );
-    expect(spans[0]!.tokenCount).toBeGreaterThanOrEqual(exact[0]!.tokenCount);
-  });
-
-  it('cuts exactly as chunkText when it may bound counts', () => {
-    for (const text of corpus()) {
-      for (const chunkSize of [16, 64, 512]) {
-        const options = { tokenizer, chunkSize, chunkOverlap: chunkSize >> 2 };
-        const exact = chunkText(text, options);
-        const spans = chunkSpans(text, options, false);
-        expect(spans.map(({ tokenCount, ...chunk }) => chunk)).toEqual(
-          exact.map(({ tokenCount, ...chunk }) => chunk),
-        );
-        spans.forEach((chunk, index) => {
-          expect(chunk.tokenCount).toBeGreaterThanOrEqual(exact[index]!.tokenCount);
-          expect(chunk.tokenCount).toBeLessThanOrEqual(chunkSize);
-        });
-      }
-    }
-  });
-
   it('byte-pair encodes each repeated word once', () => {
     const wrapped = counting(tokenizer);
     const count = spanCounter(wrapped);
@@ -233,12 +174,11 @@ describe('spanCounter with another tokenizer', () => {
     const text = 'The cells divide and the cells grow, then the cells divide again. '.repeat(3);
     expect(count(text, 4, text.length)).toBe(text.length - 4);
     expect(texts).toEqual([text.slice(4)]);
-    // Its bound is its count: a section over the budget is not counted a second time.
+    // A section over the budget is counted whole once, not a second time.
     texts.length = 0;
     const section = text.trim();
-    const chunks = chunkSpans(section, { tokenizer, chunkSize: 120, chunkOverlap: 0 }, false);
+    const chunks = chunkText(section, { tokenizer, chunkSize: 120, chunkOverlap: 0 });
     expect(chunks.length).toBeGreaterThan(1);
     expect(texts.filter((counted) => counted === section)).toHaveLength(1);
-    expect(chunks).toEqual(chunkText(section, { tokenizer, chunkSize: 120, chunkOverlap: 0 }));
   });
 });
