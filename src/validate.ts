@@ -3,20 +3,10 @@ import type { MetadataFilter } from './ports/common.js';
 import * as z from 'zod/mini';
 import { describeIssues, intRange, lazySchema, range, safeParse } from './util/schema.js';
 import { isAbortSignalLike, toLocalAbortSignal, type AbortSignalLike } from './util/realm.js';
+import { RESERVED_METADATA_KEYS } from './util/reserved-keys.js';
 
-/** Reserved chunk metadata keys the engine sets itself. */
-export const RESERVED_METADATA_KEYS = [
-  'documentId',
-  'chunkIndex',
-  'revision',
-  'text',
-  'title',
-  'uri',
-  'section',
-  // A chunk's exact token count, stored at ingest (`src/ingest/prepare.ts`) and trusted by the
-  // turn's packing: a document that could set it could make its chunks look cheaper than they are.
-  'tokenCount',
-] as const;
+/** Reserved chunk metadata keys the engine sets itself (see `util/reserved-keys.ts`). */
+export { RESERVED_METADATA_KEYS };
 
 // Characters no store can hold: U+0000 (Postgres text rejects it, C strings end at it) and
 // lone UTF-16 surrogates (encoded as UTF-8 they become U+FFFD, so the stored text would differ

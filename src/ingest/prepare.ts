@@ -119,7 +119,7 @@ export async function prepareChunks(
         ...(doc.title === undefined ? {} : { title: doc.title }),
         ...(doc.uri === undefined ? {} : { uri: doc.uri }),
         ...(section ? { section } : {}),
-        ...tokenCountField(doc, piece, tokenizer),
+        ...tokenCountField(piece, tokenizer),
       },
     };
   });
@@ -130,11 +130,7 @@ export async function prepareChunks(
  * pack stage then does not count it again). The key is reserved (`RESERVED_METADATA_KEYS`): no
  * document or chunker sets it.
  */
-function tokenCountField(
-  doc: IngestDocument,
-  piece: DocumentChunk,
-  tokenizer: Tokenizer,
-): Metadata {
+function tokenCountField(piece: DocumentChunk, tokenizer: Tokenizer): Metadata {
   const tokens = countedTokens(piece);
   if (tokens === undefined) return {};
   return { [TOKEN_COUNT_KEY]: storedTokenCount(tokenizer.name, tokens) };

@@ -1,16 +1,8 @@
 import { basename, extname } from 'node:path';
+import { RESERVED_METADATA_KEYS as RESERVED_KEYS } from '../util/reserved-keys.js';
 
 /** Metadata keys the engine sets itself on every chunk; a loader never takes them from a file. */
-export const RESERVED_METADATA_KEYS: ReadonlySet<string> = new Set([
-  'documentId',
-  'chunkIndex',
-  'revision',
-  'text',
-  'title',
-  'uri',
-  'section',
-  'tokenCount',
-]);
+export const RESERVED_METADATA_KEYS: ReadonlySet<string> = new Set(RESERVED_KEYS);
 
 /** Bytes inspected for NUL characters when deciding whether a file is binary. */
 const BINARY_PROBE_BYTES = 8192;
