@@ -1,5 +1,5 @@
-import type { Dirent, Stats } from 'node:fs';
-import { lstat, readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { constants, type Dirent, type Stats } from 'node:fs';
+import { lstat, open, readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ConfigError } from '../errors/index.js';
 import { globBase, globToRegExp, ignoreMatcher, isGlob, parseIgnoreFile } from './glob.js';
@@ -50,20 +50,35 @@ export const MAX_IGNORE_FILE_BYTES = 64 * 1024;
  */
 export async function readIgnoreFile(folder: string, name: string): Promise<string[]> {
   const path = join(folder, name);
+  // Checked and read through one handle, so the file cannot be swapped for a symlink, a FIFO
+  // or a larger file between the check and the read. `O_NOFOLLOW` refuses a symlink where the
+  // platform has it (elsewhere `lstat` does, before the open); `O_NONBLOCK` keeps a FIFO from
+  // blocking the open.
   const info = await lstat(path).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
     throw ignoreFileError(path, `cannot be read: ${error.message}`);
   });
   if (info === undefined) return [];
   if (!info.isFile()) throw ignoreFileError(path, 'is not a regular file');
-  if (info.size > MAX_IGNORE_FILE_BYTES) {
-    throw ignoreFileError(path, `is larger than ${MAX_IGNORE_FILE_BYTES} bytes`);
-  }
+  const flags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+  const handle = await open(path, flags).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ELOOP') throw ignoreFileError(path, 'is not a regular file');
+    throw ignoreFileError(path, `cannot be read: ${error.message}`);
+  });
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    if (!(await handle.stat()).isFile()) throw ignoreFileError(path, 'is not a regular file');
+    const buffer = Buffer.alloc(MAX_IGNORE_FILE_BYTES + 1);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    if (bytesRead > MAX_IGNORE_FILE_BYTES) {
+      throw ignoreFileError(path, `is larger than ${MAX_IGNORE_FILE_BYTES} bytes`);
+    }
+    text = buffer.toString('utf8', 0, bytesRead);
   } catch (error) {
+    if (ConfigError.isInstance(error)) throw error;
     throw ignoreFileError(path, `cannot be read: ${(error as Error).message}`);
+  } finally {
+    await handle.close();
   }
   const parsed = parseIgnoreFile(text);
   if ('line' in parsed) throw ignoreFileError(`${path}:${parsed.line}`, parsed.message);

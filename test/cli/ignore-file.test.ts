@@ -3,6 +3,7 @@
  * the same for indexing, the saved index's file stamp and `mcp`'s documents; a bad ignore file
  * is a `ConfigError` naming its file and line, never a walk that indexes what it meant to leave out.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { stampSources } from '../../src/cli/source-stamp.js';
 import { ConfigError } from '../../src/errors/index.js';
 import { parseIgnoreFile } from '../../src/loaders/glob.js';
 import { loadDocuments } from '../../src/loaders/index.js';
+import { readIgnoreFile } from '../../src/loaders/walk.js';
 
 const PAST = new Date(Date.now() - 3_600_000);
 
@@ -107,7 +109,21 @@ describe('the ignore file of a folder', () => {
 
     const large = await folder({ ...FILES, '.cortexisignore': `${'a.md\n'.repeat(14_000)}` });
     await expect(open(large, cache)).rejects.toThrow(/larger than 65536 bytes/);
+
+    const nested = await folder(FILES);
+    await mkdir(join(nested, '.cortexisignore'));
+    await expect(open(nested, cache)).rejects.toThrow(/is not a regular file/);
   });
+
+  it.skipIf(process.platform === 'win32')(
+    'refuses a FIFO as ignore file without blocking on it',
+    async () => {
+      // Opening a FIFO to read waits for a writer unless opened non-blocking: the walk must not hang.
+      const dir = await folder(FILES);
+      execFileSync('mkfifo', [join(dir, '.cortexisignore')]);
+      await expect(readIgnoreFile(dir, '.cortexisignore')).rejects.toThrow(/is not a regular file/);
+    },
+  );
 });
 
 describe('--ignore', () => {
