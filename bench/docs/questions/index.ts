@@ -1,7 +1,9 @@
 /** The tuning question sets of `bench:docs` (split tune/test by position). */
 import { cacReadme } from './cac-readme.js';
+import { corsReadme } from './cors-readme.js';
 import { enquirerReadme } from './enquirer-readme.js';
 import { fastGlobReadme } from './fast-glob-readme.js';
+import { htmlToTextReadme } from './html-to-text-readme.js';
 import { openaiReadme } from './openai-readme.js';
 import { readmes } from './readmes.js';
 import { saferBufferDocs } from './safer-buffer-docs.js';
@@ -18,4 +20,6 @@ export const QUESTION_SETS: readonly QuestionSet[] = [
   saferBufferDocs,
   semverReadme,
   cacReadme,
+  htmlToTextReadme,
+  corsReadme,
 ];
