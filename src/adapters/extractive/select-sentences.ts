@@ -8,6 +8,8 @@
 import { type AnswerKind, statesKind } from './answer-kind.js';
 import { type AnswerOptions, type ExtractiveAnswer, NO_ANSWER_TEXT, round } from './answer.js';
 import type { Candidate } from './candidates.js';
+import { identifierParts } from './identifier-parts.js';
+import { stem } from '../../text/stem.js';
 import {
   type QuestionShape,
   answerTerms,
@@ -125,10 +127,16 @@ export function answerFromSources(
   let totalWeight = 0;
   for (const weight of weights.values()) totalWeight += weight;
   if (totalWeight === 0) return { text: NO_ANSWER_TEXT, certainty: 0 };
-  const shareOf = (set: ReadonlySet<string>, also?: ReadonlySet<string>): number => {
+  const shareOf = (
+    set: ReadonlySet<string>,
+    also?: ReadonlySet<string>,
+    named?: ReadonlySet<string>,
+  ): number => {
     let weight = 0;
     for (const term of terms) {
-      if (set.has(term) || also?.has(term) === true) weight += weights.get(term) ?? 0;
+      if (set.has(term) || also?.has(term) === true || named?.has(term) === true) {
+        weight += weights.get(term) ?? 0;
+      }
     }
     return weight / totalWeight;
   };
@@ -140,7 +148,11 @@ export function answerFromSources(
   for (const candidate of candidates) {
     if (!quotable(candidate, shape)) continue;
     const own = answerTerms(candidate, shape, terms);
-    const coverage = shareOf(own, withHeadings ? headingRead(candidate) : undefined);
+    const coverage = shareOf(
+      own,
+      withHeadings ? headingRead(candidate) : undefined,
+      IDENT_COVERAGE ? namedWords(candidate) : undefined,
+    );
     if (coverage > 0 && coverage >= options.minCoverage) {
       const match =
         sentenceScore(candidate, coverage, terms, weights, totalWeight, shareOf) *
@@ -270,3 +282,36 @@ function selectSentences(
   }
   return chosen;
 }
+
+const IDENT_COVERAGE = process.env.A11_COV !== '0';
+
+const NO_WORDS: ReadonlySet<string> = new Set();
+// Per analysed unit (its term set is shared by every turn that quotes the same source).
+const namedWordsOf = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
+
+/** The stemmed words of a text's camelCase identifiers that are not already its terms. */
+function partTerms(text: string, own: ReadonlySet<string>): ReadonlySet<string> {
+  // eslint-disable-next-line no-control-regex
+  const parts = identifierParts(text, !/[^\x00-\x7f]/.test(text));
+  if (parts.length === 0) return NO_WORDS;
+  const words = new Set<string>();
+  for (const part of parts) {
+    const term = stem(part);
+    if (!own.has(term)) words.add(term);
+  }
+  return words.size === 0 ? NO_WORDS : words;
+}
+
+/**
+ * The words of the identifiers a unit names (`chunkSize` → chunk, size): a question spelling
+ * the name as words is about the unit that names it.
+ */
+function namedWords(candidate: Candidate): ReadonlySet<string> {
+  let words = namedWordsOf.get(candidate.terms);
+  if (words === undefined) {
+    words = partTerms(candidate.text, candidate.terms);
+    namedWordsOf.set(candidate.terms, words);
+  }
+  return words;
+}
+
