@@ -16,6 +16,7 @@ const folder = join(import.meta.dirname, '../../docs');
 const { documents } = await loadDocuments([folder], { ignoreFile: '.cortexisignore' });
 const inner = createExtractiveProvider();
 const seen: { last?: LLMRequest | undefined } = {};
+const lastCall = () => seen.last;
 const llm = {
   ...inner,
   async generate(request: LLMRequest) {
@@ -32,12 +33,12 @@ for (const question of args) {
   seen.last = undefined;
   const reply = await engine.chat({ message: question, mode: 'query' });
   console.log(`=== ${question}`);
-  for (const source of seen.last?.sources ?? []) {
+  for (const source of lastCall()?.sources ?? []) {
     console.log(
       `  [${source.label}] ${source.section ?? source.title}: ${source.text.slice(0, 160).replace(/\n/g, ' ')}`,
     );
   }
   console.log(`  → ${reply.text.replace(/\n/g, ' ').slice(0, 400)} (${reply.confidence.level})`);
   // With PROBE_SOURCES=1: the sources the model was given, as JSON (for a test's fixture).
-  if (process.env.PROBE_SOURCES) console.log(JSON.stringify(seen.last?.sources ?? []));
+  if (process.env.PROBE_SOURCES) console.log(JSON.stringify(lastCall()?.sources ?? []));
 }
