@@ -151,7 +151,7 @@ export function answerFromSources(
     const coverage = shareOf(
       own,
       withHeadings ? headingRead(candidate) : undefined,
-      IDENT_COVERAGE ? namedWords(candidate) : undefined,
+      namedWords(candidate),
     );
     if (coverage > 0 && coverage >= options.minCoverage) {
       const match =
@@ -224,9 +224,9 @@ function sentenceScore(
   terms: readonly string[],
   weights: ReadonlyMap<string, number>,
   totalWeight: number,
-  shareOf: (set: ReadonlySet<string>) => number,
+  shareOf: (set: ReadonlySet<string>, also?: ReadonlySet<string>) => number,
 ): number {
-  const heading = shareOf(candidate.heading);
+  const heading = shareOf(candidate.heading, headingNamedWords(candidate));
   const subject = candidate.sequence[0];
   const subjectShare =
     subject !== undefined && terms.includes(subject)
@@ -283,8 +283,6 @@ function selectSentences(
   return chosen;
 }
 
-const IDENT_COVERAGE = process.env.A11_COV !== '0';
-
 const NO_WORDS: ReadonlySet<string> = new Set();
 // Per analysed unit (its term set is shared by every turn that quotes the same source).
 const namedWordsOf = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
@@ -303,8 +301,9 @@ function partTerms(text: string, own: ReadonlySet<string>): ReadonlySet<string> 
 }
 
 /**
- * The words of the identifiers a unit names (`chunkSize` → chunk, size): a question spelling
- * the name as words is about the unit that names it.
+ * The words of the camelCase identifiers a unit names (`isDynamicPattern` → dynamic, pattern),
+ * counted towards its coverage of the question: a question spelling the name as words is about
+ * the unit that names it (docs/benchmarks.md, "answers11").
  */
 function namedWords(candidate: Candidate): ReadonlySet<string> {
   let words = namedWordsOf.get(candidate.terms);
@@ -315,3 +314,19 @@ function namedWords(candidate: Candidate): ReadonlySet<string> {
   return words;
 }
 
+const headingWordsOf = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
+
+/**
+ * The words of the camelCase identifiers a unit's heading names (`### parseURL(input)` → parse,
+ * url), counted towards the heading bonus: the section is about the name the question spells
+ * out. Not towards the coverage of the unit read with its heading: that gained on the tune half
+ * only (docs/benchmarks.md, "answers11").
+ */
+function headingNamedWords(candidate: Candidate): ReadonlySet<string> {
+  let words = headingWordsOf.get(candidate.heading);
+  if (words === undefined) {
+    words = partTerms(candidate.headingText ?? '', candidate.heading);
+    headingWordsOf.set(candidate.heading, words);
+  }
+  return words;
+}
