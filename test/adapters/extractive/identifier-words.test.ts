@@ -40,6 +40,35 @@ const FAST_GLOB: PromptSource[] = [
   },
 ];
 
+// Four chunks of cac's README (bench/docs/corpora/cac-readme, MIT), as retrieval returned them for
+// the follow-up below.
+const CAC: PromptSource[] = [
+  {
+    label: 'S1',
+    text: '#### command.allowUnknownOptions()\n\n- Type: () => Command\n\nAllow unknown options in this command, by default CAC will log an error when unknown options are used.',
+    title: 'Introduction',
+    section: 'References › Command Instance › command.allowUnknownOptions()',
+  },
+  {
+    label: 'S2',
+    text: "### Command-specific Options\n\nYou can attach options to a command.\n\n```js\nconst cli = require('cac')()\n\ncli\n  .command('rm <dir>', 'Remove a dir')\n  .option('-r, --recursive', 'Remove recursively')\n  .action((dir, options) => {\n    console.log('remove ' + dir + (options.recursive ? ' recursively' : ''))\n  })\n\ncli.help()\n\ncli.parse()\n```\n\nA command's options are validated when the command is used. Any unknown options will be reported as an error. However, if an action-based command does not define an action, then the options are not validated. If you really want to use unknown options, use command.allowUnknownOptions.\n\ncommand options",
+    title: 'Introduction',
+    section: 'Usage › Command-specific Options',
+  },
+  {
+    label: 'S3',
+    text: "#### cli.command(name, description, config?)\n\n- Type: (name: string, description: string) => Command\n\nCreate a command instance.\n\nThe option also accepts a third argument config for additional command config:\n\n- config.allowUnknownOptions: boolean Allow unknown options in this command.\n- config.ignoreOptionDefaultValue: boolean Don't use the options's default value in parsed options, only display them in help message.",
+    title: 'Introduction',
+    section: 'References › CLI Instance › cli.command(name, description, config?)',
+  },
+  {
+    label: 'S4',
+    text: '#### cli.parse(argv?)\n\n- Type: (argv = process.argv) => ParsedArgv\n\n```ts\ninterface ParsedArgv {\n  args: string[]\n  options: {\n    [k: string]: any\n  }\n}\n```\n\nWhen this method is called, cli.rawArgs cli.args cli.options cli.matchedCommand will also be available.',
+    title: 'Introduction',
+    section: 'References › CLI Instance › cli.parse(argv?)',
+  },
+];
+
 describe('a unit is read with the words of the identifiers it names', () => {
   // Holds without the identifier words too (the row's Default column answers it): what the
   // README's "What is the default chunk size?" lacks is retrieval of this row, not its reading.
@@ -65,5 +94,25 @@ describe('a unit is read with the words of the identifiers it names', () => {
       },
     ]);
     expect(text).toMatch(/^Supported phone models: Pixel 8 and Galaxy S24/);
+  });
+
+  it("answers a follow-up from the section whose heading's identifier it spells out", () => {
+    // The follow-up's own words ("unknown options", "call") are the words of
+    // `command.allowUnknownOptions()`, the heading of S1.
+    const text = composeAnswer({
+      messages: [
+        { role: 'user', content: 'What does `command.allowUnknownOptions()` do?' },
+        {
+          role: 'assistant',
+          content:
+            'command.allowUnknownOptions(): Allow unknown options in this command [source: S1].',
+        },
+        { role: 'user', content: 'What happens with unknown options when I do not call it?' },
+      ],
+      retrievalQuery: 'unknown options call command allowunknownoptions',
+      sources: CAC,
+    }).text;
+    expect(text).toMatch(/^command\.allowUnknownOptions\(\)/);
+    expect(text).toContain('by default CAC will log an error when unknown options are used');
   });
 });
