@@ -284,18 +284,23 @@ function selectSentences(
 }
 
 const NO_WORDS: ReadonlySet<string> = new Set();
+/** A lower-case letter followed by a capital: where a camelCase identifier is. */
+const CASE_CHANGE = /[a-z][A-Z]/;
 // Per analysed unit (its term set is shared by every turn that quotes the same source).
 const namedWordsOf = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
 
-/** The stemmed words of a text's camelCase identifiers that are not already its terms. */
-function partTerms(text: string, own: ReadonlySet<string>): ReadonlySet<string> {
-  // eslint-disable-next-line no-control-regex
-  const parts = identifierParts(text, !/[^\x00-\x7f]/.test(text));
+/**
+ * The stemmed words of a text's camelCase identifiers that are not already its terms. Read as
+ * ASCII: identifiers in code are, and normalising every unit that holds a dash or a quote mark
+ * (NFKC, the keyword analyser's path for other text) cost a sixth of the model's time.
+ */
+function partTerms(text: string, own?: ReadonlySet<string>): ReadonlySet<string> {
+  const parts = identifierParts(text, true);
   if (parts.length === 0) return NO_WORDS;
   const words = new Set<string>();
   for (const part of parts) {
     const term = stem(part);
-    if (!own.has(term)) words.add(term);
+    if (own?.has(term) !== true) words.add(term);
   }
   return words.size === 0 ? NO_WORDS : words;
 }
@@ -306,6 +311,8 @@ function partTerms(text: string, own: ReadonlySet<string>): ReadonlySet<string> 
  * the unit that names it (docs/benchmarks.md, "answers11").
  */
 function namedWords(candidate: Candidate): ReadonlySet<string> {
+  // Most units name no camelCase identifier: one scan, no cache entry.
+  if (!CASE_CHANGE.test(candidate.text)) return NO_WORDS;
   let words = namedWordsOf.get(candidate.terms);
   if (words === undefined) {
     words = partTerms(candidate.text, candidate.terms);
@@ -314,7 +321,9 @@ function namedWords(candidate: Candidate): ReadonlySet<string> {
   return words;
 }
 
-const headingWordsOf = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
+// By heading text: a table row's heading set is its own (its key and columns join it).
+const headingWordsOf = new Map<string, ReadonlySet<string>>();
+const MAX_HEADINGS = 4096;
 
 /**
  * The words of the camelCase identifiers a unit's heading names (`### parseURL(input)` → parse,
@@ -323,10 +332,12 @@ const headingWordsOf = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
  * only (docs/benchmarks.md, "answers11").
  */
 function headingNamedWords(candidate: Candidate): ReadonlySet<string> {
-  let words = headingWordsOf.get(candidate.heading);
+  const heading = candidate.headingText ?? '';
+  let words = headingWordsOf.get(heading);
   if (words === undefined) {
-    words = partTerms(candidate.headingText ?? '', candidate.heading);
-    headingWordsOf.set(candidate.heading, words);
+    words = partTerms(heading);
+    if (headingWordsOf.size >= MAX_HEADINGS) headingWordsOf.clear();
+    headingWordsOf.set(heading, words);
   }
   return words;
 }
