@@ -152,7 +152,10 @@ export function answerFromSources(
     let coverage = shareOf(own, read);
     // A unit on the question's topic also covers the words of the identifiers it names; one
     // covering nothing is not read for them (a sixth of the model's time on this repo's docs).
-    if (coverage > 0 && coverage < 1) coverage = shareOf(own, read, namedWords(candidate));
+    if (coverage > 0 && coverage < 1) {
+      const named = namedWords(candidate);
+      if (named !== NO_WORDS) coverage = shareOf(own, read, named);
+    }
     if (coverage > 0 && coverage >= options.minCoverage) {
       const match =
         sentenceScore(candidate, coverage, terms, weights, totalWeight, shareOf) *
@@ -226,7 +229,11 @@ function sentenceScore(
   totalWeight: number,
   shareOf: (set: ReadonlySet<string>, also?: ReadonlySet<string>) => number,
 ): number {
-  const heading = shareOf(candidate.heading, headingNamedWords(candidate));
+  const headingWords = headingNamedWords(candidate);
+  const heading =
+    headingWords === NO_WORDS
+      ? shareOf(candidate.heading)
+      : shareOf(candidate.heading, headingWords);
   const subject = candidate.sequence[0];
   const subjectShare =
     subject !== undefined && terms.includes(subject)
