@@ -8,6 +8,8 @@
 import { type AnswerKind, statesKind } from './answer-kind.js';
 import { type AnswerOptions, type ExtractiveAnswer, NO_ANSWER_TEXT, round } from './answer.js';
 import type { Candidate } from './candidates.js';
+import { identifierParts } from './identifier-parts.js';
+import { stem } from '../../text/stem.js';
 import {
   type QuestionShape,
   answerTerms,
@@ -125,10 +127,16 @@ export function answerFromSources(
   let totalWeight = 0;
   for (const weight of weights.values()) totalWeight += weight;
   if (totalWeight === 0) return { text: NO_ANSWER_TEXT, certainty: 0 };
-  const shareOf = (set: ReadonlySet<string>, also?: ReadonlySet<string>): number => {
+  const shareOf = (
+    set: ReadonlySet<string>,
+    also?: ReadonlySet<string>,
+    named?: ReadonlySet<string>,
+  ): number => {
     let weight = 0;
     for (const term of terms) {
-      if (set.has(term) || also?.has(term) === true) weight += weights.get(term) ?? 0;
+      if (set.has(term) || also?.has(term) === true || named?.has(term) === true) {
+        weight += weights.get(term) ?? 0;
+      }
     }
     return weight / totalWeight;
   };
@@ -140,7 +148,14 @@ export function answerFromSources(
   for (const candidate of candidates) {
     if (!quotable(candidate, shape)) continue;
     const own = answerTerms(candidate, shape, terms);
-    const coverage = shareOf(own, withHeadings ? headingRead(candidate) : undefined);
+    const read = withHeadings ? headingRead(candidate) : undefined;
+    let coverage = shareOf(own, read);
+    // A unit on the question's topic also covers the words of the identifiers it names; one
+    // covering nothing is not read for them (a sixth of the model's time on this repo's docs).
+    if (coverage > 0 && coverage < 1) {
+      const named = namedWords(candidate);
+      if (named !== NO_WORDS) coverage = shareOf(own, read, named);
+    }
     if (coverage > 0 && coverage >= options.minCoverage) {
       const match =
         sentenceScore(candidate, coverage, terms, weights, totalWeight, shareOf) *
@@ -212,9 +227,13 @@ function sentenceScore(
   terms: readonly string[],
   weights: ReadonlyMap<string, number>,
   totalWeight: number,
-  shareOf: (set: ReadonlySet<string>) => number,
+  shareOf: (set: ReadonlySet<string>, also?: ReadonlySet<string>) => number,
 ): number {
-  const heading = shareOf(candidate.heading);
+  const headingWords = headingNamedWords(candidate);
+  const heading =
+    headingWords === NO_WORDS
+      ? shareOf(candidate.heading)
+      : shareOf(candidate.heading, headingWords);
   const subject = candidate.sequence[0];
   const subjectShare =
     subject !== undefined && terms.includes(subject)
@@ -269,4 +288,63 @@ function selectSentences(
     for (const term of terms) if (candidate.terms.has(term)) covered.add(term);
   }
   return chosen;
+}
+
+const NO_WORDS: ReadonlySet<string> = new Set();
+/** A lower-case letter followed by a capital: where a camelCase identifier is. */
+const CASE_CHANGE = /[a-z][A-Z]/;
+// Per analysed unit (its term set is shared by every turn that quotes the same source).
+const namedWordsOf = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
+
+/**
+ * The stemmed words of a text's camelCase identifiers that are not already its terms. Read as
+ * ASCII: identifiers in code are, and normalising every unit that holds a dash or a quote mark
+ * (NFKC, the keyword analyser's path for other text) cost a sixth of the model's time.
+ */
+function partTerms(text: string, own?: ReadonlySet<string>): ReadonlySet<string> {
+  const parts = identifierParts(text);
+  if (parts.length === 0) return NO_WORDS;
+  const words = new Set<string>();
+  for (const part of parts) {
+    const term = stem(part);
+    if (own?.has(term) !== true) words.add(term);
+  }
+  return words.size === 0 ? NO_WORDS : words;
+}
+
+/**
+ * The words of the camelCase identifiers a unit names (`isDynamicPattern` → dynamic, pattern),
+ * counted towards its coverage of the question: a question spelling the name as words is about
+ * the unit that names it (docs/benchmarks.md, "answers11").
+ */
+function namedWords(candidate: Candidate): ReadonlySet<string> {
+  // Most units name no camelCase identifier: one scan, no cache entry.
+  if (!CASE_CHANGE.test(candidate.text)) return NO_WORDS;
+  let words = namedWordsOf.get(candidate.terms);
+  if (words === undefined) {
+    words = partTerms(candidate.text, candidate.terms);
+    namedWordsOf.set(candidate.terms, words);
+  }
+  return words;
+}
+
+// By heading text: a table row's heading set is its own (its key and columns join it).
+const headingWordsOf = new Map<string, ReadonlySet<string>>();
+const MAX_HEADINGS = 4096;
+
+/**
+ * The words of the camelCase identifiers a unit's heading names (`### parseURL(input)` → parse,
+ * url), counted towards the heading bonus: the section is about the name the question spells
+ * out. Not towards the coverage of the unit read with its heading: that gained on the tune half
+ * only (docs/benchmarks.md, "answers11").
+ */
+function headingNamedWords(candidate: Candidate): ReadonlySet<string> {
+  const heading = candidate.headingText ?? '';
+  let words = headingWordsOf.get(heading);
+  if (words === undefined) {
+    words = partTerms(heading);
+    if (headingWordsOf.size >= MAX_HEADINGS) headingWordsOf.clear();
+    headingWordsOf.set(heading, words);
+  }
+  return words;
 }
