@@ -46,7 +46,14 @@ import {
   type LanguageSetting,
   type LatinLanguage,
 } from './language-detection.js';
-import { foldAccents, hasNoSpaceScript, isCjkWord, segmentText } from './segment.js';
+import { englishTermOf, lexiconWords } from './lexicon.js';
+import {
+  foldAccents,
+  hasNoSpaceScript,
+  isCjkWord,
+  segmentText,
+  type SegmentedText,
+} from './segment.js';
 
 const STEM_CACHE_SIZE = 50_000;
 
@@ -157,10 +164,18 @@ function cjkStopWords(): ReadonlySet<string> {
 export function analyzeTerms(text: string, language: LanguageSetting = 'auto'): string[] {
   const segmented = segmentText(text);
   const { words, ascii, spaceless } = segmented;
-  const latin = latinLanguage(segmented, text, language);
+  // All-ASCII text in 'auto': each word found once, for detection and its term alike.
+  const found = ascii && language === 'auto' ? lexiconWords(words) : undefined;
+  const latin = found?.language ?? latinLanguage(segmented, text, language);
   const terms: string[] = [];
   if (ascii) {
-    if (latin === 'en') {
+    if (found !== undefined && latin === 'en') {
+      const { entries } = found;
+      for (let index = 0; index < words.length; index++) {
+        const term = englishTermOf(entries[index]!);
+        if (term !== '') terms.push(term);
+      }
+    } else if (latin === 'en') {
       for (const word of words) {
         const term = englishTerm(word);
         if (term !== '') terms.push(term);
@@ -201,7 +216,15 @@ export interface SplitText {
  * English text gives the words and content words of earlier versions.
  */
 export function splitContent(text: string, language: LanguageSetting = 'auto'): SplitText {
-  const segmented = segmentText(text);
+  return splitSegmented(segmentText(text), text, language);
+}
+
+/** {@link splitContent} of a text already segmented (`segmentText(text)`; its words are reused). */
+export function splitSegmented(
+  segmented: SegmentedText,
+  text: string,
+  language: LanguageSetting = 'auto',
+): SplitText {
   const { words, ascii, spaceless } = segmented;
   const latin = latinLanguage(segmented, text, language);
   const pack = latin === 'en' ? undefined : latinPack(latin);

@@ -93,6 +93,33 @@ const DETECTION_WINDOW = 200;
 /** English hits after which a text is English when no other language has a third as many. */
 const CLEARLY_ENGLISH = 12;
 
+/** The function-word entry of a lower-cased word: the languages it is frequent in, if any. */
+export function detectionEntry(word: string): readonly number[] | undefined {
+  return detectionTable().get(word);
+}
+
+/**
+ * Counts a function word's hits (`languages`, found at word `index`); true when the text is
+ * clearly English from there on.
+ */
+function countHits(hits: number[], languages: readonly number[], index: number): boolean {
+  for (const language of languages) hits[language]!++;
+  // Most texts are English: stop reading once that is clear.
+  return (
+    hits[0]! >= CLEARLY_ENGLISH && (index & 15) === 0 && hits[0]! > 3 * Math.max(...hits.slice(1))
+  );
+}
+
+/** The language of the hits counted (English without any, or without two of another). */
+function bestLanguage(hits: readonly number[], any: boolean): LatinLanguage {
+  if (!any) return 'en';
+  let best = 0;
+  for (let index = 1; index < LATIN_ORDER.length; index++) {
+    if (hits[index]! > hits[best]!) best = index;
+  }
+  return best > 0 && hits[best]! >= 2 ? LATIN_ORDER[best]! : 'en';
+}
+
 /** The Latin-script language of a segmented text (`text`: as written, for letter hints). */
 function detectLatin({ words, ascii }: SegmentedText, text: string): LatinLanguage {
   const detection = detectionTable();
@@ -103,15 +130,7 @@ function detectLatin({ words, ascii }: SegmentedText, text: string): LatinLangua
     const languages = detection.get(words[index]!);
     if (languages === undefined) continue;
     any = true;
-    for (const language of languages) hits[language]!++;
-    // Most texts are English: stop reading once that is clear.
-    if (
-      hits[0]! >= CLEARLY_ENGLISH &&
-      (index & 15) === 0 &&
-      hits[0]! > 3 * Math.max(...hits.slice(1))
-    ) {
-      return 'en';
-    }
+    if (countHits(hits, languages, index)) return 'en';
   }
   if (!ascii) {
     const head = text.length > 4000 ? text.slice(0, 4000).toLowerCase() : text.toLowerCase();
@@ -122,12 +141,27 @@ function detectLatin({ words, ascii }: SegmentedText, text: string): LatinLangua
       }
     }
   }
-  if (!any) return 'en';
-  let best = 0;
-  for (let index = 1; index < LATIN_ORDER.length; index++) {
-    if (hits[index]! > hits[best]!) best = index;
+  return bestLanguage(hits, any);
+}
+
+/**
+ * The language `latinLanguage(…, 'auto')` gives an all-ASCII text, from its words' detection
+ * entries (the first `count` of `words`).
+ */
+export function detectWords(
+  words: readonly { readonly detection: readonly number[] | undefined }[],
+  count: number,
+): LatinLanguage {
+  const hits = [0, 0, 0, 0, 0, 0, 0];
+  const end = Math.min(count, DETECTION_WINDOW);
+  let any = false;
+  for (let index = 0; index < end; index++) {
+    const languages = words[index]!.detection;
+    if (languages === undefined) continue;
+    any = true;
+    if (countHits(hits, languages, index)) return 'en';
   }
-  return best > 0 && hits[best]! >= 2 ? LATIN_ORDER[best]! : 'en';
+  return bestLanguage(hits, any);
 }
 
 /** The language whose stemmer and stop words the Latin-script words of a text get. */
