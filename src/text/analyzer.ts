@@ -170,9 +170,9 @@ export function analyzeTerms(text: string, language: LanguageSetting = 'auto'): 
   const terms: string[] = [];
   if (ascii) {
     if (found !== undefined && latin === 'en') {
-      const { entries } = found;
+      const { numbers } = found;
       for (let index = 0; index < words.length; index++) {
-        const term = englishTermOf(entries[index]!);
+        const term = englishTermOf(numbers[index]!);
         if (term !== '') terms.push(term);
       }
     } else if (latin === 'en') {

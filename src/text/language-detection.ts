@@ -93,9 +93,19 @@ const DETECTION_WINDOW = 200;
 /** English hits after which a text is English when no other language has a third as many. */
 const CLEARLY_ENGLISH = 12;
 
-/** The function-word entry of a lower-cased word: the languages it is frequent in, if any. */
-export function detectionEntry(word: string): readonly number[] | undefined {
-  return detectionTable().get(word);
+/** The languages of each detection mask (bit i: `LATIN_ORDER[i]`), in ascending order. */
+const MASK_LANGUAGES: readonly (readonly number[])[] = Array.from({ length: 128 }, (_, mask) =>
+  LATIN_ORDER.map((_, index) => index).filter((index) => (mask >> index) & 1),
+);
+
+/**
+ * The detection mask of a lower-cased word: bit i set when it is a frequent function word of
+ * `LATIN_ORDER[i]` (0 for most words).
+ */
+export function detectionMask(word: string): number {
+  let mask = 0;
+  for (const language of detectionTable().get(word) ?? []) mask |= 1 << language;
+  return mask;
 }
 
 /**
@@ -146,20 +156,17 @@ function detectLatin({ words, ascii }: SegmentedText, text: string): LatinLangua
 
 /**
  * The language `latinLanguage(…, 'auto')` gives an all-ASCII text, from its words' detection
- * entries (the first `count` of `words`).
+ * masks: `masks[words[index]] & 0x7f` for the first `count` words.
  */
-export function detectWords(
-  words: readonly { readonly detection: readonly number[] | undefined }[],
-  count: number,
-): LatinLanguage {
+export function detectMasked(masks: Uint8Array, words: Int32Array, count: number): LatinLanguage {
   const hits = [0, 0, 0, 0, 0, 0, 0];
   const end = Math.min(count, DETECTION_WINDOW);
   let any = false;
   for (let index = 0; index < end; index++) {
-    const languages = words[index]!.detection;
-    if (languages === undefined) continue;
+    const mask = masks[words[index]!]! & 0x7f;
+    if (mask === 0) continue;
     any = true;
-    if (countHits(hits, languages, index)) return 'en';
+    if (countHits(hits, MASK_LANGUAGES[mask]!, index)) return 'en';
   }
   return bestLanguage(hits, any);
 }

@@ -1,81 +1,93 @@
 /**
- * The words of ASCII text seen so far, one record per distinct word: its language-detection
- * entry, whether it is an English stop word, and its English index term (computed on first
- * need). The analyser and the hashing embedder find a word here once per text instead of once
- * in the detection table, once in the stem cache, once in the stop list and once in the
- * embedder's feature table (issue 27: the same words of a chunk were looked up two or three
- * times per analysis). Pure and runtime-neutral; one table per module instance (per thread).
+ * The words of ASCII text seen so far, one number per distinct word and, per number, its
+ * language-detection entry, whether it is an English stop word and its English index term
+ * (computed on first need), in flat arrays. The analyser and the hashing embedder find a word
+ * here once per text instead of once in the detection table and once in the stem cache (the
+ * analyser), or once in the stop list and once in their own table (the embedder). Pure and
+ * runtime-neutral; one table per module instance (per thread).
  * @module
  */
 import { stem as englishStem, STOP_WORDS } from './english.js';
-import { detectionEntry, detectWords, type LatinLanguage } from './language-detection.js';
-
-/** One distinct lower-cased ASCII word. */
-export interface WordEntry {
-  /** Dense number of the word within the table's current {@link lexiconGeneration}. */
-  readonly id: number;
-  readonly word: string;
-  /** The Latin languages it is a frequent function word of (language detection), if any. */
-  readonly detection: readonly number[] | undefined;
-  /** Whether it is an English stop word. */
-  readonly stop: boolean;
-  /** Its English index term: its stem, `''` for a stop word; `undefined` until first needed. */
-  term: string | undefined;
-}
+import { detectionMask, detectMasked, type LatinLanguage } from './language-detection.js';
 
 /** Distinct words kept; the table is emptied when full (as the stem cache was). */
 export const LEXICON_LIMIT = 100_000;
 
-let entries = new Map<string, WordEntry>();
+/** `flags` bit of an English stop word (bits 0–6: the detection languages). */
+const STOP = 0x80;
+
+let numbers = new Map<string, number>();
+const words: string[] = [];
+const terms: (string | undefined)[] = [];
+let flags = new Uint8Array(1024);
 let generation = 0;
 
-/** Changes whenever the table is emptied: ids of an older generation mean nothing. */
+/** Changes whenever the table is emptied: numbers of an older generation mean nothing. */
 export function lexiconGeneration(): number {
   return generation;
 }
 
-/** The record of a lower-cased ASCII word, made on first sight. */
-export function wordEntry(word: string): WordEntry {
-  const found = entries.get(word);
+/** The number of a lower-cased ASCII word, given on first sight. */
+function numberOf(word: string): number {
+  const found = numbers.get(word);
   if (found !== undefined) return found;
-  if (entries.size >= LEXICON_LIMIT) {
-    entries = new Map();
+  if (numbers.size >= LEXICON_LIMIT) {
+    numbers = new Map();
+    words.length = 0;
+    terms.length = 0;
     generation++;
   }
-  const entry: WordEntry = {
-    id: entries.size,
-    word,
-    detection: detectionEntry(word),
-    stop: STOP_WORDS.has(word),
-    term: undefined,
-  };
-  entries.set(word, entry);
-  return entry;
+  const number = numbers.size;
+  numbers.set(word, number);
+  words.push(word);
+  terms.push(undefined);
+  if (number >= flags.length) {
+    const grown = new Uint8Array(flags.length * 2);
+    grown.set(flags);
+    flags = grown;
+  }
+  flags[number] = detectionMask(word) | (STOP_WORDS.has(word) ? STOP : 0);
+  return number;
 }
 
-/** The English index term of an entry: its stem, or `''` for a stop word. */
-export function englishTermOf(entry: WordEntry): string {
-  return (entry.term ??= entry.stop ? '' : englishStem(entry.word));
+/** The word of a number. */
+export function lexiconWord(number: number): string {
+  return words[number]!;
 }
 
-/** Entries of the words of the text being analysed (reused; valid up to the count returned). */
-let scratch: WordEntry[] = [];
+/** Whether the word of a number is an English stop word. */
+export function isStopNumber(number: number): boolean {
+  return (flags[number]! & STOP) !== 0;
+}
 
-/** The entries of a text's words, looked up once each, and the text's Latin language. */
+/** The English index term of a word's number: its stem, or `''` for a stop word. */
+export function englishTermOf(number: number): string {
+  let term = terms[number];
+  if (term === undefined) {
+    term = flags[number]! & STOP ? '' : englishStem(words[number]!);
+    terms[number] = term;
+  }
+  return term;
+}
+
+/** Numbers of the words of the text being analysed (reused; valid up to the count given). */
+let scratch = new Int32Array(1024);
+
+/** The numbers of a text's words, each looked up once, and the text's Latin language. */
 export interface LexiconWords {
-  readonly entries: readonly WordEntry[];
+  /** Shared scratch space, valid until the next call: the first `words.length` are the text's. */
+  readonly numbers: Int32Array;
   readonly language: LatinLanguage;
 }
 
 /**
- * The entries of `words` (lower-cased ASCII words of one text) and the language detected
- * from them exactly as `latinLanguage(…, 'auto')` detects it. `entries` is shared scratch
- * space, valid until the next call.
+ * The numbers of `words` (lower-cased ASCII words of one text) and the language detected from
+ * them exactly as `latinLanguage(…, 'auto')` detects it.
  */
-export function lexiconWords(words: readonly string[]): LexiconWords {
-  const count = words.length;
-  if (scratch.length < count) scratch = new Array<WordEntry>(Math.max(count, 2 * scratch.length));
+export function lexiconWords(text: readonly string[]): LexiconWords {
+  const count = text.length;
+  if (scratch.length < count) scratch = new Int32Array(Math.max(count, 2 * scratch.length));
   const list = scratch;
-  for (let index = 0; index < count; index++) list[index] = wordEntry(words[index]!);
-  return { entries: list, language: detectWords(list, count) };
+  for (let index = 0; index < count; index++) list[index] = numberOf(text[index]!);
+  return { numbers: list, language: detectMasked(flags, list, count) };
 }

@@ -8,7 +8,7 @@ import { ValidationError, throwIfAborted } from '../../errors/index.js';
 import type { CallOptions } from '../../ports/common.js';
 import type { EmbeddingProvider } from '../../ports/embedding-provider.js';
 import { splitSegmented, type SplitText } from '../../text/analyzer.js';
-import { lexiconGeneration, lexiconWords, type WordEntry } from '../../text/lexicon.js';
+import { isStopNumber, lexiconGeneration, lexiconWord, lexiconWords } from '../../text/lexicon.js';
 import { segmentText } from '../../text/segment.js';
 
 /** Settings of the hashing embedder; every one is encoded in the embedder's `id`. */
@@ -150,7 +150,7 @@ class FeatureTable {
 
   constructor(private readonly settings: Resolved) {}
 
-  /** Per lexicon entry id (`text/lexicon.ts`), its word's id here plus one (0: not known yet). */
+  /** Per lexicon number (`text/lexicon.ts`), its word's id here plus one (0: not known yet). */
   private byEntry = new Int32Array(0);
   /** The lexicon generation `byEntry` belongs to. */
   private generation = -1;
@@ -169,18 +169,17 @@ class FeatureTable {
     }
   }
 
-  /** The id of a lexicon entry's word (as `idOf(entry.word)`), without a map lookup once known. */
-  idOfEntry(entry: WordEntry): number {
-    const slot = entry.id;
-    if (slot >= this.byEntry.length) {
-      const grown = new Int32Array(Math.max(1024, slot + 1, this.byEntry.length * 2));
+  /** The id of the word of lexicon number `number` (as `idOf(word)`), once known without a map. */
+  idOfNumber(number: number): number {
+    if (number >= this.byEntry.length) {
+      const grown = new Int32Array(Math.max(1024, number + 1, this.byEntry.length * 2));
       grown.set(this.byEntry);
       this.byEntry = grown;
     }
-    const known = this.byEntry[slot]!;
+    const known = this.byEntry[number]!;
     if (known > 0) return known - 1;
-    const id = this.idOf(entry.word);
-    this.byEntry[slot] = id + 1;
+    const id = this.idOf(lexiconWord(number));
+    this.byEntry[number] = id + 1;
     return id;
   }
 
@@ -265,17 +264,18 @@ function tokenIds(tokens: readonly string[], table: FeatureTable): Int32Array {
 }
 
 /**
- * The feature ids of the first `count` lexicon entries of an English text, in order: its
- * content words (not stop words), or all its words when it has none (as `contentTokens`).
+ * The feature ids of the words of an English text (the first `count` lexicon `numbers`), in
+ * order: its content words (not stop words), or all its words when it has none (as
+ * `contentTokens`).
  */
-function entryIds(entries: readonly WordEntry[], count: number, table: FeatureTable): Int32Array {
+function numberIds(numbers: Int32Array, count: number, table: FeatureTable): Int32Array {
   let content = 0;
-  for (let index = 0; index < count; index++) if (!entries[index]!.stop) content++;
+  for (let index = 0; index < count; index++) if (!isStopNumber(numbers[index]!)) content++;
   const ids = new Int32Array(content > 0 ? content : count);
   let at = 0;
   for (let index = 0; index < count; index++) {
-    const entry = entries[index]!;
-    if (content === 0 || !entry.stop) ids[at++] = table.idOfEntry(entry);
+    const number = numbers[index]!;
+    if (content === 0 || !isStopNumber(number)) ids[at++] = table.idOfNumber(number);
   }
   return ids;
 }
@@ -297,7 +297,7 @@ function embedText(text: string, settings: Resolved, table: FeatureTable): Float
     found?.language === 'en' ? undefined : contentTokens(splitSegmented(segmented, text));
   const ids =
     tokens === undefined
-      ? entryIds(found!.entries, segmented.words.length, table)
+      ? numberIds(found!.numbers, segmented.words.length, table)
       : tokenIds(tokens, table);
   if (ids.length === 0) {
     // No words at all: a fixed unit vector, so that every text has a usable embedding.
