@@ -27,16 +27,19 @@ export function lexiconGeneration(): number {
   return generation;
 }
 
+/** Forgets every word (a new generation). */
+export function clearLexicon(): void {
+  numbers = new Map();
+  words.length = 0;
+  terms.length = 0;
+  generation++;
+}
+
 /** The number of a lower-cased ASCII word, given on first sight. */
 function numberOf(word: string): number {
   const found = numbers.get(word);
   if (found !== undefined) return found;
-  if (numbers.size >= LEXICON_LIMIT) {
-    numbers = new Map();
-    words.length = 0;
-    terms.length = 0;
-    generation++;
-  }
+  if (numbers.size >= LEXICON_LIMIT) clearLexicon();
   const number = numbers.size;
   numbers.set(word, number);
   words.push(word);
