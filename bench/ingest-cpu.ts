@@ -14,8 +14,8 @@
  * `--concurrency N` ingests with N threads (`engine.ingest(docs, { concurrency })`; default the
  * engine's: the machine's parallelism). CPU time is the process's, worker threads included.
  *
- * `--cold` gives each engine a tokenizer of its own (`createGptTokenizer()`: no piece counts
- * or merges remembered) and, before every ingest after the first, forgets the words the text
+ * `--cold` gives each engine a tokenizer of its own (`createBpeTokenizer` of `cl100k_base`'s
+ * table: no piece counts or merges remembered) and, before every ingest after the first, forgets the words the text
  * analysis remembers (`clearAnalysisCaches`: stems, accent folds, the lexicon): every ingest
  * sees the corpus's vocabulary for the first time, as the first does, with the JIT warm. With
  * `--hashing` the embedder's feature table is fresh per engine already. `first ÷ third` with
@@ -34,7 +34,8 @@ import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { createChatEngine, createGptTokenizer, createHashingEmbedder } from '../src/index.js';
+import { createBpeTokenizer, createChatEngine, createHashingEmbedder } from '../src/index.js';
+import cl100k from '../src/adapters/tokenizer/encodings/cl100k_base.js';
 import { clearAnalysisCaches } from '../src/text/analyzer.js';
 import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
 import { mainThreadCpuMs } from './thread-cpu.js';
@@ -85,7 +86,7 @@ async function main(): Promise<void> {
       ...(hashing === undefined
         ? {}
         : { embedder: createHashingEmbedder({ dimensions: hashing }) }),
-      ...(cold ? { tokenizer: await createGptTokenizer() } : {}),
+      ...(cold ? { tokenizer: createBpeTokenizer({ data: cl100k }) } : {}),
     });
     if (inspector) await inspector.post('Profiler.start');
     const gcBefore = gcMs;
