@@ -28,11 +28,6 @@ const TABLE_LIMIT = (TABLE_SIZE * 3) / 4;
 interface PieceTable {
   readonly pieces: (string | undefined)[];
   readonly counts: Int32Array;
-  /**
-   * Each slot's piece hash (the piece's `hash >>> 0`, as an int): a probe compares it before it
-   * reads the piece, so a slot of another piece costs no string read.
-   */
-  readonly hashes: Int32Array;
   used: number;
 }
 
@@ -44,7 +39,6 @@ function tableOf(tokenizer: Tokenizer): PieceTable {
     table = {
       pieces: new Array<string | undefined>(TABLE_SIZE),
       counts: new Int32Array(TABLE_SIZE),
-      hashes: new Int32Array(TABLE_SIZE),
       used: 0,
     };
     tables.set(tokenizer, table);
@@ -66,14 +60,10 @@ function slotOf(table: PieceTable, text: string, start: number, end: number, has
   const length = end - start;
   const mask = TABLE_SIZE - 1;
   let slot = (hash ^ (hash >>> 15)) & mask;
-  const { pieces, hashes } = table;
-  const key = hash | 0;
   for (;;) {
-    const piece = pieces[slot];
+    const piece = table.pieces[slot];
     if (piece === undefined) return slot;
-    if (hashes[slot] === key && piece.length === length && text.startsWith(piece, start)) {
-      return slot;
-    }
+    if (piece.length === length && text.startsWith(piece, start)) return slot;
     slot = (slot + 1) & mask;
   }
 }
@@ -112,7 +102,6 @@ function pieceCount(
   }
   table.pieces[slot] = piece;
   table.counts[slot] = count;
-  table.hashes[slot] = hash | 0;
   table.used++;
   return count;
 }

@@ -46,14 +46,12 @@ import {
   type LanguageSetting,
   type LatinLanguage,
 } from './language-detection.js';
-import { clearLexicon, englishTermOf, lexiconWords } from './lexicon.js';
 import {
   clearFoldCache,
   foldAccents,
   hasNoSpaceScript,
   isCjkWord,
   segmentText,
-  type SegmentedText,
 } from './segment.js';
 
 const STEM_CACHE_SIZE = 50_000;
@@ -62,13 +60,13 @@ const STEM_CACHE_SIZE = 50_000;
 const stemCaches: Map<string, string>[] = [];
 
 /**
- * Forgets every word the analysis remembers (stems, accent folds, the lexicon), as in a fresh
- * process: for benchmarks that measure what a process's first sight of a corpus costs.
+ * Forgets every word the analysis remembers (stems, accent folds), as in a fresh process: for
+ * benchmarks that measure what a process's first sight of a corpus costs
+ * (`bench/ingest-cpu.ts --cold`).
  */
 export function clearAnalysisCaches(): void {
   for (const cache of stemCaches) cache.clear();
   clearFoldCache();
-  clearLexicon();
 }
 
 /** A stemmer with a bounded cache (a corpus repeats its vocabulary, so most lookups hit). */
@@ -179,18 +177,10 @@ function cjkStopWords(): ReadonlySet<string> {
 export function analyzeTerms(text: string, language: LanguageSetting = 'auto'): string[] {
   const segmented = segmentText(text);
   const { words, ascii, spaceless } = segmented;
-  // All-ASCII text in 'auto': each word found once, for detection and its term alike.
-  const found = ascii && language === 'auto' ? lexiconWords(words) : undefined;
-  const latin = found?.language ?? latinLanguage(segmented, text, language);
+  const latin = latinLanguage(segmented, text, language);
   const terms: string[] = [];
   if (ascii) {
-    if (found !== undefined && latin === 'en') {
-      const { numbers } = found;
-      for (let index = 0; index < words.length; index++) {
-        const term = englishTermOf(numbers[index]!);
-        if (term !== '') terms.push(term);
-      }
-    } else if (latin === 'en') {
+    if (latin === 'en') {
       for (const word of words) {
         const term = englishTerm(word);
         if (term !== '') terms.push(term);
@@ -231,15 +221,7 @@ export interface SplitText {
  * English text gives the words and content words of earlier versions.
  */
 export function splitContent(text: string, language: LanguageSetting = 'auto'): SplitText {
-  return splitSegmented(segmentText(text), text, language);
-}
-
-/** {@link splitContent} of a text already segmented (`segmentText(text)`; its words are reused). */
-export function splitSegmented(
-  segmented: SegmentedText,
-  text: string,
-  language: LanguageSetting = 'auto',
-): SplitText {
+  const segmented = segmentText(text);
   const { words, ascii, spaceless } = segmented;
   const latin = latinLanguage(segmented, text, language);
   const pack = latin === 'en' ? undefined : latinPack(latin);

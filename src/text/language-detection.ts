@@ -93,43 +93,6 @@ const DETECTION_WINDOW = 200;
 /** English hits after which a text is English when no other language has a third as many. */
 const CLEARLY_ENGLISH = 12;
 
-/** The languages of each detection mask (bit i: `LATIN_ORDER[i]`), in ascending order. */
-const MASK_LANGUAGES: readonly (readonly number[])[] = Array.from({ length: 128 }, (_, mask) =>
-  LATIN_ORDER.map((_, index) => index).filter((index) => (mask >> index) & 1),
-);
-
-/**
- * The detection mask of a lower-cased word: bit i set when it is a frequent function word of
- * `LATIN_ORDER[i]` (0 for most words).
- */
-export function detectionMask(word: string): number {
-  let mask = 0;
-  for (const language of detectionTable().get(word) ?? []) mask |= 1 << language;
-  return mask;
-}
-
-/**
- * Counts a function word's hits (`languages`, found at word `index`); true when the text is
- * clearly English from there on.
- */
-function countHits(hits: number[], languages: readonly number[], index: number): boolean {
-  for (const language of languages) hits[language]!++;
-  // Most texts are English: stop reading once that is clear.
-  return (
-    hits[0]! >= CLEARLY_ENGLISH && (index & 15) === 0 && hits[0]! > 3 * Math.max(...hits.slice(1))
-  );
-}
-
-/** The language of the hits counted (English without any, or without two of another). */
-function bestLanguage(hits: readonly number[], any: boolean): LatinLanguage {
-  if (!any) return 'en';
-  let best = 0;
-  for (let index = 1; index < LATIN_ORDER.length; index++) {
-    if (hits[index]! > hits[best]!) best = index;
-  }
-  return best > 0 && hits[best]! >= 2 ? LATIN_ORDER[best]! : 'en';
-}
-
 /** The Latin-script language of a segmented text (`text`: as written, for letter hints). */
 function detectLatin({ words, ascii }: SegmentedText, text: string): LatinLanguage {
   const detection = detectionTable();
@@ -140,7 +103,15 @@ function detectLatin({ words, ascii }: SegmentedText, text: string): LatinLangua
     const languages = detection.get(words[index]!);
     if (languages === undefined) continue;
     any = true;
-    if (countHits(hits, languages, index)) return 'en';
+    for (const language of languages) hits[language]!++;
+    // Most texts are English: stop reading once that is clear.
+    if (
+      hits[0]! >= CLEARLY_ENGLISH &&
+      (index & 15) === 0 &&
+      hits[0]! > 3 * Math.max(...hits.slice(1))
+    ) {
+      return 'en';
+    }
   }
   if (!ascii) {
     const head = text.length > 4000 ? text.slice(0, 4000).toLowerCase() : text.toLowerCase();
@@ -151,24 +122,12 @@ function detectLatin({ words, ascii }: SegmentedText, text: string): LatinLangua
       }
     }
   }
-  return bestLanguage(hits, any);
-}
-
-/**
- * The language `latinLanguage(…, 'auto')` gives an all-ASCII text, from its words' detection
- * masks: `masks[words[index]] & 0x7f` for the first `count` words.
- */
-export function detectMasked(masks: Uint8Array, words: Int32Array, count: number): LatinLanguage {
-  const hits = [0, 0, 0, 0, 0, 0, 0];
-  const end = Math.min(count, DETECTION_WINDOW);
-  let any = false;
-  for (let index = 0; index < end; index++) {
-    const mask = masks[words[index]!]! & 0x7f;
-    if (mask === 0) continue;
-    any = true;
-    if (countHits(hits, MASK_LANGUAGES[mask]!, index)) return 'en';
+  if (!any) return 'en';
+  let best = 0;
+  for (let index = 1; index < LATIN_ORDER.length; index++) {
+    if (hits[index]! > hits[best]!) best = index;
   }
-  return bestLanguage(hits, any);
+  return best > 0 && hits[best]! >= 2 ? LATIN_ORDER[best]! : 'en';
 }
 
 /** The language whose stemmer and stop words the Latin-script words of a text get. */

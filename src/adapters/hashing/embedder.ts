@@ -7,9 +7,7 @@
 import { ValidationError, throwIfAborted } from '../../errors/index.js';
 import type { CallOptions } from '../../ports/common.js';
 import type { EmbeddingProvider } from '../../ports/embedding-provider.js';
-import { splitSegmented, type SplitText } from '../../text/analyzer.js';
-import { isStopNumber, lexiconGeneration, lexiconWord, lexiconWords } from '../../text/lexicon.js';
-import { segmentText } from '../../text/segment.js';
+import { splitContent } from '../../text/analyzer.js';
 
 /** Settings of the hashing embedder; every one is encoded in the embedder's `id`. */
 export interface HashingEmbedderSettings {
@@ -150,37 +148,12 @@ class FeatureTable {
 
   constructor(private readonly settings: Resolved) {}
 
-  /** Per lexicon number (`text/lexicon.ts`), its word's id here plus one (0: not known yet). */
-  private byEntry = new Int32Array(0);
-  /** The lexicon generation `byEntry` belongs to. */
-  private generation = -1;
-
   /** Called before each text: forgets every word once the table is full. */
   startText(): void {
     if (this.size >= WORD_CACHE_LIMIT) {
       this.ids.clear();
       this.size = 0;
-      this.byEntry.fill(0);
     }
-    const generation = lexiconGeneration();
-    if (generation !== this.generation) {
-      this.generation = generation;
-      this.byEntry.fill(0);
-    }
-  }
-
-  /** The id of the word of lexicon number `number` (as `idOf(word)`), once known without a map. */
-  idOfNumber(number: number): number {
-    if (number >= this.byEntry.length) {
-      const grown = new Int32Array(Math.max(1024, number + 1, this.byEntry.length * 2));
-      grown.set(this.byEntry);
-      this.byEntry = grown;
-    }
-    const known = this.byEntry[number]!;
-    if (known > 0) return known - 1;
-    const id = this.idOf(lexiconWord(number));
-    this.byEntry[number] = id + 1;
-    return id;
   }
 
   /** The id of a word's features, computing them on first sight. */
@@ -251,63 +224,27 @@ function grow(array: Int32Array, length: number): Int32Array {
   return grown;
 }
 
-/** The words a text is embedded from: its content words, or all its words when it has none. */
-function contentTokens({ words, content }: SplitText): string[] {
-  return content.length > 0 ? content : words;
-}
-
-/** The feature ids of words, in order. */
-function tokenIds(tokens: readonly string[], table: FeatureTable): Int32Array {
-  const ids = new Int32Array(tokens.length);
-  for (let index = 0; index < tokens.length; index++) ids[index] = table.idOf(tokens[index]!);
-  return ids;
-}
-
-/**
- * The feature ids of the words of an English text (the first `count` lexicon `numbers`), in
- * order: its content words (not stop words), or all its words when it has none (as
- * `contentTokens`).
- */
-function numberIds(numbers: Int32Array, count: number, table: FeatureTable): Int32Array {
-  let content = 0;
-  for (let index = 0; index < count; index++) if (!isStopNumber(numbers[index]!)) content++;
-  const ids = new Int32Array(content > 0 ? content : count);
-  let at = 0;
-  for (let index = 0; index < count; index++) {
-    const number = numbers[index]!;
-    if (content === 0 || !isStopNumber(number)) ids[at++] = table.idOfNumber(number);
-  }
-  return ids;
-}
-
 /**
  * Embeds one text: sublinear term frequency (1 + ln tf) over content words and word pairs,
  * each word contributing its stem and character n-gram features; L2-normalised.
  */
 function embedText(text: string, settings: Resolved, table: FeatureTable): Float32Array {
   const vector = new Float32Array(settings.dimensions);
-  const segmented = segmentText(text);
-  table.startText();
-  // English ASCII text (most text): a word's lexicon entry says whether it is a stop word and
-  // finds its features, one lookup per word (`text/lexicon.ts`). Other text: its words and
-  // content words from the analyser (`text/analyzer.ts`), looked up here.
-  const found =
-    segmented.ascii && settings.bigramWeight === 0 ? lexiconWords(segmented.words) : undefined;
-  const tokens =
-    found?.language === 'en' ? undefined : contentTokens(splitSegmented(segmented, text));
-  const ids =
-    tokens === undefined
-      ? numberIds(found!.numbers, segmented.words.length, table)
-      : tokenIds(tokens, table);
-  if (ids.length === 0) {
+  // Words segmented and folded, stop words of the text's language removed (`text/analyzer.ts`).
+  const { words: all, content } = splitContent(text);
+  const tokens = content.length > 0 ? content : all;
+  if (tokens.length === 0) {
     // No words at all: a fixed unit vector, so that every text has a usable embedding.
     vector[mix(WORD_SEED) % settings.dimensions] = 1;
     return vector;
   }
   // Distinct words in order of first occurrence (the order features are added in).
+  table.startText();
+  const ids = new Int32Array(tokens.length);
   let distinct = 0;
-  for (let index = 0; index < ids.length; index++) {
-    const id = ids[index]!;
+  for (let index = 0; index < tokens.length; index++) {
+    const id = table.idOf(tokens[index]!);
+    ids[index] = id;
     if (table.counts[id]!++ === 0) ids[distinct++] = id;
   }
   const { offsets, slots, weights, counts } = table;
@@ -319,7 +256,7 @@ function embedText(text: string, settings: Resolved, table: FeatureTable): Float
       vector[slots[at]!]! += weights[at]! * scale;
     }
   }
-  if (tokens !== undefined && settings.bigramWeight > 0 && tokens.length > 1) {
+  if (settings.bigramWeight > 0 && tokens.length > 1) {
     const pairs = new Map<number, number>();
     const { stemHashes } = table;
     let previous = stemHashes[table.idOf(tokens[0]!)]!;
