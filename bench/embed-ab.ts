@@ -12,6 +12,7 @@
  * ```
  */
 import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
@@ -19,23 +20,26 @@ import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
 type Embedder = { embed(texts: readonly string[]): Promise<Float32Array[]> };
 type Module = { createHashingEmbedder(settings: { dimensions: number }): Embedder };
 
-function flag(name: string): string | undefined {
-  const at = process.argv.indexOf(name);
-  return at >= 0 ? process.argv[at + 1] : undefined;
-}
+const { values: options } = parseArgs({
+  options: {
+    before: { type: 'string' },
+    data: { type: 'string' },
+    rounds: { type: 'string', default: '9' },
+    dimensions: { type: 'string', default: '256' },
+  },
+});
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
+/** The middle value (the upper one of an even count). */
+const middle = (values: readonly number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
   const dir = sciFactDir();
   if (!hasSciFact(dir)) throw new Error(`SciFact not found in ${dir} (pass --data DIR)`);
-  const before = flag('--before');
+  const before = options.before;
   if (before === undefined) throw new Error('pass --before DIR');
-  const rounds = Number(flag('--rounds') ?? 9);
-  const dimensions = Number(flag('--dimensions') ?? 256);
+  const rounds = Number(options.rounds);
+  const dimensions = Number(options.dimensions);
   const texts = loadCorpus(dir).map((doc) => (doc.title ? `${doc.title}\n${doc.text}` : doc.text));
   const load = async (root: string): Promise<Module> =>
     (await import(pathToFileURL(join(root, 'src/index.ts')).href)) as Module;
@@ -66,7 +70,7 @@ async function main(): Promise<void> {
   );
   for (const tree of trees) {
     const cpu = tree.cpu.map((value) => value.toFixed(0)).join(' ');
-    console.log(`${tree.name}: CPU per pass median ${median(tree.cpu).toFixed(0)} ms (${cpu})`);
+    console.log(`${tree.name}: CPU per pass median ${middle(tree.cpu).toFixed(0)} ms (${cpu})`);
   }
 }
 
