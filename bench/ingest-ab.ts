@@ -19,6 +19,7 @@
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --hashing 256
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part merge
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part analyze
+ * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part chunk
  * node --import tsx bench/ingest-ab.ts --before /tmp/head --data ../shared/data/scifact --part keyword-terms
  * ```
  */
@@ -165,6 +166,53 @@ async function analyzeOnly(
     trees,
   );
   if (terms === 0) throw new Error('no terms');
+}
+
+type Preparer = {
+  prepareDocuments(
+    docs: readonly object[],
+    revision: string,
+    settings: { chunkSize: number; chunkOverlap: number },
+    tokenizer: object,
+  ): Promise<{ chunks: unknown[] }[]>;
+};
+
+/**
+ * `--part chunk`: the chunking a SciFact ingest runs (`prepareDocuments`: chunks with exact
+ * token counts, the texts to index, metadata), per tree with its own `cl100k_base` tokenizer
+ * made once (its piece counts warm after the first round, as in a process's later ingests).
+ */
+async function chunkOnly(
+  beforeDir: string,
+  docs: readonly { id: string; title: string; text: string }[],
+  rounds: number,
+): Promise<void> {
+  const load = async (root: string) => {
+    const prepare = (await import(
+      pathToFileURL(join(root, 'src/ingest/prepare.ts')).href
+    )) as Preparer;
+    const index = (await import(pathToFileURL(join(root, 'src/index.ts')).href)) as {
+      createGptTokenizer(): Promise<object>;
+    };
+    return { prepare, tokenizer: await index.createGptTokenizer() };
+  };
+  const trees = [
+    { name: 'before', ...(await load(resolve(beforeDir))), cpu: [] as number[] },
+    { name: 'after', ...(await load(join(import.meta.dirname, '..'))), cpu: [] as number[] },
+  ];
+  const settings = { chunkSize: 512, chunkOverlap: 64 };
+  let chunks = 0;
+  for (let round = 0; round < rounds + 1; round++) {
+    for (const tree of round % 2 === 0 ? trees : [...trees].reverse()) {
+      const started = process.cpuUsage();
+      const prepared = await tree.prepare.prepareDocuments(docs, 'r', settings, tree.tokenizer);
+      const used = process.cpuUsage(started);
+      for (const entry of prepared) chunks += entry.chunks.length;
+      if (round > 0) tree.cpu.push((used.user + used.system) / 1000);
+    }
+  }
+  printRounds(`chunking of ${docs.length} documents, ${rounds} alternating rounds`, 'pass', trees);
+  if (chunks === 0) throw new Error('no chunks');
 }
 
 type KeywordIndexFactory = () => {
@@ -374,6 +422,7 @@ async function main(): Promise<void> {
     return keywordOnly(beforeDir, corpus as typeof docs, rounds);
   }
   if (flag('--part') === 'analyze') return analyzeOnly(beforeDir, docs, rounds);
+  if (flag('--part') === 'chunk') return chunkOnly(beforeDir, docs, rounds);
   if (flag('--part') === 'keyword-terms') return keywordOnly(beforeDir, docs, rounds, true);
   if (flag('--part') === 'merge') return mergeOnly(beforeDir, docs, rounds);
   const hashing = flag('--hashing') === undefined ? undefined : Number(flag('--hashing'));

@@ -14,6 +14,13 @@
  * `--concurrency N` ingests with N threads (`engine.ingest(docs, { concurrency })`; default the
  * engine's: the machine's parallelism). CPU time is the process's, worker threads included.
  *
+ * `--cold` gives each engine a tokenizer of its own (`createBpeTokenizer` of `cl100k_base`'s
+ * table: no piece counts or merges remembered) and, before every ingest after the first, forgets the words the text
+ * analysis remembers (`clearAnalysisCaches`: stems, accent folds, the lexicon): every ingest
+ * sees the corpus's vocabulary for the first time, as the first does, with the JIT warm. With
+ * `--hashing` the embedder's feature table is fresh per engine already. `first ÷ third` with
+ * and without it splits a first ingest's extra cost into memos of the vocabulary and the rest.
+ *
  * `--hashing D` gives each engine an embedder of its own, `createHashingEmbedder({ dimensions:
  * D })`, as `bench:peers` does (`--hashing 256`): ingestion then runs on the calling thread.
  *
@@ -27,7 +34,9 @@ import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { createChatEngine, createHashingEmbedder } from '../src/index.js';
+import { createBpeTokenizer, createChatEngine, createHashingEmbedder } from '../src/index.js';
+import cl100k from '../src/adapters/tokenizer/encodings/cl100k_base.js';
+import { clearAnalysisCaches } from '../src/text/analyzer.js';
 import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
 import { mainThreadCpuMs } from './thread-cpu.js';
 
@@ -47,6 +56,7 @@ async function main(): Promise<void> {
   const runs = Number(flag('--runs') ?? 4);
   const first = process.argv.includes('--first');
   const reload = process.argv.includes('--reload');
+  const cold = process.argv.includes('--cold');
   const profileDir = flag('--profile');
   const concurrency =
     flag('--concurrency') === undefined ? undefined : Number(flag('--concurrency'));
@@ -71,9 +81,13 @@ async function main(): Promise<void> {
   let chunks = 0;
   for (let run = first ? 0 : -1; run < runs; run++) {
     if (reload && run > (first ? 0 : -1)) docs = load();
-    const engine = createChatEngine(
-      hashing === undefined ? {} : { embedder: createHashingEmbedder({ dimensions: hashing }) },
-    );
+    if (cold && run > (first ? 0 : -1)) clearAnalysisCaches();
+    const engine = createChatEngine({
+      ...(hashing === undefined
+        ? {}
+        : { embedder: createHashingEmbedder({ dimensions: hashing }) }),
+      ...(cold ? { tokenizer: createBpeTokenizer({ data: cl100k }) } : {}),
+    });
     if (inspector) await inspector.post('Profiler.start');
     const gcBefore = gcMs;
     const usage = process.cpuUsage();
@@ -106,6 +120,7 @@ async function main(): Promise<void> {
         ? `; GC pauses ${list(gc)} ms; first ÷ third CPU ${(cpu[0]! / cpu[2]!).toFixed(2)}`
         : '') +
       (reload ? '; corpus read again per ingest' : '') +
+      (cold ? '; cold memos per ingest' : '') +
       `; load ${loadAverage}`,
   );
 }

@@ -46,13 +46,33 @@ import {
   type LanguageSetting,
   type LatinLanguage,
 } from './language-detection.js';
-import { foldAccents, hasNoSpaceScript, isCjkWord, segmentText } from './segment.js';
+import {
+  clearFoldCache,
+  foldAccents,
+  hasNoSpaceScript,
+  isCjkWord,
+  segmentText,
+} from './segment.js';
 
 const STEM_CACHE_SIZE = 50_000;
+
+/** Every stem cache made by `cached`. */
+const stemCaches: Map<string, string>[] = [];
+
+/**
+ * Forgets every word the analysis remembers (stems, accent folds), as in a fresh process: for
+ * benchmarks that measure what a process's first sight of a corpus costs
+ * (`bench/ingest-cpu.ts --cold`).
+ */
+export function clearAnalysisCaches(): void {
+  for (const cache of stemCaches) cache.clear();
+  clearFoldCache();
+}
 
 /** A stemmer with a bounded cache (a corpus repeats its vocabulary, so most lookups hit). */
 function cached(stemmer: (word: string) => string): (word: string) => string {
   const cache = new Map<string, string>();
+  stemCaches.push(cache);
   return (word) => {
     let found = cache.get(word);
     if (found === undefined) {

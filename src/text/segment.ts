@@ -179,6 +179,11 @@ function mayFold(word: string): boolean {
 const FOLD_CACHE_SIZE = 10_000;
 const foldCache = new Map<string, string>();
 
+/** Forgets the accent folds remembered (`clearAnalysisCaches`). */
+export function clearFoldCache(): void {
+  foldCache.clear();
+}
+
 /**
  * Folds the Latin diacritics of a lower-cased word: "é" → "e", "ü" → "u", "ñ" → "n", "ß" →
  * "ss", "æ" → "ae", "ø" → "o". Other scripts are left alone (a Japanese "が" keeps its
