@@ -27,6 +27,11 @@ export interface PreparedSentence {
   readonly terms: ReadonlySet<string>;
   /** Five-letter prefixes of the terms (for derived forms: "deletion" / "deleted"). */
   readonly prefixes: ReadonlySet<string>;
+  /**
+   * The contradiction checks' content stems of the sentence (`contentStemsOf` of its text),
+   * when they came from the same pass over its words; else computed by those checks.
+   */
+  readonly contentStems?: ReadonlySet<string> | undefined;
 }
 
 /** A source text analysed once, to check any number of claims against it. */
@@ -168,8 +173,24 @@ export function prepareSource(text: string): PreparedSource {
   const sentences: PreparedSentence[] = [];
   const terms = new Set<string>();
   const prefixes = new Set<string>();
+  const lower = text.toLowerCase();
+  // ASCII text without "'t": each sentence's words are those of the lower-cased text's slice,
+  // and the contradiction checks' words are the same words (`contentStemsOf`).
+  const plain = ASCII_TEXT.test(text) && !lower.includes("'t");
   for (const span of splitSentences(text)) {
-    const sequence = termsOf(span.text);
+    let sequence: string[];
+    let contentStems: Set<string> | undefined;
+    if (plain) {
+      sequence = [];
+      contentStems = new Set<string>();
+      for (const word of lower.slice(span.start, span.end).match(ASCII_WORD) ?? []) {
+        if (STOP_WORDS.has(word)) continue;
+        const term = cachedStem(word);
+        sequence.push(term);
+        const first = word.charCodeAt(0);
+        if ((first < 0x30 || first > 0x39) && !NEGATORS.has(word)) contentStems.add(term);
+      }
+    } else sequence = termsOf(span.text);
     const sentencePrefixes = new Set(sequence.map(prefixOf));
     for (const term of sequence) terms.add(term);
     for (const prefix of sentencePrefixes) prefixes.add(prefix);
@@ -179,6 +200,7 @@ export function prepareSource(text: string): PreparedSource {
       sequence,
       terms: new Set(sequence),
       prefixes: sentencePrefixes,
+      contentStems,
     });
   }
   return {
@@ -187,7 +209,24 @@ export function prepareSource(text: string): PreparedSource {
     terms,
     prefixes,
     numbers: numbersOf(text),
-    lower: text.toLowerCase(),
+    lower,
     acronyms: new Set(acronymsOf(text)),
   };
 }
+
+const ASCII_TEXT = /^[\u0000-\u007f]*$/;
+const ASCII_WORD = /[a-z0-9]+/g;
+// The words the contradiction checks read as negators (`NEGATOR` of
+// `contradiction-analysis.ts`), for words without an apostrophe.
+const NEGATORS: ReadonlySet<string> = new Set([
+  'not',
+  'no',
+  'never',
+  'none',
+  'neither',
+  'nor',
+  'cannot',
+  'without',
+  'nothing',
+  'nobody',
+]);
