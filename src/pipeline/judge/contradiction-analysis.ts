@@ -36,7 +36,7 @@ export function tokensOf(text: string): Token[] {
 }
 
 /** Whether a token's word is a content word: neither a stop word, a number nor a negator. */
-const isContentWord = (word: string): boolean =>
+export const isContentWord = (word: string): boolean =>
   !STOP_WORDS.has(word) && !/^\d/.test(word) && !NEGATOR.test(word);
 
 /** Stems of the tokens that are neither negators, stop words nor numbers. */

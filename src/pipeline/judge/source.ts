@@ -8,6 +8,7 @@
 import { splitSentences } from '../../text/sentences.js';
 import { stem } from '../../text/stem.js';
 import { STOP_WORDS, words } from '../../text/words.js';
+import { isContentWord } from './contradiction-analysis.js';
 
 /** A number mentioned in a text, with the unit after it (normalised), if any. */
 export interface NumberMention {
@@ -175,7 +176,8 @@ export function prepareSource(text: string): PreparedSource {
   const prefixes = new Set<string>();
   const lower = text.toLowerCase();
   // ASCII text without "'t": each sentence's words are those of the lower-cased text's slice,
-  // and the contradiction checks' words are the same words (`contentStemsOf`).
+  // and the contradiction checks read the same words (`contentStemsOf`), so their content
+  // stems come from this pass too.
   const plain = ASCII_TEXT.test(text) && !lower.includes("'t");
   for (const span of splitSentences(text)) {
     let sequence: string[];
@@ -187,8 +189,7 @@ export function prepareSource(text: string): PreparedSource {
         if (STOP_WORDS.has(word)) continue;
         const term = cachedStem(word);
         sequence.push(term);
-        const first = word.charCodeAt(0);
-        if ((first < 0x30 || first > 0x39) && !NEGATORS.has(word)) contentStems.add(term);
+        if (isContentWord(word)) contentStems.add(term);
       }
     } else sequence = termsOf(span.text);
     const sentencePrefixes = new Set(sequence.map(prefixOf));
@@ -216,17 +217,3 @@ export function prepareSource(text: string): PreparedSource {
 
 const ASCII_TEXT = /^[\u0000-\u007f]*$/;
 const ASCII_WORD = /[a-z0-9]+/g;
-// The words the contradiction checks read as negators (`NEGATOR` of
-// `contradiction-analysis.ts`), for words without an apostrophe.
-const NEGATORS: ReadonlySet<string> = new Set([
-  'not',
-  'no',
-  'never',
-  'none',
-  'neither',
-  'nor',
-  'cannot',
-  'without',
-  'nothing',
-  'nobody',
-]);
