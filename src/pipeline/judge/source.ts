@@ -175,8 +175,8 @@ export function prepareSource(text: string): PreparedSource {
   const terms = new Set<string>();
   const prefixes = new Set<string>();
   const lower = text.toLowerCase();
-  // ASCII text without "'t": each sentence's words are those of the lower-cased text's slice,
-  // and the contradiction checks read the same words (`contentStemsOf`), so their content
+  // ASCII text without "'t": a sentence's words are the ASCII words of its lower-cased text
+  // (as `words` gives them), and the contradiction checks read the same words (`contentStemsOf`), so their content
   // stems come from this pass too.
   const plain = ASCII_TEXT.test(text) && !lower.includes("'t");
   for (const span of splitSentences(text)) {
@@ -185,7 +185,9 @@ export function prepareSource(text: string): PreparedSource {
     if (plain) {
       sequence = [];
       contentStems = new Set<string>();
-      for (const word of lower.slice(span.start, span.end).match(ASCII_WORD) ?? []) {
+      // The sentence lower-cased alone, not a slice of the whole text's: a word kept by the
+      // stem cache keeps the string it was cut from.
+      for (const word of span.text.toLowerCase().match(ASCII_WORD) ?? []) {
         if (STOP_WORDS.has(word)) continue;
         const term = cachedStem(word);
         sequence.push(term);
