@@ -174,24 +174,21 @@ export function prepareSource(text: string): PreparedSource {
   const sentences: PreparedSentence[] = [];
   const terms = new Set<string>();
   const prefixes = new Set<string>();
-  const lower = text.toLowerCase();
-  // ASCII text without "'t": a sentence's words are the ASCII words of its lower-cased text
-  // (as `words` gives them), and the contradiction checks read the same words (`contentStemsOf`), so their content
-  // stems come from this pass too.
-  const plain = ASCII_TEXT.test(text) && !lower.includes("'t");
   for (const span of splitSentences(text)) {
     let sequence: string[];
     let contentStems: Set<string> | undefined;
-    if (plain) {
+    if (ASCII_TEXT.test(span.text)) {
+      // An ASCII sentence's words are the ASCII words of its lower-cased text (as `words` gives
+      // them); without "'t" they are the contradiction checks' words too (`contentStemsOf`),
+      // so their content stems come from this pass.
+      const lowered = span.text.toLowerCase();
       sequence = [];
-      contentStems = new Set<string>();
-      // The sentence lower-cased alone, not a slice of the whole text's: a word kept by the
-      // stem cache keeps the string it was cut from.
-      for (const word of span.text.toLowerCase().match(ASCII_WORD) ?? []) {
+      contentStems = lowered.includes("'t") ? undefined : new Set<string>();
+      for (const word of lowered.match(ASCII_WORD) ?? []) {
         if (STOP_WORDS.has(word)) continue;
         const term = cachedStem(word);
         sequence.push(term);
-        if (isContentWord(word)) contentStems.add(term);
+        if (contentStems !== undefined && isContentWord(word)) contentStems.add(term);
       }
     } else sequence = termsOf(span.text);
     const sentencePrefixes = new Set(sequence.map(prefixOf));
@@ -212,7 +209,7 @@ export function prepareSource(text: string): PreparedSource {
     terms,
     prefixes,
     numbers: numbersOf(text),
-    lower,
+    lower: text.toLowerCase(),
     acronyms: new Set(acronymsOf(text)),
   };
 }

@@ -69,13 +69,15 @@ describe('prepareSource: the support terms and the contradiction stems in one pa
     }
   });
 
-  it('computes the stems in the same pass for ASCII text without "\'t", not otherwise', () => {
+  it('computes the stems in the same pass for an ASCII sentence without "\'t", not otherwise', () => {
     const plain = prepareSource('Refunds are not paid after 30 days. Nobody pays twice.');
     expect(plain.sentences.every((sentence) => sentence.contentStems !== undefined)).toBe(true);
     expect([...plain.sentences[0]!.contentStems!]).toEqual(['refund', 'paid', 'day']);
-    for (const text of ["Refunds aren't paid.", 'Café refunds are paid.']) {
-      const other = prepareSource(text);
-      expect(other.sentences.every((sentence) => sentence.contentStems === undefined)).toBe(true);
-    }
+    const mixed = prepareSource("Refunds aren't paid. Café refunds are paid. Refunds are paid.");
+    expect(mixed.sentences.map((sentence) => sentence.contentStems !== undefined)).toEqual([
+      false,
+      false,
+      true,
+    ]);
   });
 });
