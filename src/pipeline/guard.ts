@@ -111,9 +111,7 @@ export function guardFeatures(
   indexSize: number,
   cosineRange: readonly [number, number] = DEFAULT_COSINE_RANGE,
 ): GuardFeatures {
-  const chunkTerms = chunkIndexTerms(chunk.text);
-  const missing: string[] = [];
-  for (const term of queryTerms) if (!chunkTerms.has(term)) missing.push(term);
+  const missing = missingTerms(chunkIndexTerms(chunk.text), queryTerms);
   // A price or time-of-day term counts as contained when the chunk states such a value.
   const matched =
     queryTerms.size -
@@ -200,13 +198,31 @@ export function indexTerms(text: string): Set<string> {
   return new Set(stemmedTerms(text));
 }
 
+/**
+ * The query terms a chunk's index terms lack, in the query's order. The terms are scanned
+ * once, stopping when every query term was seen (no set of the chunk's terms is built).
+ */
+function missingTerms(chunkTerms: readonly string[], queryTerms: ReadonlySet<string>): string[] {
+  const found = new Set<string>();
+  for (const term of chunkTerms) {
+    if (queryTerms.has(term)) {
+      found.add(term);
+      if (found.size === queryTerms.size) break;
+    }
+  }
+  const missing: string[] = [];
+  if (found.size < queryTerms.size)
+    for (const term of queryTerms) if (!found.has(term)) missing.push(term);
+  return missing;
+}
+
 // The chunks a turn retrieves come back turn after turn, and analysing a chunk is most of the
 // guard's cost: the terms of chunk texts seen at least twice are kept (shared, never mutated).
-const chunkTerms = createSecondSightCache<ReadonlySet<string>>(4096);
+const chunkTerms = createSecondSightCache<readonly string[]>(4096);
 
-/** {@link indexTerms} of a chunk text. */
-function chunkIndexTerms(text: string): ReadonlySet<string> {
-  return chunkTerms.get(text, () => indexTerms(text));
+/** The index terms of a chunk text, in order (`stemmedTerms`). */
+function chunkIndexTerms(text: string): readonly string[] {
+  return chunkTerms.get(text, () => stemmedTerms(text));
 }
 
 /**

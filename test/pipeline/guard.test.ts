@@ -206,3 +206,46 @@ describe('answer types (vocabulary gaps the corpus cannot bridge)', () => {
     }
   });
 });
+
+describe('guardFeatures against the set of a chunk’s terms', () => {
+  const pieces = [
+    'Refunds are issued within 14 days of the request.',
+    'The store opens at 9:00 in the morning.',
+    'Gift cards cost 25 euros and are never refunded.',
+    'Shipping is free above 50 euros.',
+    'refunds refunds refunds issued issued',
+    'Die Garantie gilt für alle Fahrräder.',
+    '保証期間は2年です。',
+    '',
+  ];
+  const queries = [
+    'How fast are refunds issued?',
+    'When does the store open in the morning?',
+    'What does shipping cost?',
+    'refunds',
+    'Gilt die Garantie?',
+    '保証期間',
+    'the',
+  ];
+
+  it('counts the query terms a chunk holds as the set of its index terms does', () => {
+    let seed = 5;
+    const next = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32;
+    for (let round = 0; round < 500; round++) {
+      const text = Array.from(
+        { length: Math.floor(next() * 4) },
+        () => pieces[Math.floor(next() * pieces.length)]!,
+      ).join(' ');
+      const terms = indexTerms(queries[round % queries.length]!);
+      const chunkTerms = indexTerms(text);
+      const missing = [...terms].filter((term) => !chunkTerms.has(term));
+      const matched =
+        terms.size -
+        missing.length +
+        (missing.length === 0 ? 0 : answeredByType(missing, text).size);
+      const features = guardFeatures(chunk(text, 0.4), terms, 5_000);
+      expect(features.matchedShare).toBe(terms.size === 0 ? 0 : matched / terms.size);
+      expect(features.matchedTerms).toBe(Math.log1p(matched));
+    }
+  });
+});

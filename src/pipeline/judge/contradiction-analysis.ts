@@ -36,7 +36,7 @@ export function tokensOf(text: string): Token[] {
 }
 
 /** Whether a token's word is a content word: neither a stop word, a number nor a negator. */
-const isContentWord = (word: string): boolean =>
+export const isContentWord = (word: string): boolean =>
   !STOP_WORDS.has(word) && !/^\d/.test(word) && !NEGATOR.test(word);
 
 /** Stems of the tokens that are neither negators, stop words nor numbers. */
@@ -83,8 +83,9 @@ export class AnalysedSentence implements SourceSentence {
     readonly start: number,
     readonly end: number,
     readonly text: string,
+    terms?: ReadonlySet<string>,
   ) {
-    this.terms = contentStemsOf(text);
+    this.terms = terms ?? contentStemsOf(text);
   }
 
   /** Its tokens, in order. */
@@ -111,7 +112,12 @@ const analysedSpans = new WeakMap<
 /** The sentences of a source text (given as spans), analysed; cached per source text. */
 export function analyse(
   sourceText: string,
-  sentences: readonly { readonly start: number; readonly end: number }[],
+  sentences: readonly {
+    readonly start: number;
+    readonly end: number;
+    /** Its content stems, when already known (a prepared source's sentence). */
+    readonly contentStems?: ReadonlySet<string> | undefined;
+  }[],
 ): readonly AnalysedSentence[] {
   const known = analysedSpans.get(sentences);
   if (known !== undefined && known.text === sourceText) return known.analysed;
@@ -119,7 +125,8 @@ export function analyse(
     sourceText,
     () =>
       sentences.map(
-        ({ start, end }) => new AnalysedSentence(start, end, sourceText.slice(start, end)),
+        ({ start, end, contentStems }) =>
+          new AnalysedSentence(start, end, sourceText.slice(start, end), contentStems),
       ),
     (kept) => kept.length === sentences.length,
   );

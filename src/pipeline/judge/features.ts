@@ -52,6 +52,8 @@ export interface SupportFeatures {
 /** A claim analysed once. */
 interface PreparedClaim {
   readonly terms: readonly string[];
+  /** `prefixOf` of each term. */
+  readonly prefixes: readonly string[];
   readonly weights: readonly number[];
   readonly total: number;
   readonly pairs: readonly (readonly [string, string])[];
@@ -90,6 +92,7 @@ function prepareClaim(text: string): PreparedClaim {
   const { acronyms, names } = entitiesOf(text);
   const prepared: PreparedClaim = {
     terms,
+    prefixes: terms.map(prefixOf),
     weights,
     total: weights.reduce((sum, weight) => sum + weight, 0),
     pairs,
@@ -113,12 +116,13 @@ function covered(
   prefixes: ReadonlySet<string>,
 ): number {
   if (claim.total === 0) return 0;
+  const prefixCredit = !ruleOff['feature.prefix-credit'];
   let sum = 0;
-  claim.terms.forEach((term, index) => {
+  for (let index = 0; index < claim.terms.length; index++) {
     const weight = claim.weights[index]!;
-    if (terms.has(term)) sum += weight;
-    else if (!ruleOff['feature.prefix-credit'] && prefixes.has(prefixOf(term))) sum += weight / 2;
-  });
+    if (terms.has(claim.terms[index]!)) sum += weight;
+    else if (prefixCredit && prefixes.has(claim.prefixes[index]!)) sum += weight / 2;
+  }
   return sum / claim.total;
 }
 

@@ -83,10 +83,9 @@ function valuesFact(source: NoveltySource): ReadonlySet<number> {
     values.add(Number(raw.replace(/,/g, '')));
     for (const part of raw.split(/[.,]/)) values.add(Number(part));
   }
-  for (const word of source.lower.match(/\p{L}+/gu) ?? []) {
-    const value = NUMBER_WORDS[word];
-    if (value !== undefined) values.add(value);
-  }
+  // The number words among the source's words (whole runs of letters), found without cutting
+  // out every word.
+  for (const match of source.lower.matchAll(NUMBER_WORD)) values.add(NUMBER_WORDS[match[0]]!);
   return (found.values = values);
 }
 
@@ -121,6 +120,12 @@ const NUMBER_WORDS: Readonly<Record<string, number>> = {
   iii: 3,
   iv: 4,
 };
+
+// Any of the number words as a whole run of letters.
+const NUMBER_WORD = new RegExp(
+  `(?<!\\p{L})(?:${Object.keys(NUMBER_WORDS).join('|')})(?!\\p{L})`,
+  'gu',
+);
 
 const compactOf = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 

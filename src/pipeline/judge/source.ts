@@ -8,6 +8,7 @@
 import { splitSentences } from '../../text/sentences.js';
 import { stem } from '../../text/stem.js';
 import { STOP_WORDS, words } from '../../text/words.js';
+import { isContentWord } from './contradiction-analysis.js';
 
 /** A number mentioned in a text, with the unit after it (normalised), if any. */
 export interface NumberMention {
@@ -27,6 +28,11 @@ export interface PreparedSentence {
   readonly terms: ReadonlySet<string>;
   /** Five-letter prefixes of the terms (for derived forms: "deletion" / "deleted"). */
   readonly prefixes: ReadonlySet<string>;
+  /**
+   * The contradiction checks' content stems of the sentence (`contentStemsOf` of its text),
+   * when they came from the same pass over its words; else computed by those checks.
+   */
+  readonly contentStems?: ReadonlySet<string> | undefined;
 }
 
 /** A source text analysed once, to check any number of claims against it. */
@@ -169,7 +175,22 @@ export function prepareSource(text: string): PreparedSource {
   const terms = new Set<string>();
   const prefixes = new Set<string>();
   for (const span of splitSentences(text)) {
-    const sequence = termsOf(span.text);
+    let sequence: string[];
+    let contentStems: Set<string> | undefined;
+    if (ASCII_TEXT.test(span.text)) {
+      // An ASCII sentence's words are the ASCII words of its lower-cased text (as `words` gives
+      // them); without "'t" they are the contradiction checks' words too (`contentStemsOf`),
+      // so their content stems come from this pass.
+      const lowered = span.text.toLowerCase();
+      sequence = [];
+      contentStems = lowered.includes("'t") ? undefined : new Set<string>();
+      for (const word of lowered.match(ASCII_WORD) ?? []) {
+        if (STOP_WORDS.has(word)) continue;
+        const term = cachedStem(word);
+        sequence.push(term);
+        if (contentStems !== undefined && isContentWord(word)) contentStems.add(term);
+      }
+    } else sequence = termsOf(span.text);
     const sentencePrefixes = new Set(sequence.map(prefixOf));
     for (const term of sequence) terms.add(term);
     for (const prefix of sentencePrefixes) prefixes.add(prefix);
@@ -179,6 +200,7 @@ export function prepareSource(text: string): PreparedSource {
       sequence,
       terms: new Set(sequence),
       prefixes: sentencePrefixes,
+      contentStems,
     });
   }
   return {
@@ -191,3 +213,6 @@ export function prepareSource(text: string): PreparedSource {
     acronyms: new Set(acronymsOf(text)),
   };
 }
+
+const ASCII_TEXT = /^[\u0000-\u007f]*$/;
+const ASCII_WORD = /[a-z0-9]+/g;
