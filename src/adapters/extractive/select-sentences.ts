@@ -6,7 +6,13 @@
  * it are chosen and quoted with their citations.
  */
 import { type AnswerKind, statesKind } from './answer-kind.js';
-import { type AnswerOptions, type ExtractiveAnswer, NO_ANSWER_TEXT, round } from './answer.js';
+import {
+  type AnswerMargin,
+  type AnswerOptions,
+  type ExtractiveAnswer,
+  NO_ANSWER_TEXT,
+  round,
+} from './answer.js';
 import type { Candidate } from './candidates.js';
 import { identifierParts } from './identifier-parts.js';
 import { stem } from '../../text/stem.js';
@@ -198,7 +204,48 @@ export function answerFromSources(
     .trim();
   // What the quote lacks is said plainly, not left for the reader to notice.
   const lacking = intentMet ? '' : ` ${lacksSentence(shape.intents[0]!)}`;
-  return { text: `${quoted}${lacking}`, certainty: round(share) };
+  return {
+    text: `${quoted}${lacking}`,
+    certainty: round(share),
+    margin: marginOf(scored, chosen),
+  };
+}
+
+/** The lead's margin over the units it was chosen over (see `AnswerMargin`). */
+function marginOf(scored: readonly Scored[], chosen: readonly Candidate[]): AnswerMargin {
+  const lead = scored[0]!;
+  const leadCandidate = lead.candidate;
+  let runnerUp = 0;
+  let elsewhere = 0;
+  let unquoted = 0;
+  let sameSource = 0;
+  let bestMatch = 0;
+  let runnerUpElsewhere = false;
+  for (const item of scored) {
+    if (item.match > bestMatch) bestMatch = item.match;
+    if (item === lead || item.candidate.text === leadCandidate.text) continue;
+    const ratio = lead.score > 0 ? item.score / lead.score : 0;
+    const other =
+      item.candidate.document !== leadCandidate.document ||
+      item.candidate.headingText !== leadCandidate.headingText;
+    if (ratio > runnerUp) {
+      runnerUp = ratio;
+      runnerUpElsewhere = other;
+    }
+    if (other && ratio > elsewhere) elsewhere = ratio;
+    if (!chosen.includes(item.candidate)) {
+      if (ratio > unquoted) unquoted = ratio;
+      if (item.candidate.label === leadCandidate.label && ratio > sameSource) sameSource = ratio;
+    }
+  }
+  return {
+    runnerUp: round(runnerUp),
+    elsewhere: round(elsewhere),
+    unquoted: round(unquoted),
+    sameSource: round(sameSource),
+    leadMatch: round(bestMatch > 0 ? lead.match / bestMatch : 1),
+    runnerUpElsewhere,
+  };
 }
 
 /**
