@@ -7,8 +7,6 @@
  */
 import { join } from 'node:path';
 import { createChatEngine, createExtractiveProvider, type ChatResponse } from '../../src/index.js';
-import { composeAnswer } from '../../src/adapters/extractive/compose-answer.js';
-import { standaloneRequest } from '../../src/adapters/extractive/follow-up.js';
 import { loadDocuments } from '../../src/loaders/index.js';
 import type { LLMRequest, LLMResult } from '../../src/ports/llm-provider.js';
 import { casesOf, gradeReply } from './grade.js';
@@ -31,12 +29,6 @@ function factPosition(
   const once = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''));
   const index = sources.findIndex((source) => once.test(source.text));
   return index < 0 ? null : index + 1;
-}
-
-/** The extractive model's margin for a request, recomputed from it; null without one. */
-function marginOf(request: LLMRequest | undefined): unknown {
-  if (request === undefined) return null;
-  return composeAnswer(standaloneRequest(request)).margin ?? null;
 }
 
 for (const set of heldout ? HELDOUT_SETS : QUESTION_SETS) {
@@ -87,8 +79,8 @@ for (const set of heldout ? HELDOUT_SETS : QUESTION_SETS) {
         factSource: factPosition(item.expected?.pattern, lastCall()?.request.sources ?? []),
         modelAnswer: lastCall()?.result.text ?? null,
         certainty: lastCall()?.result.certainty ?? null,
-        // The lead unit's margin over its runner-ups (recomputed: the model is deterministic).
-        margin: marginOf(lastCall()?.request),
+        // How close the model's runner-up unit came to its lead (score ratio).
+        runnerUp: lastCall()?.result.runnerUp ?? null,
         text: reply.text,
         refused: reply.refused,
         correct: graded.correct,

@@ -32,24 +32,11 @@ export interface ExtractiveAnswer {
   readonly text: string;
   /** How well the quoted sentences cover the question, in [0, 1]; absent for small talk. */
   readonly certainty?: number | undefined;
-  /** How close the runner-up units came to the lead: what the lead was chosen over. */
-  readonly margin?: AnswerMargin | undefined;
-}
-
-/** The lead unit's margin over the units it was chosen over (score ratios, in [0, 1]). */
-export interface AnswerMargin {
-  /** Best score of any other unit over the lead's (0 when there is none). */
-  readonly runnerUp: number;
-  /** Best score of a unit under another heading or of another document over the lead's. */
-  readonly elsewhere: number;
-  /** Best score of a unit not quoted over the lead's. */
-  readonly unquoted: number;
-  /** Best score of a unit of the lead's own source, not quoted, over the lead's. */
-  readonly sameSource: number;
-  /** The lead's score over the best unit's `match` (rank aside): 1 when it is also the best match. */
-  readonly leadMatch: number;
-  /** Whether the runner-up unit is under another heading or in another document. */
-  readonly runnerUpElsewhere: boolean;
+  /**
+   * The best score of a unit with other text over the lead unit's, in [0, 1] (1 = a tie): how
+   * close the model came to quoting something else. Absent when nothing was quoted.
+   */
+  readonly runnerUp?: number | undefined;
 }
 
 /** What the provider answers when no source sentence overlaps the question. */

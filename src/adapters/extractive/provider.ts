@@ -84,7 +84,7 @@ export function createExtractiveProvider(settings: ExtractiveProviderSettings = 
       finishReason,
       usage,
       ...(answer.certainty === undefined ? {} : { certainty: answer.certainty }),
-      ...(answer.margin === undefined ? {} : { runnerUp: answer.margin.runnerUp }),
+      ...(answer.runnerUp === undefined ? {} : { runnerUp: answer.runnerUp }),
       ...(refused ? { refused } : {}),
     };
   };

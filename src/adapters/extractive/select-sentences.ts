@@ -6,13 +6,7 @@
  * it are chosen and quoted with their citations.
  */
 import { type AnswerKind, statesKind } from './answer-kind.js';
-import {
-  type AnswerMargin,
-  type AnswerOptions,
-  type ExtractiveAnswer,
-  NO_ANSWER_TEXT,
-  round,
-} from './answer.js';
+import { type AnswerOptions, type ExtractiveAnswer, NO_ANSWER_TEXT, round } from './answer.js';
 import type { Candidate } from './candidates.js';
 import { identifierParts } from './identifier-parts.js';
 import { stem } from '../../text/stem.js';
@@ -207,45 +201,23 @@ export function answerFromSources(
   return {
     text: `${quoted}${lacking}`,
     certainty: round(share),
-    margin: marginOf(scored, chosen),
+    runnerUp: round(runnerUpOf(scored)),
   };
 }
 
-/** The lead's margin over the units it was chosen over (see `AnswerMargin`). */
-function marginOf(scored: readonly Scored[], chosen: readonly Candidate[]): AnswerMargin {
+/**
+ * The best score of a unit with other text than the lead over the lead's: near 1 the lead
+ * barely beat a neighbour, and the quote is often the unit next to the fact (separates right
+ * from wrong answers better than `certainty` on both halves of `bench:docs`, docs/benchmarks.md
+ * "signals11").
+ */
+function runnerUpOf(scored: readonly Scored[]): number {
   const lead = scored[0]!;
-  const leadCandidate = lead.candidate;
-  let runnerUp = 0;
-  let elsewhere = 0;
-  let unquoted = 0;
-  let sameSource = 0;
-  let bestMatch = 0;
-  let runnerUpElsewhere = false;
+  let best = 0;
   for (const item of scored) {
-    if (item.match > bestMatch) bestMatch = item.match;
-    if (item === lead || item.candidate.text === leadCandidate.text) continue;
-    const ratio = lead.score > 0 ? item.score / lead.score : 0;
-    const other =
-      item.candidate.document !== leadCandidate.document ||
-      item.candidate.headingText !== leadCandidate.headingText;
-    if (ratio > runnerUp) {
-      runnerUp = ratio;
-      runnerUpElsewhere = other;
-    }
-    if (other && ratio > elsewhere) elsewhere = ratio;
-    if (!chosen.includes(item.candidate)) {
-      if (ratio > unquoted) unquoted = ratio;
-      if (item.candidate.label === leadCandidate.label && ratio > sameSource) sameSource = ratio;
-    }
+    if (item.candidate.text !== lead.candidate.text && item.score > best) best = item.score;
   }
-  return {
-    runnerUp: round(runnerUp),
-    elsewhere: round(elsewhere),
-    unquoted: round(unquoted),
-    sameSource: round(sameSource),
-    leadMatch: round(bestMatch > 0 ? lead.match / bestMatch : 1),
-    runnerUpElsewhere,
-  };
+  return lead.score > 0 ? best / lead.score : 0;
 }
 
 /**
