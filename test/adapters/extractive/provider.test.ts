@@ -259,6 +259,7 @@ describe('extractive streaming', () => {
       finishReason: result.finishReason,
       usage: result.usage,
       certainty: result.certainty,
+      runnerUp: result.runnerUp,
     });
     expect(parts.filter((part) => part.type === 'finish')).toHaveLength(1);
   });
