@@ -79,6 +79,8 @@ for (const set of heldout ? HELDOUT_SETS : QUESTION_SETS) {
         factSource: factPosition(item.expected?.pattern, lastCall()?.request.sources ?? []),
         modelAnswer: lastCall()?.result.text ?? null,
         certainty: lastCall()?.result.certainty ?? null,
+        // How close the model's runner-up unit came to its lead (score ratio).
+        runnerUp: lastCall()?.result.runnerUp ?? null,
         text: reply.text,
         refused: reply.refused,
         correct: graded.correct,

@@ -14,6 +14,8 @@ export interface GenerateOutcome {
   readonly citations: CitationReport;
   /** The model's certainty, when it gave one. */
   readonly certainty: number | undefined;
+  /** How close the model's runner-up answer came, when it said. */
+  readonly runnerUp?: number | undefined;
   /** True when the model marked its text as a refusal to answer. */
   readonly refused?: boolean | undefined;
   /** Token usage, when reported. */
@@ -146,6 +148,7 @@ export async function generateAnswer(
   };
   let text = '';
   let certainty: number | undefined;
+  let runnerUp: number | undefined;
   let refused: boolean | undefined;
   let usage: LLMUsage | undefined;
   const emit = (piece: string): void => {
@@ -160,6 +163,7 @@ export async function generateAnswer(
           emit(filter.push(part.text));
         } else if (part.type === 'finish') {
           certainty = part.certainty;
+          runnerUp = part.runnerUp;
           refused = part.refused;
           usage = part.usage;
         }
@@ -170,6 +174,7 @@ export async function generateAnswer(
       if (request.signal?.aborted) throw new AbortError('The turn was aborted');
       emit(filter.push(result.text));
       certainty = result.certainty;
+      runnerUp = result.runnerUp;
       refused = result.refused;
       usage = result.usage;
     }
@@ -177,7 +182,7 @@ export async function generateAnswer(
     const citations = filter.report();
     const answer = text;
     emit(citationNotes(citations, notes));
-    return { text, answer, citations, certainty, refused, usage, error: undefined };
+    return { text, answer, citations, certainty, runnerUp, refused, usage, error: undefined };
   } catch (error) {
     return {
       text,

@@ -140,7 +140,20 @@ export interface ConfidenceInput {
    * first, and it is never `high`.
    */
   readonly answerBelowTop?: boolean | undefined;
+  /**
+   * How close the model's runner-up answer came to the one it gave (`LLMResult.runnerUp`): at
+   * `CLOSE_RUNNER_UP` or above the model nearly quoted something else, and the answer is never
+   * `high`.
+   */
+  readonly runnerUp?: number | undefined;
 }
+
+/**
+ * From this ratio of the extractive model's runner-up unit score to its lead's, an answer is
+ * never `high`: the largest threshold that left no wrong `high` answer on the tune half of
+ * `bench:docs` (docs/benchmarks.md, "signals11").
+ */
+export const CLOSE_RUNNER_UP = 0.8;
 
 /**
  * Below this certainty of the model, an answer whose sources miss a focus word of the question
@@ -293,6 +306,7 @@ export function capConfidence(
     | 'llmCertainty'
     | 'answerLacksFocus'
     | 'answerBelowTop'
+    | 'runnerUp'
   >,
   levels: ConfidenceLevels,
   lower: (limit: number) => boolean,
@@ -312,6 +326,7 @@ export function capConfidence(
   }
   if (input.answerLacksFocus) cap(levels.high - 0.001, 'answer-lacks-focus');
   if (input.answerBelowTop) cap(levels.high - 0.001, 'answer-below-top-source');
+  if ((input.runnerUp ?? 0) >= CLOSE_RUNNER_UP) cap(levels.high - 0.001, 'answer-close-runner-up');
   if (input.answerLacks === 'restates') cap(levels.medium - 0.001, 'answer-restates-question');
   else if (input.answerLacks === 'asked-for') {
     cap(levels.high - 0.001, 'answer-lacks-asked-for');

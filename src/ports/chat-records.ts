@@ -119,7 +119,8 @@ export type ConfidenceCap =
   | 'answer-restates-question'
   | 'question-focus-missing'
   | 'answer-lacks-focus'
-  | 'answer-below-top-source';
+  | 'answer-below-top-source'
+  | 'answer-close-runner-up';
 
 /** Role of a stored message. `system-summary` replaces older turns in the context. */
 export type MessageRole = 'user' | 'assistant' | 'system' | 'system-summary';

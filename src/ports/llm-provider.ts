@@ -72,6 +72,11 @@ export interface LLMResult {
   readonly usage?: LLMUsage | undefined;
   /** The model's own certainty in [0, 1] (e.g. from log-probabilities), when it has one. */
   readonly certainty?: number | undefined;
+  /**
+   * How close the model came to answering otherwise, when it knows: its runner-up answer's
+   * score over the given answer's, in [0, 1] (1 = a tie).
+   */
+  readonly runnerUp?: number | undefined;
   /** True when the text is the model's refusal to answer, for providers that know it. */
   readonly refused?: boolean | undefined;
 }
@@ -93,6 +98,8 @@ export type LLMStreamPart =
       readonly usage?: LLMUsage | undefined;
       /** The model's certainty in [0, 1], when it has one. */
       readonly certainty?: number | undefined;
+      /** How close its runner-up answer came, in [0, 1], when it knows. */
+      readonly runnerUp?: number | undefined;
       /** True when the text was the model's refusal to answer, for providers that know it. */
       readonly refused?: boolean | undefined;
     };

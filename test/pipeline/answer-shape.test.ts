@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createChatEngine } from '../../src/index.js';
 import { checkAnswerShape } from '../../src/pipeline/answer-shape.js';
 import { MISSING_TERM_TOP_SCORE } from '../../src/pipeline/guard-focus.js';
-import { focusMissingRefuses, scoreConfidence } from '../../src/pipeline/score.js';
+import type { LLMProvider } from '../../src/ports/llm-provider.js';
+import { CLOSE_RUNNER_UP, focusMissingRefuses, scoreConfidence } from '../../src/pipeline/score.js';
 import { createMockLLM } from '../../src/testing/index.js';
 
 describe('checkAnswerShape', () => {
@@ -150,11 +151,20 @@ describe('a turn whose answer leads with a source below the top one', () => {
       text: '# Config\n\nA command config may allow unknown options, which then reach the action.',
     },
   ];
-  const ask = async (label: string) => {
+  // `runnerUp`: how close the model says its runner-up quote came.
+  const ask = async (label: string, runnerUp?: number) => {
     const answer = `What happens with unknown options by default: they are reported as an error [source: ${label}].`;
-    const engine = createChatEngine({
-      llm: createMockLLM({ responses: { text: answer, certainty: 1 } }),
-    });
+    const mock = createMockLLM({ responses: { text: answer, certainty: 1 } });
+    const llm: LLMProvider = {
+      ...mock,
+      generate: async (request) => ({ ...(await mock.generate(request)), runnerUp }),
+      async *stream(request) {
+        for await (const part of mock.stream(request)) {
+          yield part.type === 'finish' ? { ...part, runnerUp } : part;
+        }
+      },
+    };
+    const engine = createChatEngine({ llm });
     await engine.ingest(docs);
     return engine.chat({ message: 'What happens with unknown options by default?', mode: 'query' });
   };
@@ -166,6 +176,19 @@ describe('a turn whose answer leads with a source below the top one', () => {
     const below = await ask('S2');
     expect(below.confidence.level).toBe('medium');
     expect(below.confidence.capped).toEqual(['answer-below-top-source']);
+  });
+  it('nor is an answer whose runner-up came close; one with a distant runner-up is', async () => {
+    const distant = await ask('S1', 0.5);
+    expect(distant.confidence.level).toBe('high');
+    expect(distant.confidence.capped).toBeUndefined();
+    const close = await ask('S1', CLOSE_RUNNER_UP);
+    expect(close.text).toBe(distant.text);
+    expect(close.confidence.level).toBe('medium');
+    expect(close.confidence.capped).toEqual(['answer-close-runner-up']);
+    const sources = [{ score: 0.95, documentId: 'a' }];
+    expect(scoreConfidence({ sources, llmCertainty: 1, runnerUp: 0.79 }).level).toBe('high');
+    const capped = scoreConfidence({ sources, llmCertainty: 1, runnerUp: CLOSE_RUNNER_UP });
+    expect([capped.level, capped.cappedAt]).toEqual(['medium', 0.699]);
   });
 });
 

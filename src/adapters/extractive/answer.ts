@@ -32,6 +32,11 @@ export interface ExtractiveAnswer {
   readonly text: string;
   /** How well the quoted sentences cover the question, in [0, 1]; absent for small talk. */
   readonly certainty?: number | undefined;
+  /**
+   * The best score of a unit with other text over the lead unit's, in [0, 1] (1 = a tie): how
+   * close the model came to quoting something else. Absent when nothing was quoted.
+   */
+  readonly runnerUp?: number | undefined;
 }
 
 /** What the provider answers when no source sentence overlaps the question. */

@@ -84,6 +84,7 @@ export function createExtractiveProvider(settings: ExtractiveProviderSettings = 
       finishReason,
       usage,
       ...(answer.certainty === undefined ? {} : { certainty: answer.certainty }),
+      ...(answer.runnerUp === undefined ? {} : { runnerUp: answer.runnerUp }),
       ...(refused ? { refused } : {}),
     };
   };
@@ -113,12 +114,13 @@ export function createExtractiveProvider(settings: ExtractiveProviderSettings = 
         yield { type: 'text-delta', text: delta };
       }
       throwIfAborted(request.signal);
-      const { finishReason, usage, certainty, refused } = result;
+      const { finishReason, usage, certainty, runnerUp, refused } = result;
       yield {
         type: 'finish',
         finishReason,
         usage,
         ...(certainty === undefined ? {} : { certainty }),
+        ...(runnerUp === undefined ? {} : { runnerUp }),
         ...(refused ? { refused } : {}),
       };
     },

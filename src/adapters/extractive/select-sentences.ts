@@ -198,7 +198,26 @@ export function answerFromSources(
     .trim();
   // What the quote lacks is said plainly, not left for the reader to notice.
   const lacking = intentMet ? '' : ` ${lacksSentence(shape.intents[0]!)}`;
-  return { text: `${quoted}${lacking}`, certainty: round(share) };
+  return {
+    text: `${quoted}${lacking}`,
+    certainty: round(share),
+    runnerUp: round(runnerUpOf(scored)),
+  };
+}
+
+/**
+ * The best score of a unit with other text than the lead over the lead's: near 1 the lead
+ * barely beat a neighbour, and the quote is often the unit next to the fact (separates right
+ * from wrong answers better than `certainty` on both halves of `bench:docs`, docs/benchmarks.md
+ * "signals11").
+ */
+function runnerUpOf(scored: readonly Scored[]): number {
+  const lead = scored[0]!;
+  let best = 0;
+  for (const item of scored) {
+    if (item.candidate.text !== lead.candidate.text && item.score > best) best = item.score;
+  }
+  return lead.score > 0 ? best / lead.score : 0;
 }
 
 /**

@@ -132,6 +132,7 @@ export function confidenceOf(runtime: EngineRuntime, turn: TurnState) {
     focusMissing: turn.answerShape?.focusMissing,
     answerLacksFocus: (turn.answerShape?.lacksFocus.length ?? 0) > 0,
     answerBelowTop: turn.answerShape?.belowTop,
+    runnerUp: turn.outcome?.runnerUp,
   });
 }
 

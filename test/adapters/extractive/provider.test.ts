@@ -259,6 +259,7 @@ describe('extractive streaming', () => {
       finishReason: result.finishReason,
       usage: result.usage,
       certainty: result.certainty,
+      runnerUp: result.runnerUp,
     });
     expect(parts.filter((part) => part.type === 'finish')).toHaveLength(1);
   });
@@ -305,5 +306,32 @@ describe('extractive streaming', () => {
     const pending = collect(iterator);
     setTimeout(() => controller.abort(), 5);
     await expect(pending).rejects.toBeInstanceOf(AbortError);
+  });
+});
+
+describe('the extractive model reports how close its runner-up came', () => {
+  const llm = createExtractiveProvider();
+  const refunds: PromptSource[] = [
+    { label: 'S1', text: 'Refunds take 14 days.' },
+    { label: 'S2', text: 'Refunds take 30 days for gift cards.' },
+  ];
+
+  it('is near 1 when another unit answers about as well, in generate and stream', async () => {
+    const request = ask('How long do refunds take?', refunds);
+    const result = await llm.generate(request);
+    expect(result.text).toBe('Refunds take 14 days [source: S1].');
+    expect(result.runnerUp).toBeGreaterThanOrEqual(0.8);
+    const finish = (await collect(llm.stream(request))).at(-1);
+    expect(finish?.type === 'finish' && finish.runnerUp).toBe(result.runnerUp);
+  });
+
+  it('is 0 when no other unit answers, and absent on a refusal', async () => {
+    const sources = [refunds[0]!, { label: 'S2', text: 'The warehouse is in Rotterdam.' }];
+    const result = await llm.generate(ask('How long do refunds take?', sources));
+    expect(result.text).toBe('Refunds take 14 days [source: S1].');
+    expect(result.runnerUp).toBe(0);
+    const refusal = await llm.generate(ask('What is the capital of France?', sources));
+    expect(refusal.refused).toBe(true);
+    expect(refusal.runnerUp).toBeUndefined();
   });
 });
