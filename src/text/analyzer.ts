@@ -306,10 +306,6 @@ function splitSegmented(
   language: LanguageSetting,
 ): SplitText {
   const { words, ascii, spaceless } = segmented;
-  if (ascii && englishSetting(segmented, text, language)) {
-    const content = asciiEnglish(words, language, false);
-    if (content !== undefined) return { words, content };
-  }
   const latin = latinLanguage(segmented, text, language);
   const pack = latin === 'en' ? undefined : latinPack(latin);
   const content: string[] = [];
