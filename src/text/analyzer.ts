@@ -41,12 +41,7 @@ import { stopwords as spanishStopWords } from '@orama/stopwords/spanish';
 import { ValidationError } from '../errors/index.js';
 import { stem as englishStem, STOP_WORDS } from './english.js';
 import {
-  countHits,
-  DETECTION_WINDOW,
-  detectionLanguages,
-  hitsLanguage,
   latinLanguage,
-  newHits,
   TEXT_LANGUAGES,
   type LanguageSetting,
   type LatinLanguage,
@@ -63,8 +58,8 @@ import {
 
 const STEM_CACHE_SIZE = 50_000;
 
-/** Every stem cache made by `cached`, and the English words' cache. */
-const stemCaches: Map<string, unknown>[] = [];
+/** Every stem cache made by `cached`. */
+const stemCaches: Map<string, string>[] = [];
 
 /**
  * Forgets every word the analysis remembers (stems, accent folds), as in a fresh process: for
@@ -122,57 +117,18 @@ function snowball(
   };
 }
 
-/** What the analysis needs of a lower-cased word in English text, looked up once per word. */
-interface EnglishWord {
-  /** Its stem, or `''` for a stop word (a word is never empty, nor is its stem). */
-  readonly term: string;
-  /** The languages it is a frequent function word of (language detection), if any. */
-  readonly languages: readonly number[] | undefined;
-}
+// The English term of a word: its stem, or `''` for a stop word (a word is never empty, nor is
+// its stem), so one cache lookup answers both.
+const englishTerm = cached((word) => (STOP_WORDS.has(word) ? '' : englishStem(word)));
 
-const englishWords = new Map<string, EnglishWord>();
-stemCaches.push(englishWords);
-
-/** A word's English term and detection languages (one bounded cache: most lookups hit). */
-function englishWord(word: string): EnglishWord {
-  let found = englishWords.get(word);
-  if (found === undefined) {
-    if (englishWords.size >= STEM_CACHE_SIZE) englishWords.clear();
-    // The key is kept: a copy, not a view of the text the word was cut from.
-    const key = flatCopy(word);
-    found = {
-      term: STOP_WORDS.has(key) ? '' : englishStem(key),
-      languages: detectionLanguages(key),
-    };
-    englishWords.set(key, found);
+/** The English terms of words (stop words left out). */
+function englishTerms(words: readonly string[]): string[] {
+  const terms: string[] = [];
+  for (const word of words) {
+    const term = englishTerm(word);
+    if (term !== '') terms.push(term);
   }
-  return found;
-}
-
-/**
- * The English terms of an ASCII text's words (`stems`; else its content words: the words that
- * are not stop words), when the text is English: with `'auto'`, language detection reads the
- * same lookups (exactly `latinLanguage`'s answer for ASCII text); undefined for another language.
- */
-function asciiEnglish(
-  words: readonly string[],
-  setting: LanguageSetting,
-  stems: boolean,
-): string[] | undefined {
-  const hits = newHits();
-  let end = setting === 'auto' ? Math.min(words.length, DETECTION_WINDOW) : 0;
-  let english = setting !== 'auto';
-  const found: string[] = [];
-  for (let index = 0; index < words.length; index++) {
-    const word = words[index]!;
-    const { term, languages } = englishWord(word);
-    if (index < end && languages !== undefined && countHits(hits, languages, index)) {
-      english = true;
-      end = 0;
-    }
-    if (term !== '') found.push(stems ? term : word);
-  }
-  return english || hitsLanguage(hits) === 'en' ? found : undefined;
+  return terms;
 }
 
 type SnowballLanguage = Exclude<LatinLanguage, 'en'>;
@@ -235,17 +191,15 @@ function cjkStopWords(): ReadonlySet<string> {
 export function analyzeTerms(text: string, language: LanguageSetting = 'auto'): string[] {
   const segmented = segmentText(text);
   const { words, ascii, spaceless } = segmented;
-  if (ascii && englishSetting(segmented, text, language)) {
-    const english = asciiEnglish(words, language, true);
-    if (english !== undefined) return english;
-  }
   const latin = latinLanguage(segmented, text, language);
-  const terms: string[] = [];
   if (ascii) {
-    const pack = latinPack(latin as SnowballLanguage);
+    if (latin === 'en') return englishTerms(words);
+    const pack = latinPack(latin);
+    const terms: string[] = [];
     for (const word of words) if (!pack.stopWords.has(word)) terms.push(pack.stem(word));
     return terms;
   }
+  const terms: string[] = [];
   const pack = latin === 'en' ? undefined : latinPack(latin);
   for (const word of words) {
     if (spaceless && hasNoSpaceScript(word)) {
@@ -254,7 +208,7 @@ export function analyzeTerms(text: string, language: LanguageSetting = 'auto'): 
     }
     const folded = foldAccents(word);
     if (pack === undefined) {
-      const { term } = englishWord(folded);
+      const term = englishTerm(folded);
       if (term !== '') terms.push(term);
     } else if (!pack.stopWords.has(word) && !pack.stopWords.has(folded)) {
       terms.push(pack.stem(word));
@@ -281,23 +235,15 @@ export function splitContent(text: string, language: LanguageSetting = 'auto'): 
 
 /**
  * The content words of a text, each stemmed with the English stemmer whatever the text's
- * language: exactly `contentWords(text).map(stem)`, English ASCII text in one lookup per word.
+ * language: exactly `contentWords(text).map(stem)`; for English ASCII text, one cached lookup
+ * per word (the stems `analyzeTerms` remembers) instead of a stop-word test and a stemming.
  */
 export function contentStems(text: string): string[] {
   const segmented = segmentText(text);
-  if (segmented.ascii) {
-    const english = asciiEnglish(segmented.words, 'auto', true);
-    if (english !== undefined) return english;
+  if (segmented.ascii && latinLanguage(segmented, text, 'auto') === 'en') {
+    return englishTerms(segmented.words);
   }
   return splitSegmented(segmented, text, 'auto').content.map(englishStem);
-}
-
-/**
- * Whether an ASCII text may be English under a setting: `'auto'` (detected), or a setting the
- * analysis reads as English.
- */
-function englishSetting(segmented: SegmentedText, text: string, setting: LanguageSetting): boolean {
-  return setting === 'auto' || latinLanguage(segmented, text, setting) === 'en';
 }
 
 function splitSegmented(

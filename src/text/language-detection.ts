@@ -89,65 +89,45 @@ const LETTER_HINTS: readonly (readonly [number, RegExp])[] = [
 ];
 
 /** Words read for detection (a text's language shows in its first sentences). */
-export const DETECTION_WINDOW = 200;
+const DETECTION_WINDOW = 200;
 /** English hits after which a text is English when no other language has a third as many. */
 const CLEARLY_ENGLISH = 12;
 
-/**
- * The languages (indexes of the hit counts) a word is a frequent function word of, or
- * undefined: what detection counts, for the analyser's pass that reads each word once.
- */
-export function detectionLanguages(word: string): readonly number[] | undefined {
-  return detectionTable().get(word);
-}
-
-/** Hit counts per Latin-script language, in detection order (English first), all 0. */
-export function newHits(): number[] {
-  return [0, 0, 0, 0, 0, 0, 0];
-}
-
-/**
- * Counts a function word (the `index`-th word of its text): whether the text is English from
- * here on (most texts are English: detection stops reading once that is clear).
- */
-export function countHits(hits: number[], languages: readonly number[], index: number): boolean {
-  for (const language of languages) hits[language]!++;
-  if (hits[0]! < CLEARLY_ENGLISH || (index & 15) !== 0) return false;
-  let other = 0;
-  for (let language = 1; language < hits.length; language++) {
-    if (hits[language]! > other) other = hits[language]!;
+/** The Latin-script language of a segmented text (`text`: as written, for letter hints). */
+function detectLatin({ words, ascii }: SegmentedText, text: string): LatinLanguage {
+  const detection = detectionTable();
+  const hits = [0, 0, 0, 0, 0, 0, 0];
+  const end = Math.min(words.length, DETECTION_WINDOW);
+  let any = false;
+  for (let index = 0; index < end; index++) {
+    const languages = detection.get(words[index]!);
+    if (languages === undefined) continue;
+    any = true;
+    for (const language of languages) hits[language]!++;
+    // Most texts are English: stop reading once that is clear.
+    if (
+      hits[0]! >= CLEARLY_ENGLISH &&
+      (index & 15) === 0 &&
+      hits[0]! > 3 * Math.max(...hits.slice(1))
+    ) {
+      return 'en';
+    }
   }
-  return hits[0]! > 3 * other;
-}
-
-/**
- * The language the hits name: the one with most hits if it is not English and has at least two,
- * else English (also when nothing was counted).
- */
-export function hitsLanguage(hits: readonly number[]): LatinLanguage {
+  if (!ascii) {
+    const head = text.length > 4000 ? text.slice(0, 4000).toLowerCase() : text.toLowerCase();
+    for (const [language, letters] of LETTER_HINTS) {
+      if (letters.test(head)) {
+        hits[language]! += 2;
+        any = true;
+      }
+    }
+  }
+  if (!any) return 'en';
   let best = 0;
   for (let index = 1; index < LATIN_ORDER.length; index++) {
     if (hits[index]! > hits[best]!) best = index;
   }
   return best > 0 && hits[best]! >= 2 ? LATIN_ORDER[best]! : 'en';
-}
-
-/** The Latin-script language of a segmented text (`text`: as written, for letter hints). */
-function detectLatin({ words, ascii }: SegmentedText, text: string): LatinLanguage {
-  const detection = detectionTable();
-  const hits = newHits();
-  const end = Math.min(words.length, DETECTION_WINDOW);
-  for (let index = 0; index < end; index++) {
-    const languages = detection.get(words[index]!);
-    if (languages !== undefined && countHits(hits, languages, index)) return 'en';
-  }
-  if (!ascii) {
-    const head = text.length > 4000 ? text.slice(0, 4000).toLowerCase() : text.toLowerCase();
-    for (const [language, letters] of LETTER_HINTS) {
-      if (letters.test(head)) hits[language]! += 2;
-    }
-  }
-  return hitsLanguage(hits);
 }
 
 /** The language whose stemmer and stop words the Latin-script words of a text get. */
