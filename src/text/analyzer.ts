@@ -48,10 +48,12 @@ import {
 } from './language-detection.js';
 import {
   clearFoldCache,
+  flatCopy,
   foldAccents,
   hasNoSpaceScript,
   isCjkWord,
   segmentText,
+  type SegmentedText,
 } from './segment.js';
 
 const STEM_CACHE_SIZE = 50_000;
@@ -77,8 +79,10 @@ function cached(stemmer: (word: string) => string): (word: string) => string {
     let found = cache.get(word);
     if (found === undefined) {
       if (cache.size >= STEM_CACHE_SIZE) cache.clear();
-      found = stemmer(word);
-      cache.set(word, found);
+      // The key is kept: a copy, not a view of the text the word was cut from.
+      const key = flatCopy(word);
+      found = stemmer(key);
+      cache.set(key, found);
     }
     return found;
   };
@@ -116,6 +120,16 @@ function snowball(
 // The English term of a word: its stem, or `''` for a stop word (a word is never empty, nor is
 // its stem), so one cache lookup answers both.
 const englishTerm = cached((word) => (STOP_WORDS.has(word) ? '' : englishStem(word)));
+
+/** The English terms of words (stop words left out). */
+function englishTerms(words: readonly string[]): string[] {
+  const terms: string[] = [];
+  for (const word of words) {
+    const term = englishTerm(word);
+    if (term !== '') terms.push(term);
+  }
+  return terms;
+}
 
 type SnowballLanguage = Exclude<LatinLanguage, 'en'>;
 
@@ -178,19 +192,14 @@ export function analyzeTerms(text: string, language: LanguageSetting = 'auto'): 
   const segmented = segmentText(text);
   const { words, ascii, spaceless } = segmented;
   const latin = latinLanguage(segmented, text, language);
-  const terms: string[] = [];
   if (ascii) {
-    if (latin === 'en') {
-      for (const word of words) {
-        const term = englishTerm(word);
-        if (term !== '') terms.push(term);
-      }
-    } else {
-      const pack = latinPack(latin);
-      for (const word of words) if (!pack.stopWords.has(word)) terms.push(pack.stem(word));
-    }
+    if (latin === 'en') return englishTerms(words);
+    const pack = latinPack(latin);
+    const terms: string[] = [];
+    for (const word of words) if (!pack.stopWords.has(word)) terms.push(pack.stem(word));
     return terms;
   }
+  const terms: string[] = [];
   const pack = latin === 'en' ? undefined : latinPack(latin);
   for (const word of words) {
     if (spaceless && hasNoSpaceScript(word)) {
@@ -221,7 +230,27 @@ export interface SplitText {
  * English text gives the words and content words of earlier versions.
  */
 export function splitContent(text: string, language: LanguageSetting = 'auto'): SplitText {
+  return splitSegmented(segmentText(text), text, language);
+}
+
+/**
+ * The content words of a text, each stemmed with the English stemmer whatever the text's
+ * language: exactly `contentWords(text).map(stem)`; for English ASCII text, one cached lookup
+ * per word (the stems `analyzeTerms` remembers) instead of a stop-word test and a stemming.
+ */
+export function contentStems(text: string): string[] {
   const segmented = segmentText(text);
+  if (segmented.ascii && latinLanguage(segmented, text, 'auto') === 'en') {
+    return englishTerms(segmented.words);
+  }
+  return splitSegmented(segmented, text, 'auto').content.map(englishStem);
+}
+
+function splitSegmented(
+  segmented: SegmentedText,
+  text: string,
+  language: LanguageSetting,
+): SplitText {
   const { words, ascii, spaceless } = segmented;
   const latin = latinLanguage(segmented, text, language);
   const pack = latin === 'en' ? undefined : latinPack(latin);

@@ -176,6 +176,17 @@ function mayFold(word: string): boolean {
   return false;
 }
 
+/**
+ * A copy of a word that holds its own characters. V8 cuts a substring of 13 characters or more
+ * as a view into the string it came from, so a cache that keeps a word cut from a chunk's text
+ * as a key would keep the whole text alive: a cache copies its keys (on a miss only).
+ */
+export function flatCopy(word: string): string {
+  // A slice of a concatenation: V8 flattens the concatenation into the word and a space, and
+  // the slice is a view of that (a shorter slice is a copy of its own).
+  return word.length < 13 ? word : (' ' + word).slice(1);
+}
+
 const FOLD_CACHE_SIZE = 10_000;
 const foldCache = new Map<string, string>();
 
@@ -193,13 +204,14 @@ export function foldAccents(word: string): string {
   if (!mayFold(word)) return word;
   let folded = foldCache.get(word);
   if (folded === undefined) {
-    folded = word
+    const key = flatCopy(word);
+    folded = key
       .replace(SPECIAL, (letter) => SPECIAL_FOLDS[letter] ?? letter)
       .normalize('NFD')
       .replace(DIACRITICS, '')
       .normalize('NFC');
     if (foldCache.size >= FOLD_CACHE_SIZE) foldCache.clear();
-    foldCache.set(word, folded);
+    foldCache.set(key, folded);
   }
   return folded;
 }

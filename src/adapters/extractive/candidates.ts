@@ -7,8 +7,7 @@ import type { LLMMessage, PromptSource } from '../../ports/llm-provider.js';
 import { hasNoSpaceScript } from '../../text/segment.js';
 import { splitSentences } from '../../text/sentences.js';
 import { sourceUnits, type UnitKind } from './units.js';
-import { stem } from '../../text/stem.js';
-import { contentWords } from '../../text/words.js';
+import { contentStems } from '../../text/analyzer.js';
 import { CITATION, SUMMARY_REQUEST, lastUserMessage } from './prompt.js';
 import { createSecondSightCache } from '../../util/second-sight.js';
 import { isSpace } from './tokens.js';
@@ -142,7 +141,7 @@ function analyseSource(title: string, text: string): AnalysedSentence[] {
     if (unit.kind === 'code') {
       const body = unit.text.trim();
       if (body.length === 0 || body.length > MAX_CODE_LENGTH) continue;
-      const sequence = contentWords(body).map(stem);
+      const sequence = contentStems(body);
       if (sequence.length === 0) continue;
       const fence = body.includes('```') ? '~~~' : '```';
       sentences.push({
@@ -179,7 +178,7 @@ function analyseSource(title: string, text: string): AnalysedSentence[] {
       unit: unit.kind,
       block: unit.block,
       blockKind: hasBlock ? unit.blockKind : undefined,
-      blockTerms: hasBlock ? new Set(contentWords(unit.block!).map(stem)) : undefined,
+      blockTerms: hasBlock ? new Set(contentStems(unit.block!)) : undefined,
       headingText,
       firstUnderHeading: unit.firstUnderHeading,
       columns: unit.columns,
@@ -191,7 +190,7 @@ function analyseSource(title: string, text: string): AnalysedSentence[] {
 }
 
 function termSet(text: string): Set<string> {
-  return new Set(contentWords(text).map(stem));
+  return new Set(contentStems(text));
 }
 
 // A longer code block is an example too long to quote as an answer.
@@ -258,10 +257,9 @@ function toCandidate(
     heading = new Set([...heading, ...termSet(cells[0]!)]);
   }
   const text = cleanQuote(raw);
-  const words = contentWords(text);
+  const sequence = contentStems(text);
   // Scripts without spaces (Chinese, Japanese, Thai) count segmented words, not spaces.
-  if (words.length < 2 || (spacesIn(text) < 2 && !hasNoSpaceScript(text))) return undefined;
-  const sequence = words.map(stem);
+  if (sequence.length < 2 || (spacesIn(text) < 2 && !hasNoSpaceScript(text))) return undefined;
   return { text, terms: new Set(sequence), sequence, label, rank, order, tableRow, heading };
 }
 
