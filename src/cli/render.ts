@@ -121,7 +121,8 @@ const FACTOR_NAMES = {
 /**
  * The confidence line printed under an answer: the level and `overall`, then the breakdown it
  * comes from, each factor with the weight applied (`quality 0.66×0.40`), and what else the
- * score reports (its mode, the fitted model's bias, top score and probability, a cap).
+ * score reports (its mode, the fitted model's bias, top score and probability, a cap and the
+ * reasons for it, as `confidence.capped` names them).
  */
 export function renderConfidence(confidence: Confidence): string {
   const terms = confidence as ConfidenceTerms;
@@ -140,7 +141,10 @@ export function renderConfidence(confidence: Confidence): string {
     parts.push(`probability ${fitted.probability.toFixed(3)}`);
     if (fitted.calibration) parts.push('calibrated');
   }
-  if (terms.cappedAt != null) parts.push(`capped at ${terms.cappedAt.toFixed(3)}`);
+  if (terms.cappedAt != null) {
+    const why = confidence.capped?.length ? ` by ${confidence.capped.join(' and ')}` : '';
+    parts.push(`capped at ${terms.cappedAt.toFixed(3)}${why}`);
+  }
   const mode = terms.mode ? `${terms.mode}: ` : '';
   return `Confidence: ${confidence.level} ${confidence.overall.toFixed(2)} (${mode}${parts.join(', ')})`;
 }

@@ -108,6 +108,10 @@ describe('CLI sources a reader can use', () => {
       'Confidence: medium 0.62 (fitted: quality 0.70×0.40, diversity 0.20×0.10, cohesion 0.50×0.10, ' +
         'certainty 0.80×0.40, top score 0.71×2.00, bias -1.50, probability 0.604, capped at 0.699)',
     );
+    const named = { ...fitted, capped: ['answer-below-top-source', 'answer-close-runner-up'] };
+    expect(renderConfidence(named as Confidence)).toMatch(
+      /, capped at 0\.699 by answer-below-top-source and answer-close-runner-up\)$/,
+    );
   });
 
   it("lists ask --json's sources in label order, each with its section", () => {
