@@ -56,13 +56,18 @@ function writtenAsCode(text: string, start: number, end: number): boolean {
   );
 }
 
+/** Whether a text may name a camelCase identifier: a lower-case letter followed by a capital. */
+export function hasCaseChange(text: string): boolean {
+  CASE_CHANGE.lastIndex = 0;
+  return CASE_CHANGE.test(text);
+}
+
 /**
  * The lower-cased parts of the camelCase words of a text, in order. Empty for a text without a
  * lower-case letter followed by a capital, the common case, found with one scan.
  */
 export function identifierParts(text: string): string[] {
-  CASE_CHANGE.lastIndex = 0;
-  if (!CASE_CHANGE.test(text)) return [];
+  if (!hasCaseChange(text)) return [];
   const parts: string[] = [];
   // From each case change, out to the ends of its word; the next search starts after the word.
   CASE_CHANGE.lastIndex = 0;

@@ -8,7 +8,7 @@
 import { type AnswerKind, statesKind } from './answer-kind.js';
 import { type AnswerOptions, type ExtractiveAnswer, NO_ANSWER_TEXT, round } from './answer.js';
 import type { Candidate } from './candidates.js';
-import { identifierParts } from './identifier-parts.js';
+import { hasCaseChange, identifierParts } from './identifier-parts.js';
 import { stem } from '../../text/stem.js';
 import {
   type QuestionShape,
@@ -310,8 +310,6 @@ function selectSentences(
 }
 
 const NO_WORDS: ReadonlySet<string> = new Set();
-/** A lower-case letter followed by a capital: where a camelCase identifier is. */
-const CASE_CHANGE = /[a-z][A-Z]/;
 // Per analysed unit (its term set is shared by every turn that quotes the same source).
 const namedWordsOf = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
 
@@ -338,7 +336,7 @@ function partTerms(text: string, own?: ReadonlySet<string>): ReadonlySet<string>
  */
 function namedWords(candidate: Candidate): ReadonlySet<string> {
   // Most units name no camelCase identifier: one scan, no cache entry.
-  if (!CASE_CHANGE.test(candidate.text)) return NO_WORDS;
+  if (!hasCaseChange(candidate.text)) return NO_WORDS;
   let words = namedWordsOf.get(candidate.terms);
   if (words === undefined) {
     words = partTerms(candidate.text, candidate.terms);

@@ -8,6 +8,7 @@ import { ValidationError, throwIfAborted } from '../../errors/index.js';
 import type { CallOptions } from '../../ports/common.js';
 import type { EmbeddingProvider } from '../../ports/embedding-provider.js';
 import { splitContent } from '../../text/analyzer.js';
+import { flatCopy } from '../../text/segment.js';
 
 /** Settings of the hashing embedder; every one is encoded in the embedder's `id`. */
 export interface HashingEmbedderSettings {
@@ -161,7 +162,8 @@ class FeatureTable {
     const known = this.ids.get(word);
     if (known !== undefined) return known;
     const id = this.size++;
-    this.ids.set(word, id);
+    // A copy, not a view of the text the word was cut from (which the key would keep alive).
+    this.ids.set(flatCopy(word), id);
     this.compute(id, word);
     return id;
   }

@@ -7,6 +7,7 @@
  */
 import { splitSentences } from '../../text/sentences.js';
 import { stem } from '../../text/stem.js';
+import { flatCopy } from '../../text/segment.js';
 import { STOP_WORDS, words } from '../../text/words.js';
 import { isContentWord } from './contradiction-analysis.js';
 
@@ -125,9 +126,11 @@ const HAS_DIGIT = /\d/;
 function cachedStem(word: string): string {
   let result = stems.get(word);
   if (result === undefined) {
-    result = stem(word);
+    // The key is kept: a copy, not a view of the sentence the word was cut from.
+    const key = flatCopy(word);
+    result = stem(key);
     if (stems.size >= STEM_CACHE_SIZE) stems.clear();
-    stems.set(word, result);
+    stems.set(key, result);
   }
   return result;
 }

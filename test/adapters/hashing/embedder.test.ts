@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 
 import { createHashingEmbedder, softStem } from '../../../src/adapters/hashing/embedder.js';
@@ -127,5 +129,26 @@ describe('createHashingEmbedder', () => {
       ]);
       expect(Array.from(vectors[index]!)).toEqual(Array.from(alone!));
     }
+  });
+});
+
+describe('the hashing embedder’s word table', () => {
+  it('keeps a long word, not the text it was cut from', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const heap = (): number => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const embedder = createHashingEmbedder({ dimensions: 64 });
+    const before = heap();
+    for (let index = 0; index < 60; index++) {
+      // A 200,000-character text with one long word of its own, kept in the word table.
+      const filler = 'Lorem ipsum dolor. '.repeat(10_000);
+      await embedder.embed([`${filler} Unprecedentedness${index}x ${filler}`]);
+    }
+    // Kept whole, the lower-cased texts would be 12 MB.
+    expect(heap() - before).toBeLessThan(4 * 2 ** 20);
   });
 });

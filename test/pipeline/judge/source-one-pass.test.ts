@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import {
   analyse,
@@ -79,5 +81,25 @@ describe('prepareSource: the support terms and the contradiction stems in one pa
       false,
       true,
     ]);
+  });
+});
+
+describe("the judge's stem cache", () => {
+  it('keeps a long word, not the text it was cut from', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const heap = (): number => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const before = heap();
+    for (let index = 0; index < 60; index++) {
+      // A 200,000-character text with one long word of its own, in the judge's stem cache.
+      const filler = 'lorem ipsum dolor '.repeat(11_000);
+      termsOf(`${filler} unprecedentedness${index}x ${filler}`);
+    }
+    // Kept whole, the texts would be 12 MB.
+    expect(heap() - before).toBeLessThan(4 * 2 ** 20);
   });
 });
