@@ -4,6 +4,7 @@
  * recall on the tune half before adopting it.
  *
  *   node --import tsx bench/docs/dump.ts --split tune > /tmp/tune.jsonl
+ *   node --import tsx bench/docs/dump.ts --split tune --category follow-up
  */
 import { join } from 'node:path';
 import { createChatEngine, createExtractiveProvider, type ChatResponse } from '../../src/index.js';
@@ -19,6 +20,8 @@ const flag = (name: string): string | undefined => {
 };
 const heldout = flag('--set') === 'heldout';
 const split = heldout ? 'heldout' : (flag('--split') ?? 'tune');
+// `--category follow-up` dumps only that category's cases (answerable, unanswerable, …).
+const category = flag('--category');
 
 /** The 1-based position of the first source whose text the fact's pattern matches, else null. */
 function factPosition(
@@ -47,7 +50,9 @@ for (const set of heldout ? HELDOUT_SETS : QUESTION_SETS) {
   };
   const engine = createChatEngine({ llm });
   await engine.ingest(documents);
-  for (const item of casesOf(set, heldout).filter((c) => c.split === split)) {
+  for (const item of casesOf(set, heldout).filter(
+    (c) => c.split === split && (category === undefined || c.category === category),
+  )) {
     seen.last = undefined;
     let reply: ChatResponse;
     if (item.turns.length === 1) {

@@ -5,7 +5,7 @@
  * model answers it (`src/adapters/extractive/follow-up.ts`); a real LLM still reads the user's
  * own words and the conversation.
  *
- * Two rules:
+ * Three rules:
  *
  * 1. **Question fragments.** "And what is the default?", "But, which flag turns it off?": the
  *    fragment after the lead word is the question (a reader of "and which …" finds no question
@@ -13,18 +13,24 @@
  * 2. **Named subjects.** A question that names nothing of its own (no identifier, no
  *    capitalised name, no "the X option") after one that did is about that name ("How do I use
  *    it with Amazon Bedrock?" → "Which environment variables set the region?"). The name is
- *    returned beside the user's words rather than spliced in: the words the user wrote say
- *    what is asked and weigh more.
+ *    returned beside the user's words rather than spliced in (but see 3): the words the user
+ *    wrote say what is asked and weigh more.
+ * 3. **A final "it".** In a question that inherits a name, an "it" that ends the question is
+ *    the thing acted on ("Which line do I add to each file for it?", "How do I pause it?") and
+ *    is replaced by the name, so a reader of the question alone (the extractive model) finds
+ *    the name among the user's own words.
  *
- * Measured on `npm run bench:docs` (docs/benchmarks.md, "followups"). Substituting a bare
- * fragment for its counterpart ("and synchronously?" → "… find files synchronously?"),
- * resolving pronouns, and giving a bare fragment an unnamed subject changed no figure there and
- * were dropped.
+ * Measured on `npm run bench:docs` (docs/benchmarks.md, "followups", "followups11").
+ * Substituting a bare fragment for its counterpart ("and synchronously?" → "… find files
+ * synchronously?"), resolving every "it"/"its", and giving a bare fragment an unnamed subject
+ * changed no figure there or lost one, and were dropped.
  *
  * @example
  * ```ts
  * resolveFollowUp('And which flag turns it off?', ['What does the `cache` option do?']);
  * // { question: 'Which flag turns it off?', subject: 'cache' }
+ * resolveFollowUp('How do I clear it?', ['What does the `cache` option do?']);
+ * // { question: 'How do I clear cache?', subject: 'cache' }
  * ```
  * @module
  */
@@ -33,7 +39,10 @@ import { isQuestion } from './question-intent.js';
 
 /** A follow-up in standalone form. */
 export interface ResolvedFollowUp {
-  /** The question without its lead word ("and", "but", "what about"), else the user's words. */
+  /**
+   * The question without its lead word ("and", "but"), a final "it" read as `subject`; else the
+   * user's words.
+   */
   readonly question: string;
   /** The name an earlier question asked about, which this one names nothing of its own; or ''. */
   readonly subject: string;
@@ -71,6 +80,8 @@ function withoutEnd(text: string): string {
 // "And what is …?", "But, which …?": a lead word, then a question of its own.
 const QUESTION_FRAGMENT =
   /^\s*(?:and|but|or|also|so|then|plus)\b[,\s]+((?:what|which|how|where|when|who|whom|whose|why|is|are|was|were|do|does|did|can|could|should|will|would|has|have|may|must)\b[\s\S]*)$/i;
+// "it" as the last word of a question ("Which line do I add for it?", "How do I pause it?").
+const FINAL_IT = /\bit(?=[\s?.!]*$)/i;
 // Words that name what kind of thing a subject is ("the deep *option*").
 const KIND =
   'option|options|package|module|library|function|method|class|command|flag|property|event|' +
@@ -132,8 +143,10 @@ function asQuestion(fragment: string): string {
  */
 function resolveOne(message: string, previous: string): ResolvedFollowUp | null {
   const fragment = QUESTION_FRAGMENT.exec(message)?.[1];
-  const question = fragment === undefined ? message.trim() : asQuestion(fragment);
-  const subject = subjectOf(question) === '' ? subjectOf(previous) : '';
+  const asked = fragment === undefined ? message.trim() : asQuestion(fragment);
+  const subject = subjectOf(asked) === '' ? subjectOf(previous) : '';
+  // "… for it?", "… call it?": a final "it" is the thing acted on, the subject asked about.
+  const question = subject === '' ? asked : asked.replace(FINAL_IT, subject);
   if (question === message.trim() && subject === '') return null;
   return { question, subject };
 }

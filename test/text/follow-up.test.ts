@@ -75,6 +75,41 @@ describe('resolveFollowUp', () => {
   });
 });
 
+describe('resolveFollowUp reads a final "it"', () => {
+  it('as the name the question inherits', () => {
+    expect(
+      resolveFollowUp('Where do I register it?', ['What does the `onRetry` hook do?']),
+    ).toEqual({ question: 'Where do I register onRetry?', subject: 'onRetry' });
+    expect(
+      resolveFollowUp('And how do I reset it ?', ['What is the `retryDelay` option?']),
+    ).toEqual({ question: 'How do I reset retryDelay?', subject: 'retryDelay' });
+    // Down a chain: the name travels with the questions resolved for it.
+    expect(
+      resolveFollowUp('Can I turn off it?', [
+        'What does the Token Bucket limiter do?',
+        'And what is the default rate?',
+      ]),
+    ).toEqual({ question: 'Can I turn off Token Bucket?', subject: 'Token Bucket' });
+  });
+
+  it('and leaves every other "it" alone', () => {
+    // Not last, part of a word, or with no name to stand for.
+    expect(resolveFollowUp('Does it retry twice?', ['What does `fetchWithRetry()` do?'])).toEqual({
+      question: 'Does it retry twice?',
+      subject: 'fetchWithRetry()',
+    });
+    expect(resolveFollowUp('How do I submit?', ['What is the `FormData` helper?'])).toEqual({
+      question: 'How do I submit?',
+      subject: 'FormData',
+    });
+    expect(resolveFollowUp('How do I stop it?', ['How do I start a worker pool?'])).toBeNull();
+    // A question naming its own subject keeps its words.
+    expect(resolveFollowUp('How does `close()` end it?', ['What does the `Pool` class do?'])).toBe(
+      null,
+    );
+  });
+});
+
 describe('resolveFollowUp after statements', () => {
   it('takes no subject from a statement, only from questions', () => {
     // The name is in what the user said, not asked: an unrelated question stays unrelated.

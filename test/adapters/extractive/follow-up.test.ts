@@ -53,4 +53,28 @@ describe('the extractive model reads a follow-up in standalone form', () => {
     // The question asks for a name; the sentence quoted names none, and the answer says so.
     expect(result.text).toMatch(/\[source: S1\]\. The sources do not name/);
   });
+
+  it('reads a final "it" as the name asked about before', async () => {
+    const llm = createExtractiveProvider();
+    const sources = [
+      { label: 'S1', text: 'Old calls throw in every module where the line is put.' },
+      {
+        label: 'S2',
+        text: 'The Polyfill variant needs one line at the top of each module: `const x = require("polyfill")`.',
+      },
+    ];
+    const messages: LLMMessage[] = [
+      { role: 'user', content: 'What is the Polyfill variant?' },
+      { role: 'assistant', content: 'A variant [source: S2].' },
+      { role: 'user', content: 'Which line do I put in each module for it?' },
+    ];
+    const request = { messages, sources, retrievalQuery: 'line put module polyfill variant' };
+    expect(standaloneRequest(request).messages.at(-1)?.content).toBe(
+      'Which line do I put in each module for Polyfill?',
+    );
+    // S1 holds more of the user's words; the name makes S2, the unit about it, the answer.
+    expect((await llm.generate(request)).text).toMatch(
+      /^The Polyfill variant needs .*\[source: S2\]/,
+    );
+  });
 });
