@@ -166,15 +166,27 @@ function hasCellSeparator(text: string, start: number): boolean {
 
 /**
  * Whether the period ending at `at` belongs to an abbreviation rather than ending the
- * sentence; `next` is the first character after the white space that follows.
+ * sentence; `next` is the first character after the white space that follows. Exported for
+ * tests.
  */
-function endsWithAbbreviation(
+export function endsWithAbbreviation(
   text: string,
   sentenceStart: number,
   at: number,
   next: string,
 ): boolean {
-  const before = text.slice(Math.max(sentenceStart, at - LOOK_BEHIND), at + 1);
+  const from = Math.max(sentenceStart, at - LOOK_BEHIND);
+  // Every form the expression below takes ends with a letter before the period, and none is a
+  // run of seven letters or more (in the window it reads).
+  let letters = 0;
+  while (
+    letters < 7 &&
+    at - letters - 1 >= from &&
+    isAsciiLetter(text.charCodeAt(at - letters - 1))
+  )
+    letters++;
+  if (letters === 0 || letters === 7) return false;
+  const before = text.slice(from, at + 1);
   const match = /(?:^|[\s(])([A-Za-z](?:\.[A-Za-z])*|[A-Za-z]{1,6}|f\.ex)\.$/.exec(before);
   if (!match?.[1]) return false;
   const word = match[1];
@@ -190,6 +202,11 @@ function endsWithAbbreviation(
     return previous === '' || /^[A-Z]/.test(previous);
   }
   return false;
+}
+
+/** Whether a UTF-16 code unit is an ASCII letter (`[A-Za-z]`). */
+function isAsciiLetter(code: number): boolean {
+  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a);
 }
 
 /** The word before the last one of `text` (`/(\S+)\s+\S*$/`, as a loop: linear). */

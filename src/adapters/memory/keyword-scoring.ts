@@ -86,6 +86,12 @@ function seeks(wanted: number, length: number): boolean {
 const SEEK_RATIO = 8;
 
 /**
+ * Postings per document still in play above which the k-th best sum is taken again before
+ * dropping documents (taking it reads them all and keeps a heap of k).
+ */
+const DROP_REFRESH = 4;
+
+/**
  * The position of the first document ≥ `number` at or after `from` in an ascending list (its
  * length when there is none): galloping steps, then a binary search.
  */
@@ -140,21 +146,60 @@ function scoreRarestFirst(
     }
   }
   let count = 0;
-  // The documents seen, ascending, once no other can be scored (the list is closed and no
-  // filter names documents): a long ascending list is then sought for them, not read whole.
-  let closedSeen: Int32Array | undefined;
-  for (let at = 0; at < rarestFirst.length; at++) {
+  // Once no other document can be scored (the list is closed and no filter names documents):
+  // the seen documents that can still reach the k best, and how many. A long ascending list is
+  // sought for them (sorted ascending first), not read whole.
+  let alive: Int32Array | undefined;
+  let aliveCount = 0;
+  let aliveSorted = false;
+  // The k-th best sum when last taken: sums only grow, so it stays a floor of the k best.
+  let floor = -Infinity;
+  let read = 0;
+  for (let at = 0; at < rarestFirst.length; read += rarestFirst[at++]!.weight) {
     const { documents, frequencies, weight, ascending } = rarestFirst[at]!;
-    if (open && count > options.k && documents.length > count >> 2) {
-      const floor = kthLargest(scoresOf(seen, count, scores), count, options.k);
+    // No sum exceeds the bounds of the terms read (`read`): while they are below the unread
+    // ones', the pass cannot close, and the k-th best sum is not taken.
+    if (
+      open &&
+      count > options.k &&
+      documents.length > count >> 2 &&
+      read * (1 + SAFETY) >= rest[at]!
+    ) {
+      floor = kthLargest(scoresOf(seen, count, scores), count, options.k);
       open = floor * (1 - SAFETY) <= rest[at]! * (1 + SAFETY);
     }
-    if (!open && values === undefined && ascending && seeks(count, documents.length)) {
-      closedSeen ??= seen.slice(0, count).sort();
+    if (!open && values === undefined) {
+      if (alive === undefined) {
+        alive = seen.slice(0, count);
+        aliveCount = count;
+      }
+      // Dropping reads the documents kept, so it is done before a list at least as long, and
+      // only where few enough may remain for the list to be sought.
+      if (
+        ascending &&
+        documents.length >= aliveCount &&
+        documents.length > SEEK_RATIO * options.k
+      ) {
+        if (documents.length > DROP_REFRESH * aliveCount) {
+          floor = Math.max(
+            floor,
+            kthLargest(scoresOf(alive, aliveCount, scores), aliveCount, options.k),
+          );
+        }
+        aliveCount = dropUnreachable(alive, aliveCount, scores, slots, floor, rest[at]!);
+        if (counts !== undefined) counts.alive = aliveCount;
+      }
+    }
+    if (alive !== undefined && ascending && seeks(aliveCount, documents.length)) {
+      // Sorted once, when first sought: dropping keeps the order, and fewer are left to sort.
+      if (!aliveSorted) {
+        alive.subarray(0, aliveCount).sort();
+        aliveSorted = true;
+      }
       if (counts !== undefined) counts.sought = (counts.sought ?? 0) + 1;
       let position = 0;
-      for (let index = 0; index < count && position < documents.length; index++) {
-        const number = closedSeen[index]!;
+      for (let index = 0; index < aliveCount && position < documents.length; index++) {
+        const number = alive[index]!;
         position = seek(documents, number, position);
         if (documents[position] !== number) continue;
         const frequency = frequencies[position++]!;
@@ -186,12 +231,43 @@ function scoreRarestFirst(
 }
 
 /**
- * What a search did: how many documents it scored (the pruning leaves the others out) and how
- * many posting lists it sought documents in instead of reading them whole.
+ * Drops from `alive` (the first `count` entries: seen documents) those whose sum,
+ * with every unread term's bound (`rest`) added, stays under `floor` (a k-th best sum taken
+ * during the pass, so at most the final one): none of them can reach the k best. Their slot is set to `REFUSED`, so that a list read whole skips them.
+ * Returns how many are kept, in their order, at the front of `alive`.
+ *
+ * The result is unchanged: a dropped document's final sum is below the k-th best one of the
+ * documents kept (sums only grow), so it would have been neither a finalist of the rescoring
+ * nor a match; the documents kept get every contribution in the same order as before.
+ */
+function dropUnreachable(
+  alive: Int32Array,
+  count: number,
+  scores: Float64Array,
+  slots: Int32Array,
+  floor: number,
+  rest: number,
+): number {
+  // The bound to beat, with the margin the closing test uses (sums taken in another order).
+  const needed = (floor * (1 - SAFETY)) / (1 + SAFETY) - rest;
+  let kept = 0;
+  for (let at = 0; at < count; at++) {
+    const number = alive[at]!;
+    if (scores[number]! >= needed) alive[kept++] = number;
+    else slots[number] = REFUSED;
+  }
+  return kept;
+}
+
+/**
+ * What a search did: how many documents it scored (the pruning leaves the others out), how
+ * many posting lists it sought documents in instead of reading them whole, and how many
+ * documents could still reach the k best when the last long list was read.
  */
 export interface SearchCounts {
   scored: number;
   sought?: number;
+  alive?: number;
 }
 
 /**

@@ -189,6 +189,53 @@ describe('memory keyword scoring', () => {
     expect(restored.postings.get('b')!.ascending).toBe(true);
   });
 
+  it('drops the seen documents that can no longer reach the k best before a long list', () => {
+    const next = random(5);
+    const space = createSpace();
+    // "rare" in 60 documents (some twice), "mid" in 600, "common" in all 6,000.
+    for (let n = 0; n < 6000; n++) {
+      const rare = n % 100 === 0 ? (n % 300 === 0 ? ' rare rare' : ' rare') : '';
+      const mid = n % 10 === 0 ? ' mid' : '';
+      const filler = Array.from({ length: 1 + Math.floor(next() * 12) }, () => word(next));
+      addDocument(
+        space,
+        { id: `d${n}`, text: `common ${filler.join(' ')}${mid}${rare}`, metadata: {} },
+        split,
+      );
+    }
+    const terms = queryTerms(['common', 'mid', 'rare']);
+    const counts: SearchCounts = { scored: 0 };
+    expect(search(space, terms, { k: 10 }, bm25, counts)).toEqual(
+      reference(space, terms, { k: 10 }),
+    );
+    // The pass closes after "rare" (60 documents seen); once "mid" is read, fewer of them can
+    // still reach the 10 best, and only those are sought in "common".
+    expect(counts.scored).toBe(60);
+    expect(counts.alive).toBeGreaterThanOrEqual(10);
+    expect(counts.alive).toBeLessThan(30);
+    expect(counts.sought).toBeGreaterThan(0);
+  });
+
+  it('keeps every match exact with many terms of graded frequencies and ties', () => {
+    const next = random(91);
+    const space = createSpace();
+    // Few distinct lengths and frequencies: many documents tie on their sums.
+    for (let n = 0; n < 4000; n++) {
+      const words = Array.from({ length: 2 + Math.floor(next() * 6) }, () => word(next));
+      addDocument(space, { id: `d${n}`, text: words.join(' '), metadata: {} }, split);
+    }
+    let compared = 0;
+    for (let q = 0; q < 150; q++) {
+      const query = Array.from({ length: 3 + Math.floor(next() * 12) }, () => word(next));
+      const terms = queryTerms(query);
+      for (const k of [1, 2, 7, 30, 200]) {
+        expect(search(space, terms, { k }, bm25)).toEqual(reference(space, terms, { k }));
+        compared++;
+      }
+    }
+    expect(compared).toBe(750);
+  });
+
   it('scores only the documents a documentId filter names', () => {
     const space = createSpace();
     for (let n = 0; n < 500; n++) {
