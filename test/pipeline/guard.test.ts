@@ -138,6 +138,70 @@ describe('decideGuard: the best chunk without analysing every chunk', () => {
   });
 });
 
+describe('decideGuard with bestEvidence: false (the decision without the best probability)', () => {
+  const texts = [
+    'Refunds are issued within 14 days of the request.',
+    'Shipping is free for orders above 50 euros.',
+    'Refund requests need the order number and the receipt.',
+    'Gift cards cannot be refunded or exchanged.',
+  ];
+  const queries = ['How fast are refunds issued?', 'Do gift cards get refunded?', 'quantum gluons'];
+
+  it('decides as the exact guard does; evidence is exact when it refuses, at or above the cut when it answers', () => {
+    let seed = 5;
+    const next = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32;
+    let answered = 0;
+    let refused = 0;
+    for (let round = 0; round < 300; round++) {
+      const query = queries[round % queries.length]!;
+      const chunks = Array.from({ length: 1 + Math.floor(next() * 5) }, () =>
+        chunk(texts[Math.floor(next() * texts.length)]!, Math.round(next() * 100) / 100),
+      );
+      const input = { query, chunks, topScore: 0.5, indexSize: [1, 8, 5_000][round % 3]! };
+      const exact = decideGuard(input);
+      const first = decideGuard({ ...input, bestEvidence: false });
+      expect(first.guard).toBe(exact.guard);
+      if (exact.guard) {
+        refused++;
+        expect(first).toEqual(exact);
+      } else {
+        answered++;
+        expect(first.evidence).toBeGreaterThanOrEqual(DEFAULT_GUARD_MODEL.cut);
+        expect(first.evidence).toBeLessThanOrEqual(exact.evidence);
+      }
+    }
+    expect(answered).toBeGreaterThan(20);
+    expect(refused).toBeGreaterThan(20);
+  });
+
+  it('analyses no chunk after the first one that reaches the cut', () => {
+    let read = 0;
+    const counted = (text: string, vectorScore: number) => ({
+      get text() {
+        read++;
+        return text;
+      },
+      vectorScore,
+    });
+    const input = {
+      query: 'How fast are refunds issued?',
+      chunks: [
+        counted('Refunds are issued within 14 days of the request.', 0.9),
+        counted('Refund requests need the order number and the receipt.', 0.85),
+        counted('Gift cards cannot be refunded or exchanged.', 0.8),
+      ],
+      topScore: 0.9,
+      indexSize: 8,
+    };
+    expect(decideGuard({ ...input, bestEvidence: false }).guard).toBe(false);
+    const readFirst = read;
+    read = 0;
+    expect(decideGuard(input).guard).toBe(false);
+    expect(readFirst).toBeGreaterThan(0);
+    expect(read).toBe(3 * readFirst);
+  });
+});
+
 describe('guard features', () => {
   it('counts the distinct stemmed query terms a chunk contains', () => {
     const features = guardFeatures(
