@@ -14,6 +14,24 @@ import {
 
 const chunk = (text: string, vectorScore: number | null = null) => ({ text, vectorScore });
 
+/** Chunks that count how often the guard reads their text (`reads()` since the last call). */
+function readCounter() {
+  let read = 0;
+  const counted = (text: string, vectorScore: number) => ({
+    get text() {
+      read++;
+      return text;
+    },
+    vectorScore,
+  });
+  const reads = () => {
+    const count = read;
+    read = 0;
+    return count;
+  };
+  return { counted, reads };
+}
+
 describe('decideGuard', () => {
   it('refuses when nothing was retrieved', () => {
     const decision = decideGuard({ query: 'refunds', chunks: [], topScore: 0, indexSize: 3 });
@@ -107,14 +125,7 @@ describe('decideGuard: the best chunk without analysing every chunk', () => {
   });
 
   it('does not read a chunk that cannot beat the best one even with every query term', () => {
-    let read = 0;
-    const counted = (text: string, vectorScore: number) => ({
-      get text() {
-        read++;
-        return text;
-      },
-      vectorScore,
-    });
+    const { counted, reads } = readCounter();
     const best = counted('Refunds are issued within 14 days of the request.', 0.9);
     const far = counted('Refunds are issued within 14 days of the request.', 0.05);
     decideGuard({
@@ -123,10 +134,9 @@ describe('decideGuard: the best chunk without analysing every chunk', () => {
       topScore: 0.9,
       indexSize: 8,
     });
-    const readBest = read;
+    const readBest = reads();
     expect(readBest).toBeGreaterThan(0);
     // A weight that lowers the probability as terms match: every chunk is read.
-    read = 0;
     decideGuard({
       query: 'How fast are refunds issued?',
       chunks: [far, best],
@@ -134,7 +144,7 @@ describe('decideGuard: the best chunk without analysing every chunk', () => {
       indexSize: 8,
       model: { ...DEFAULT_GUARD_MODEL, matchedTerms: -1 },
     });
-    expect(read).toBe(2 * readBest);
+    expect(reads()).toBe(2 * readBest);
   });
 });
 
@@ -175,14 +185,7 @@ describe('decideGuard with bestEvidence: false (the decision without the best pr
   });
 
   it('analyses no chunk after the first one that reaches the cut', () => {
-    let read = 0;
-    const counted = (text: string, vectorScore: number) => ({
-      get text() {
-        read++;
-        return text;
-      },
-      vectorScore,
-    });
+    const { counted, reads } = readCounter();
     const input = {
       query: 'How fast are refunds issued?',
       chunks: [
@@ -194,11 +197,10 @@ describe('decideGuard with bestEvidence: false (the decision without the best pr
       indexSize: 8,
     };
     expect(decideGuard({ ...input, bestEvidence: false }).guard).toBe(false);
-    const readFirst = read;
-    read = 0;
+    const readFirst = reads();
     expect(decideGuard(input).guard).toBe(false);
     expect(readFirst).toBeGreaterThan(0);
-    expect(read).toBe(3 * readFirst);
+    expect(reads()).toBe(3 * readFirst);
   });
 });
 
