@@ -10,8 +10,10 @@
  * - a literal the question writes as code (a version `1.3`, a call `parse()`, a dotted path
  *   `a.b`, a flag) occurs in no retrieved chunk, or `MISSING_TERMS` focus terms occur in
  *   no retrieved chunk (a price or time-of-day word counts as present where an amount or a
- *   clock time is stated) and the best chunk's score is below `MISSING_TERM_TOP_SCORE`: strong
- *   retrieval evidence speaks for a chunk that says the same thing in other words.
+ *   clock time is stated, a word as present where a chunk writes it as a part of a camelCase
+ *   identifier: "unordered" in `unorderedList`) and the best chunk's score is below
+ *   `MISSING_TERM_TOP_SCORE`: strong retrieval evidence speaks for a chunk that says the same
+ *   thing in other words.
  *
  * Measured on the tune half of `npm run bench:docs` (docs/benchmarks.md, "issue 26, answers
  * round 3"). Pure; looks only at the texts and the score.
@@ -21,6 +23,7 @@ import { createSecondSightCache } from '../util/second-sight.js';
 import { answeredByType } from './guard-answer-type.js';
 import { indexTerms } from './guard.js';
 import { stem, stemmedTerms } from '../text/stem.js';
+import { identifierParts } from '../adapters/extractive/identifier-parts.js';
 
 /**
  * Below this best-chunk score, `MISSING_TERMS` focus terms no chunk contains refuse. Chosen on
@@ -194,8 +197,9 @@ export function focusRefuses(
 }
 
 /**
- * The focus terms in none of `chunks`: in no chunk's terms, and not a price or time-of-day word
- * a chunk answers with an amount or a clock time.
+ * The focus terms in none of `chunks`: in no chunk's terms, not a price or time-of-day word
+ * a chunk answers with an amount or a clock time, and not a part of a camelCase identifier a
+ * chunk writes.
  */
 function missingTerms(
   focus: readonly string[],
@@ -209,7 +213,19 @@ function missingTerms(
   // A price or time-of-day word is answered by a chunk stating an amount or a clock time.
   const typed = new Set<string>();
   for (const text of chunks) for (const term of answeredByType(absent, text)) typed.add(term);
-  return absent.filter((term) => !typed.has(term));
+  const untyped = absent.filter((term) => !typed.has(term));
+  if (untyped.length === 0) return untyped;
+  // A word a chunk writes only inside an identifier ("unordered" in `unorderedList`).
+  const parts = chunks.map(identifierStems);
+  return untyped.filter((term) => !parts.some((set) => set.has(term)));
+}
+
+/**
+ * The stems of the parts of a text's camelCase identifiers (`unorderedList` → "unorder",
+ * "list"; the extractive model's cut, `identifierParts`), empty for most texts.
+ */
+function identifierStems(text: string): ReadonlySet<string> {
+  return new Set(identifierParts(text).map(stem));
 }
 
 /** The question's code literals (lower-cased) that none of `chunks` contains. */

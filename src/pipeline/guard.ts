@@ -70,6 +70,13 @@ export interface GuardInput {
   readonly minSimilarity?: number | undefined;
   /** The adaptive model (default `DEFAULT_GUARD_MODEL`). */
   readonly model?: GuardModel | undefined;
+  /**
+   * Whether the adaptive guard's `evidence` must be the best chunk's answer probability
+   * (default true). False: it stops at the first chunk, by vector similarity, whose probability
+   * reaches the model's `cut` and reports that one: the same decision without analysing the
+   * chunks after it (a turn asks for the best only when it records it).
+   */
+  readonly bestEvidence?: boolean | undefined;
 }
 
 /** The guard's decision. */
@@ -158,7 +165,7 @@ const BOUND_MARGIN = 1e-9;
  * first, and a chunk is not analysed when its probability with every query term matched (the
  * most any chunk can reach; the features only grow with the terms matched) stays below the best
  * so far (for a model whose term weights are not negative): the result is the maximum over
- * all chunks.
+ * all chunks. With `enough`, the first probability at or above it is returned at once.
  */
 function bestProbability(
   chunks: readonly GuardChunk[],
@@ -166,6 +173,7 @@ function bestProbability(
   indexSize: number,
   cosineRange: readonly [number, number] = DEFAULT_COSINE_RANGE,
   model: GuardModel,
+  enough = Infinity,
 ): number {
   const scaledIndexSize = Math.log10(Math.max(1, indexSize));
   const ranked = chunks
@@ -187,7 +195,9 @@ function bestProbability(
     );
     if (bounded && most < bestLogit - BOUND_MARGIN) continue;
     const features = guardFeatures(chunk, queryTerms, indexSize, cosineRange);
-    best = Math.max(best, guardProbability(features, model));
+    const probability = guardProbability(features, model);
+    if (probability >= enough) return probability;
+    best = Math.max(best, probability);
     bestLogit = Math.max(bestLogit, guardLogit(features, model));
   }
   return best;
@@ -227,7 +237,8 @@ function chunkIndexTerms(text: string): readonly string[] {
 
 /**
  * Guard decision: refuse when nothing was retrieved; with `minSimilarity` set, when the best
- * score is below it; otherwise when no chunk's answer probability reaches the model's cut.
+ * score is below it; otherwise when no chunk's answer probability reaches the model's cut
+ * (`evidence` is the best chunk's probability unless `bestEvidence` is false and it answers).
  */
 export function decideGuard(input: GuardInput): GuardDecision {
   const model = input.model ?? DEFAULT_GUARD_MODEL;
@@ -239,7 +250,14 @@ export function decideGuard(input: GuardInput): GuardDecision {
   let evidence = input.topScore;
   if (adaptive) {
     const terms = indexTerms(input.query);
-    evidence = bestProbability(input.chunks, terms, input.indexSize, input.cosineRange, model);
+    evidence = bestProbability(
+      input.chunks,
+      terms,
+      input.indexSize,
+      input.cosineRange,
+      model,
+      input.bestEvidence === false ? model.cut : Infinity,
+    );
   }
   const guard = evidence < threshold;
   return { guard, reason: guard ? 'low-similarity' : null, evidence, threshold, adaptive };

@@ -14,6 +14,24 @@ import {
 
 const chunk = (text: string, vectorScore: number | null = null) => ({ text, vectorScore });
 
+/** Chunks that count how often the guard reads their text (`reads()` since the last call). */
+function readCounter() {
+  let read = 0;
+  const counted = (text: string, vectorScore: number) => ({
+    get text() {
+      read++;
+      return text;
+    },
+    vectorScore,
+  });
+  const reads = () => {
+    const count = read;
+    read = 0;
+    return count;
+  };
+  return { counted, reads };
+}
+
 describe('decideGuard', () => {
   it('refuses when nothing was retrieved', () => {
     const decision = decideGuard({ query: 'refunds', chunks: [], topScore: 0, indexSize: 3 });
@@ -107,14 +125,7 @@ describe('decideGuard: the best chunk without analysing every chunk', () => {
   });
 
   it('does not read a chunk that cannot beat the best one even with every query term', () => {
-    let read = 0;
-    const counted = (text: string, vectorScore: number) => ({
-      get text() {
-        read++;
-        return text;
-      },
-      vectorScore,
-    });
+    const { counted, reads } = readCounter();
     const best = counted('Refunds are issued within 14 days of the request.', 0.9);
     const far = counted('Refunds are issued within 14 days of the request.', 0.05);
     decideGuard({
@@ -123,10 +134,9 @@ describe('decideGuard: the best chunk without analysing every chunk', () => {
       topScore: 0.9,
       indexSize: 8,
     });
-    const readBest = read;
+    const readBest = reads();
     expect(readBest).toBeGreaterThan(0);
     // A weight that lowers the probability as terms match: every chunk is read.
-    read = 0;
     decideGuard({
       query: 'How fast are refunds issued?',
       chunks: [far, best],
@@ -134,7 +144,63 @@ describe('decideGuard: the best chunk without analysing every chunk', () => {
       indexSize: 8,
       model: { ...DEFAULT_GUARD_MODEL, matchedTerms: -1 },
     });
-    expect(read).toBe(2 * readBest);
+    expect(reads()).toBe(2 * readBest);
+  });
+});
+
+describe('decideGuard with bestEvidence: false (the decision without the best probability)', () => {
+  const texts = [
+    'Refunds are issued within 14 days of the request.',
+    'Shipping is free for orders above 50 euros.',
+    'Refund requests need the order number and the receipt.',
+    'Gift cards cannot be refunded or exchanged.',
+  ];
+  const queries = ['How fast are refunds issued?', 'Do gift cards get refunded?', 'quantum gluons'];
+
+  it('decides as the exact guard does; evidence is exact when it refuses, at or above the cut when it answers', () => {
+    let seed = 5;
+    const next = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32;
+    let answered = 0;
+    let refused = 0;
+    for (let round = 0; round < 300; round++) {
+      const query = queries[round % queries.length]!;
+      const chunks = Array.from({ length: 1 + Math.floor(next() * 5) }, () =>
+        chunk(texts[Math.floor(next() * texts.length)]!, Math.round(next() * 100) / 100),
+      );
+      const input = { query, chunks, topScore: 0.5, indexSize: [1, 8, 5_000][round % 3]! };
+      const exact = decideGuard(input);
+      const first = decideGuard({ ...input, bestEvidence: false });
+      expect(first.guard).toBe(exact.guard);
+      if (exact.guard) {
+        refused++;
+        expect(first).toEqual(exact);
+      } else {
+        answered++;
+        expect(first.evidence).toBeGreaterThanOrEqual(DEFAULT_GUARD_MODEL.cut);
+        expect(first.evidence).toBeLessThanOrEqual(exact.evidence);
+      }
+    }
+    expect(answered).toBeGreaterThan(20);
+    expect(refused).toBeGreaterThan(20);
+  });
+
+  it('analyses no chunk after the first one that reaches the cut', () => {
+    const { counted, reads } = readCounter();
+    const input = {
+      query: 'How fast are refunds issued?',
+      chunks: [
+        counted('Refunds are issued within 14 days of the request.', 0.9),
+        counted('Refund requests need the order number and the receipt.', 0.85),
+        counted('Gift cards cannot be refunded or exchanged.', 0.8),
+      ],
+      topScore: 0.9,
+      indexSize: 8,
+    };
+    expect(decideGuard({ ...input, bestEvidence: false }).guard).toBe(false);
+    const readFirst = reads();
+    expect(decideGuard(input).guard).toBe(false);
+    expect(readFirst).toBeGreaterThan(0);
+    expect(reads()).toBe(3 * readFirst);
   });
 });
 

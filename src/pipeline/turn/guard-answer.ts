@@ -40,7 +40,7 @@ export async function decideTurnGuard(
     candidates === null
       ? null
       : await inSpan(scope, 'cortexis.guard', async (span) => {
-          const decided = decideGuard({
+          const input = {
             query: rewrite.query,
             chunks: candidates.chunks,
             topScore: candidates.topScore,
@@ -56,8 +56,14 @@ export async function decideTurnGuard(
                 : 0,
             cosineRange: config.retrieval.cosineRange ?? runtime.embedder.similarityRange,
             minSimilarity: fixedMinSimilarity,
-          });
-          const focused = focusDecision(turnContext.request.message, candidates, decided);
+          };
+          // The best chunk's probability only where it is read (a recorded span, a refusal, the
+          // recalled statements' comparison): else the first chunk reaching the cut decides.
+          const first = decideGuard({ ...input, bestEvidence: span !== undefined });
+          let exact: GuardDecision | undefined =
+            span !== undefined || first.guard ? first : undefined;
+          const best = () => (exact ??= decideGuard(input));
+          const focused = focusDecision(turnContext.request.message, candidates, first, best);
           span?.setAttributes({
             'cortexis.guard': focused.guard,
             'cortexis.guard.reason': focused.reason ?? undefined,
@@ -65,14 +71,14 @@ export async function decideTurnGuard(
             'cortexis.guard.threshold': focused.threshold,
             'cortexis.guard.adaptive': focused.adaptive,
           });
-          return { decided, focused };
+          return { decided: first, focused, best };
         });
   // The user's own statements are judged against the guard's decision on the documents; the
   // focus check refuses only when no statement answers instead.
   const decision = decisions?.focused ?? null;
   const minSimilarity = decision?.threshold ?? fixedMinSimilarity ?? DEFAULT_GUARD_MODEL.cut;
   if (decisions) {
-    const { decided } = decisions;
+    const { decided, best } = decisions;
     const cosineRange =
       config.retrieval.cosineRange ?? runtime.embedder.similarityRange ?? DEFAULT_COSINE_RANGE;
     const memory = judgeMemory(rewrite.query, recalled, cosineRange, fixedMinSimilarity, inHistory);
@@ -85,8 +91,8 @@ export async function decideTurnGuard(
           memoryOnly: true,
         };
       }
-      if (memory.decision.evidence > decided.evidence) {
-        return { decision: decided, minSimilarity, memory: memory.chunks, memoryOnly: false };
+      if (memory.decision.evidence > best().evidence) {
+        return { decision: best(), minSimilarity, memory: memory.chunks, memoryOnly: false };
       }
     }
   }
@@ -95,13 +101,15 @@ export async function decideTurnGuard(
 
 /**
  * The adaptive guard's decision, refusing also when the question's focus is missing from every
- * retrieved chunk (`src/pipeline/guard-focus.ts`). A fixed `minSimilarity` is the user's own
- * guard and is left as it decided.
+ * retrieved chunk (`src/pipeline/guard-focus.ts`); a refusal reports `best()`, the decision
+ * with the best chunk's probability. A fixed `minSimilarity` is the user's own guard and is
+ * left as it decided.
  */
 function focusDecision(
   question: string,
   retrieval: RetrievalResult,
   decided: GuardDecision,
+  best: () => GuardDecision,
 ): GuardDecision {
   // A text that does not ask (a claim to check) is never refused for its focus.
   if (decided.guard || !decided.adaptive || !asks(question)) return decided;
@@ -113,7 +121,7 @@ function focusDecision(
     retrieval.topScore,
     focusChunkTerms,
   );
-  return refuse ? { ...decided, guard: true, reason: 'missing-focus' } : decided;
+  return refuse ? { ...best(), guard: true, reason: 'missing-focus' } : decided;
 }
 
 /** A chunk's heading path (`metadata.section`), or ''. */
