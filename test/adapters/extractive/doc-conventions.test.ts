@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { composeAnswer } from '../../../src/adapters/extractive/provider.js';
+import type { PromptSource } from '../../../src/ports/llm-provider.js';
+
+const ask = (question: string, sources: PromptSource[]) =>
+  composeAnswer({ messages: [{ role: 'user', content: question }], sources });
+
+describe('reading the conventions of Markdown documentation', () => {
+  it('does not quote an entry of a table of contents for the section it names', () => {
+    const contents = [
+      '## Table of Contents',
+      '',
+      '- Enable logging for a single request',
+      '- Retry failed requests',
+      '- Cancel a request',
+    ].join('\n');
+    const section = [
+      '## Enable logging for a single request',
+      '',
+      '```js',
+      "await client.get('/users', { log: true });",
+      '```',
+      '',
+      'Logging then applies to that request only.',
+    ].join('\n');
+    const answer = ask('How do I enable logging for a single request?', [
+      { label: 'S1', text: contents },
+      { label: 'S2', text: section },
+    ]);
+    // The entry restates the question (quoted, it was rated certain); the section is what answers.
+    expect(answer.text).not.toContain('[source: S1]');
+    expect(answer.certainty).toBeLessThan(1);
+  });
+
+  it('still quotes a list item under any other heading', () => {
+    const text = ['## Features', '', '- Enable logging for a single request', '- Retries'].join(
+      '\n',
+    );
+    const answer = ask('Can I enable logging for a single request?', [{ label: 'S1', text }]);
+    expect(answer.text).toContain('Enable logging for a single request [source: S1]');
+  });
+});
