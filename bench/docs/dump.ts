@@ -22,6 +22,8 @@ const heldout = flag('--set') === 'heldout';
 const split = heldout ? 'heldout' : (flag('--split') ?? 'tune');
 // `--category follow-up` dumps only that category's cases (answerable, unanswerable, …).
 const category = flag('--category');
+// `--match TEXT`: only the cases whose last turn contains TEXT (case aside).
+const match = flag('--match')?.toLowerCase();
 
 /** The 1-based position of the first source whose text the fact's pattern matches, else null. */
 function factPosition(
@@ -50,9 +52,14 @@ for (const set of heldout ? HELDOUT_SETS : QUESTION_SETS) {
   };
   const engine = createChatEngine({ llm });
   await engine.ingest(documents);
-  for (const item of casesOf(set, heldout).filter(
-    (c) => c.split === split && (category === undefined || c.category === category),
-  )) {
+  const chosen = casesOf(set, heldout).filter(
+    (c) =>
+      c.split === split &&
+      (category === undefined || c.category === category) &&
+      (match === undefined || c.turns.at(-1)!.toLowerCase().includes(match)),
+  );
+  if (chosen.length === 0) continue;
+  for (const item of chosen) {
     seen.last = undefined;
     let reply: ChatResponse;
     if (item.turns.length === 1) {

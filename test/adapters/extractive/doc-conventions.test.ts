@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { answerKindOf, composeAnswer } from '../../../src/adapters/extractive/provider.js';
+import type { PromptSource } from '../../../src/ports/llm-provider.js';
+
+const ask = (question: string, sources: PromptSource[]) =>
+  composeAnswer({ messages: [{ role: 'user', content: question }], sources });
+
+describe('reading the conventions of Markdown documentation', () => {
+  it('does not quote an entry of a table of contents for the section it names', () => {
+    const contents = [
+      '## Table of Contents',
+      '',
+      '- Enable logging for a single request',
+      '- Retry failed requests',
+      '- Cancel a request',
+    ].join('\n');
+    const section = [
+      '## Enable logging for a single request',
+      '',
+      '```js',
+      "await client.get('/users', { log: true });",
+      '```',
+      '',
+      'Logging then applies to that request only.',
+    ].join('\n');
+    const answer = ask('How do I enable logging for a single request?', [
+      { label: 'S1', text: contents },
+      { label: 'S2', text: section },
+    ]);
+    // The entry restates the question (quoted, it was rated certain); the section is what answers.
+    expect(answer.text).not.toContain('[source: S1]');
+    expect(answer.certainty).toBeLessThan(1);
+  });
+
+  it('still quotes a list item under any other heading', () => {
+    const text = ['## Features', '', '- Enable logging for a single request', '- Retries'].join(
+      '\n',
+    );
+    const answer = ask('Can I enable logging for a single request?', [{ label: 'S1', text }]);
+    expect(answer.text).toContain('Enable logging for a single request [source: S1]');
+  });
+
+  it('reads "If you want to …, use …" as the instruction a how-to asks for', () => {
+    const variables = [
+      '## Variables',
+      '',
+      'All variables are escaped by default. If you want to render unescaped HTML, use the triple braces: {{{name}}}.',
+    ].join('\n');
+    const example = [
+      '## Include templates',
+      '',
+      '```js',
+      "const html = render(template, { name: 'Ada' });",
+      'document.body.innerHTML = html;',
+      '```',
+    ].join('\n');
+    const answer = ask('How do I render unescaped HTML in a template?', [
+      { label: 'S1', text: variables },
+      { label: 'S2', text: example },
+    ]);
+    expect(answer.text.startsWith('If you want to render unescaped HTML, use the triple')).toBe(
+      true,
+    );
+  });
+
+  it('answers a "why" with the reason stated before the "Therefore" sentence', () => {
+    expect(answerKindOf('Why are private responses never cached?')).toBe('reason');
+    const text = [
+      '### Caching',
+      '',
+      'Responses are kept for an hour in a cache shared by every tenant.',
+      'Private responses carry data that one tenant must never see from another.',
+      'Therefore, private responses are never cached by the proxy.',
+    ].join('\n');
+    const answer = ask('Why are private responses never cached?', [{ label: 'S1', text }]);
+    expect(answer.text).toContain('one tenant must never see from another [source: S1]');
+    expect(answer.text).toContain('Therefore, private responses are never cached');
+  });
+});
