@@ -310,13 +310,13 @@ const pct = (part: number, whole: number): string =>
   whole === 0 ? '   n/a' : `${((100 * part) / whole).toFixed(1).padStart(5)}%`;
 const mark = (ok: boolean): string => (ok ? 'MET' : 'NOT MET');
 
-/** Prints one corpus' figures with each target as MET / NOT MET. */
-export function printReport(r: TrustReport): boolean {
+/** Each target of a corpus, by name, and whether it is met. */
+export function targetChecks(r: TrustReport): [string, boolean][] {
   const answeredShare = r.answerable ? r.answered / r.answerable : 1;
   const refusedShare = r.offTopic ? r.refused / r.offTopic : 1;
   const high = r.levels.high;
   const low = r.levels.low;
-  const checks: [string, boolean][] = [
+  return [
     [`answerable answered ≥ ${r.answeredTarget * 100}%`, answeredShare >= r.answeredTarget],
     ['off-topic refused ≥ 90%', refusedShare >= 0.9],
     ['ECE ≤ 0.08', r.ece <= 0.08],
@@ -324,6 +324,11 @@ export function printReport(r: TrustReport): boolean {
     ['low: relevant top source ≤ 50%', low.n === 0 || low.relevant / low.n <= 0.5],
     ['no high answer with mostly unsupported claims', r.unsupportedHigh === 0],
   ];
+}
+
+/** Prints one corpus' figures with each target as MET / NOT MET. */
+export function printReport(r: TrustReport): boolean {
+  const checks = targetChecks(r);
   console.log(`\n## ${r.corpus} (${r.answerable} answerable, ${r.offTopic} off-topic)`);
   console.log(
     `answerable answered ${pct(r.answered, r.answerable)} (${r.answered}/${r.answerable}), ` +
