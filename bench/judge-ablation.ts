@@ -43,6 +43,7 @@ import { PERTURBATION_KINDS, namesOf, perturb } from './judge-perturbations.js';
 import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
 import { DOCS_QUESTIONS, splitHalves } from './trust-docs-questions.js';
 import {
+  askCorpus,
   report,
   targetChecks,
   trustCorpora,
@@ -149,41 +150,6 @@ function judgeFigures(half: JudgeHalf): Figures {
 }
 
 // ---- bench:trust ------------------------------------------------------------------------
-
-const normalize = (text: string): string => text.toLowerCase().replace(/\s+/g, ' ');
-
-/** Asks every question of a trust corpus, as `bench/trust.ts` `runCorpus` does (one engine). */
-async function askTrust(
-  engine: ReturnType<typeof createChatEngine>,
-  corpus: TrustCorpus,
-): Promise<TrustOutcome[]> {
-  const outcomes: TrustOutcome[] = [];
-  for (const item of corpus.cases) {
-    const reply = await engine.chat({ message: item.question, mode: 'query' });
-    const top = reply.sources[0];
-    const answered = !reply.guard && top !== undefined;
-    const topRelevant = answered && item.relevant.has(top.documentId);
-    const factStated =
-      item.fact === undefined || normalize(reply.text).includes(normalize(item.fact));
-    outcomes.push({
-      corpus: corpus.name,
-      question: item.question,
-      answerable: item.relevant.size > 0,
-      answered,
-      topRelevant,
-      factStated: answered && factStated,
-      correct: topRelevant && factStated,
-      overall: reply.confidence.overall,
-      level: reply.confidence.level,
-      confidence: reply.confidence,
-      topScore: 0,
-      scores: reply.sources.map((source) => source.score),
-      top: top ?? null,
-      supportedRatio: reply.grounding?.supportedRatio ?? null,
-    });
-  }
-  return outcomes;
-}
 
 /**
  * The figures of a part of `bench:trust`: its NOT MET lines, and per corpus the lines the judge
@@ -295,7 +261,7 @@ async function main(): Promise<void> {
         await engine.ingest(corpus.documents.map((document) => ({ ...document })));
         for (const variant of variants) {
           switchTo(variant);
-          answers.get(variant)!.push(...(await askTrust(engine, corpus)));
+          answers.get(variant)!.push(...(await askCorpus(engine, corpus)));
         }
       }
       for (const variant of variants) {

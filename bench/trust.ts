@@ -76,8 +76,16 @@ export async function runCorpus(
 ): Promise<TrustOutcome[]> {
   const engine = createChatEngine(config);
   await engine.ingest(corpus.documents.map((document) => ({ ...document })));
+  return askCorpus(engine, corpus);
+}
+
+/** Asks every question of a corpus an engine has ingested (the ablation reuses one engine). */
+export async function askCorpus(
+  engine: ReturnType<typeof createChatEngine>,
+  corpus: TrustCorpus,
+): Promise<TrustOutcome[]> {
   let topScore = 0;
-  engine.on('retrieval', (event) => (topScore = event.topScore));
+  const stop = engine.on('retrieval', (event) => (topScore = event.topScore));
   const outcomes: TrustOutcome[] = [];
   for (const item of corpus.cases) {
     topScore = 0;
@@ -104,6 +112,7 @@ export async function runCorpus(
       supportedRatio: reply.grounding?.supportedRatio ?? null,
     });
   }
+  stop();
   return outcomes;
 }
 
