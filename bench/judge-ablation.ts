@@ -9,10 +9,14 @@
  *   questions halved as `bench:trust` halves them); unperturbed claims still supported; SUPPORT
  *   pairs called contradicted (false alarms), CONTRADICT pairs called contradicted.
  * - `bench:trust`: every corpus of its tune or test part through `createChatEngine()`
- *   defaults: precision of `high` and `medium` answers (pooled over the corpora), mean ECE,
- *   high answers with mostly unsupported claims.
- * - `bench:docs`: the tuning sets' tune or test halves: answerable correct, wrong answers rated
- *   high/medium, correct ones rated low, `medium` and `high` precision.
+ *   defaults: its NOT MET lines (summed over the corpora), precision of `high` and `medium`
+ *   answers (pooled over the corpora), mean ECE, high answers with mostly unsupported claims,
+ *   and each corpus' mean supported share of cited claims (a change is listed, neither better
+ *   nor worse).
+ * - `bench:docs`: the tuning sets' tune or test halves, every column of its rows: answerable,
+ *   structured and follow-up answers correct, right file top, unanswerable and off-topic
+ *   questions refused, wrong answers rated high/medium, correct ones rated low, `medium` and
+ *   `high` precision.
  *
  * Every figure is deterministic (no sampling, no timing): any change is the rule's effect, and
  * the smallest is one pair, one answer or one claim. A rule earns its lines when switching it
@@ -38,19 +42,27 @@ import { docsClaims, f1At, loadPairs, rocAuc, type Pair, type TrueClaim } from '
 import { PERTURBATION_KINDS, namesOf, perturb } from './judge-perturbations.js';
 import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
 import { DOCS_QUESTIONS, splitHalves } from './trust-docs-questions.js';
-import { expectedCalibrationError, trustCorpora, type TrustCorpus } from './trust.js';
+import {
+  askCorpus,
+  report,
+  targetChecks,
+  trustCorpora,
+  type TrustCorpus,
+  type TrustOutcome,
+} from './trust.js';
 
 type Half = 'tune' | 'test';
 const HALVES: readonly Half[] = ['tune', 'test'];
 
-/** A figure and which way is better. */
+/** A figure and which way is better (`none`: a change is reported, neither better nor worse). */
 interface Figure {
   readonly value: number;
-  readonly better: 'up' | 'down';
+  readonly better: 'up' | 'down' | 'none';
 }
 type Figures = Record<string, Figure>;
 const up = (value: number): Figure => ({ value, better: 'up' });
 const down = (value: number): Figure => ({ value, better: 'down' });
+const changed = (value: number): Figure => ({ value, better: 'none' });
 const round = (value: number, digits = 4) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 // ---- bench:judge ------------------------------------------------------------------------
@@ -139,67 +151,39 @@ function judgeFigures(half: JudgeHalf): Figures {
 
 // ---- bench:trust ------------------------------------------------------------------------
 
-interface TrustAnswer {
-  readonly corpus: string;
-  readonly answered: boolean;
-  readonly topRelevant: boolean;
-  readonly correct: boolean;
-  readonly overall: number;
-  readonly level: ChatResponse['confidence']['level'];
-  readonly supportedRatio: number | null;
-}
-
-const normalize = (text: string): string => text.toLowerCase().replace(/\s+/g, ' ');
-
-/** Asks every question of a trust corpus, as `bench/trust.ts` `runCorpus` does. */
-async function askTrust(
-  engine: ReturnType<typeof createChatEngine>,
-  corpus: TrustCorpus,
-): Promise<TrustAnswer[]> {
-  const answers: TrustAnswer[] = [];
-  for (const item of corpus.cases) {
-    const reply = await engine.chat({ message: item.question, mode: 'query' });
-    const top = reply.sources[0];
-    const answered = !reply.guard && top !== undefined;
-    const topRelevant = answered && item.relevant.has(top.documentId);
-    const factStated =
-      item.fact === undefined || normalize(reply.text).includes(normalize(item.fact));
-    answers.push({
-      corpus: corpus.name,
-      answered,
-      topRelevant,
-      correct: topRelevant && factStated,
-      overall: reply.confidence.overall,
-      level: reply.confidence.level,
-      supportedRatio: reply.grounding?.supportedRatio ?? null,
-    });
-  }
-  return answers;
-}
-
-function trustFigures(answers: readonly TrustAnswer[]): Figures {
-  const given = answers.filter((answer) => answer.answered);
-  const precision = (level: TrustAnswer['level']) => {
-    const at = given.filter((answer) => answer.level === level);
-    return at.length === 0 ? 0 : at.filter((answer) => answer.topRelevant).length / at.length;
+/**
+ * The figures of a part of `bench:trust`: its NOT MET lines, and per corpus the lines the judge
+ * drives (mean supported share of cited claims, high answers with mostly unsupported claims),
+ * besides `high` / `medium` precision pooled over the corpora and the mean ECE.
+ */
+function trustFigures(corpora: readonly TrustCorpus[], answers: readonly TrustOutcome[]): Figures {
+  const reports = corpora.map((corpus) =>
+    report(
+      corpus.name,
+      answers.filter((answer) => answer.corpus === corpus.name),
+      corpus.answeredTarget,
+    ),
+  );
+  const pooled = (level: TrustOutcome['level']) => {
+    const n = reports.reduce((sum, r) => sum + r.levels[level].n, 0);
+    const relevant = reports.reduce((sum, r) => sum + r.levels[level].relevant, 0);
+    return n === 0 ? 0 : relevant / n;
   };
-  const corpora = [...new Set(answers.map((answer) => answer.corpus))];
-  const eces = corpora.map((corpus) => {
-    const own = given.filter((answer) => answer.corpus === corpus);
-    return expectedCalibrationError(
-      own.map((answer) => answer.overall),
-      own.map((answer) => answer.correct),
-    );
-  });
-  return {
-    'trust high precision': up(round(precision('high'))),
-    'trust medium precision': up(round(precision('medium'))),
-    'trust mean ECE': down(round(eces.reduce((a, b) => a + b, 0) / eces.length)),
+  const figures: Figures = {
+    'trust NOT MET': down(
+      reports.reduce((sum, r) => sum + targetChecks(r).filter(([, met]) => !met).length, 0),
+    ),
+    'trust high precision': up(round(pooled('high'))),
+    'trust medium precision': up(round(pooled('medium'))),
+    'trust mean ECE': down(round(reports.reduce((sum, r) => sum + r.ece, 0) / reports.length)),
     'trust high with mostly unsupported': down(
-      given.filter((answer) => answer.level === 'high' && (answer.supportedRatio ?? 1) < 0.5)
-        .length,
+      reports.reduce((sum, r) => sum + r.unsupportedHigh, 0),
     ),
   };
+  for (const r of reports) {
+    figures[`trust ${r.corpus} supported share`] = changed(round(r.supportedRatio, 3));
+  }
+  return figures;
 }
 
 // ---- bench:docs -------------------------------------------------------------------------
@@ -209,6 +193,11 @@ function docsFigures(outcomes: readonly DocsOutcome[]): Figures {
   const { calibration } = summary;
   return {
     'docs answerable correct': up(summary.answerableCorrect.count),
+    'docs structured correct': up(summary.structuredCorrect.count),
+    'docs right file top': up(summary.rightFileTop.count),
+    'docs follow-ups correct': up(summary.followUpsCorrect.count),
+    'docs unanswerable refused': up(summary.unanswerableRefused.count),
+    'docs off-topic refused': up(summary.offTopicRefused.count),
     'docs wrong rated hi/med': down(calibration.wrongRatedHighOrMedium.count),
     'docs correct rated low': down(calibration.correctRatedLow.count),
     'docs medium precision': up(round(calibration.mediumPrecision.share ?? 0)),
@@ -265,16 +254,19 @@ async function main(): Promise<void> {
 
   if (!skip.has('trust')) {
     for (const half of HALVES) {
-      const answers = new Map<string, TrustAnswer[]>(variants.map((variant) => [variant, []]));
-      for (const corpus of trustCorpora(half, 300)) {
+      const answers = new Map<string, TrustOutcome[]>(variants.map((variant) => [variant, []]));
+      const corpora = trustCorpora(half, 300);
+      for (const corpus of corpora) {
         const engine = createChatEngine();
         await engine.ingest(corpus.documents.map((document) => ({ ...document })));
         for (const variant of variants) {
           switchTo(variant);
-          answers.get(variant)!.push(...(await askTrust(engine, corpus)));
+          answers.get(variant)!.push(...(await askCorpus(engine, corpus)));
         }
       }
-      for (const variant of variants) add(variant, half, trustFigures(answers.get(variant)!));
+      for (const variant of variants) {
+        add(variant, half, trustFigures(corpora, answers.get(variant)!));
+      }
     }
     console.error(`trust done in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   }
@@ -343,24 +335,28 @@ async function main(): Promise<void> {
   const delta = (variant: string, half: Half) => {
     const worse: string[] = [];
     const better: string[] = [];
+    const other: string[] = [];
     for (const [name, f] of Object.entries(figures.get(variant)![half])) {
       const before = baseline[half][name]!.value;
       if (f.value === before) continue;
       const change = round(f.value - before);
       const text = `${name} ${change > 0 ? '+' : ''}${change}`;
-      const improved = f.better === 'up' ? f.value > before : f.value < before;
-      (improved ? better : worse).push(text);
+      if (f.better === 'none') other.push(text);
+      else if (f.better === 'up' ? f.value > before : f.value < before) better.push(text);
+      else worse.push(text);
     }
-    return { worse, better };
+    return { worse, better, other };
   };
-  console.log('| rule (switched off) | tune: worse | tune: better | test: worse | test: better |');
-  console.log('| --- | --- | --- | --- | --- |');
+  console.log(
+    '| rule (switched off) | tune: worse | tune: better | tune: changed | test: worse | test: better | test: changed |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const rule of rules) {
     const tune = delta(rule, 'tune');
     const test = delta(rule, 'test');
     const cell = (items: string[]) => (items.length === 0 ? '—' : items.join('; '));
     console.log(
-      `| ${rule} | ${cell(tune.worse)} | ${cell(tune.better)} | ${cell(test.worse)} | ${cell(test.better)} |`,
+      `| ${rule} | ${cell(tune.worse)} | ${cell(tune.better)} | ${cell(tune.other)} | ${cell(test.worse)} | ${cell(test.better)} | ${cell(test.other)} |`,
     );
   }
   console.log(`\n${((performance.now() - started) / 1000).toFixed(0)} s`);

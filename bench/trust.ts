@@ -76,8 +76,16 @@ export async function runCorpus(
 ): Promise<TrustOutcome[]> {
   const engine = createChatEngine(config);
   await engine.ingest(corpus.documents.map((document) => ({ ...document })));
+  return askCorpus(engine, corpus);
+}
+
+/** Asks every question of a corpus an engine has ingested (the ablation reuses one engine). */
+export async function askCorpus(
+  engine: ReturnType<typeof createChatEngine>,
+  corpus: TrustCorpus,
+): Promise<TrustOutcome[]> {
   let topScore = 0;
-  engine.on('retrieval', (event) => (topScore = event.topScore));
+  const stop = engine.on('retrieval', (event) => (topScore = event.topScore));
   const outcomes: TrustOutcome[] = [];
   for (const item of corpus.cases) {
     topScore = 0;
@@ -104,6 +112,7 @@ export async function runCorpus(
       supportedRatio: reply.grounding?.supportedRatio ?? null,
     });
   }
+  stop();
   return outcomes;
 }
 
@@ -310,13 +319,13 @@ const pct = (part: number, whole: number): string =>
   whole === 0 ? '   n/a' : `${((100 * part) / whole).toFixed(1).padStart(5)}%`;
 const mark = (ok: boolean): string => (ok ? 'MET' : 'NOT MET');
 
-/** Prints one corpus' figures with each target as MET / NOT MET. */
-export function printReport(r: TrustReport): boolean {
+/** Each target of a corpus, by name, and whether it is met. */
+export function targetChecks(r: TrustReport): [string, boolean][] {
   const answeredShare = r.answerable ? r.answered / r.answerable : 1;
   const refusedShare = r.offTopic ? r.refused / r.offTopic : 1;
   const high = r.levels.high;
   const low = r.levels.low;
-  const checks: [string, boolean][] = [
+  return [
     [`answerable answered ≥ ${r.answeredTarget * 100}%`, answeredShare >= r.answeredTarget],
     ['off-topic refused ≥ 90%', refusedShare >= 0.9],
     ['ECE ≤ 0.08', r.ece <= 0.08],
@@ -324,6 +333,11 @@ export function printReport(r: TrustReport): boolean {
     ['low: relevant top source ≤ 50%', low.n === 0 || low.relevant / low.n <= 0.5],
     ['no high answer with mostly unsupported claims', r.unsupportedHigh === 0],
   ];
+}
+
+/** Prints one corpus' figures with each target as MET / NOT MET. */
+export function printReport(r: TrustReport): boolean {
+  const checks = targetChecks(r);
   console.log(`\n## ${r.corpus} (${r.answerable} answerable, ${r.offTopic} off-topic)`);
   console.log(
     `answerable answered ${pct(r.answered, r.answerable)} (${r.answered}/${r.answerable}), ` +

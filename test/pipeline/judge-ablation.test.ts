@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkSupport, extractClaims } from '../../src/pipeline/judge.js';
+import { checkSupport, extractClaims, prepareSource } from '../../src/pipeline/judge.js';
+import { novelNumber, polaritySignals } from '../../src/pipeline/judge/novelty.js';
 import { JUDGE_RULES, ruleOff, switchOffJudgeRules } from '../../src/pipeline/judge/rules.js';
+import { stemmedTerms } from '../../src/text/stem.js';
 
 // The switches of bench/judge-ablation.ts: every rule on as shipped, each one off alone.
 describe('judge rule switches (issue 26 item 6)', () => {
@@ -29,6 +31,26 @@ describe('judge rule switches (issue 26 item 6)', () => {
     expect(checkSupport(claim, source).contradiction).toBeUndefined();
     switchOffJudgeRules(['contradiction.renamed-number']);
     expect(checkSupport(claim, source).contradiction).toBe('number');
+  });
+
+  it('a number word states a number only while its rule is on, whatever was computed first', () => {
+    const source = prepareSource('Three trials were run.');
+    switchOffJudgeRules(['novelty.number-words']);
+    expect(novelNumber('3 trials were run.', source)).toBe('3');
+    // The digits alone, computed with the rule off, are not kept for the source.
+    switchOffJudgeRules();
+    expect(novelNumber('3 trials were run.', source)).toBeUndefined();
+    switchOffJudgeRules(['novelty.number-words']);
+    expect(novelNumber('3 trials were run.', source)).toBe('3');
+  });
+
+  it('a negator reverses a direction word only while its rule is on', () => {
+    const source = prepareSource('Statins did not increase the risk of stroke.');
+    const claim = 'Statins reduced the risk of stroke.';
+    const terms = stemmedTerms(claim);
+    expect(polaritySignals(claim, terms, source).directionMismatch).toBe(0);
+    switchOffJudgeRules(['feature.direction-reversal']);
+    expect(polaritySignals(claim, terms, source).directionMismatch).toBe(1);
   });
 
   it('list items cite their lead-in only while their rule is on', () => {

@@ -8,6 +8,7 @@
  * @module
  */
 import { STOP_WORDS } from '../../text/words.js';
+import { ruleOff } from './rules.js';
 import {
   ABOUT_SHARE,
   tokensOf,
@@ -118,27 +119,6 @@ function variantOf(a: string, b: string): boolean {
 }
 
 /**
- * Whether the source defines an abbreviation by words the claim has: "sugar-sweetened
- * beverages (SSBs)" when the claim says "sugar-sweetened beverages" — the same thing, not
- * another name.
- */
-function definedByClaimWords(
-  sourceText: string,
-  name: string,
-  claimTerms: ReadonlySet<string>,
-): boolean {
-  const at = sourceText.indexOf(`(${name}`);
-  if (at < 0) return false;
-  const first = name.toLowerCase().replace(/[^a-z]/g, '')[0];
-  if (first === undefined) return false;
-  const before = tokensOf(sourceText.slice(Math.max(0, at - 80), at)).slice(-name.length - 2);
-  const start = before.findIndex((token) => token.word[0] === first);
-  if (start < 0) return false;
-  const spelled = before.slice(start).filter((token) => !STOP_WORDS.has(token.word));
-  return spelled.length > 0 && spelled.every((token) => claimTerms.has(token.stem));
-}
-
-/**
  * A sentence stating the rest of the claim with a name of the same kind (an acronym for an
  * acronym, a capitalised word for one) the claim does not have, in place of a name the source
  * never states: "PTEN is a ligand for CCR7" against "… the second CCR7 ligand, CCL19 …".
@@ -146,16 +126,13 @@ function definedByClaimWords(
  * ≥ `REPLACED_SHARE` of the rest of the claim: "… much weaker than EBI2" against "… much
  * weaker than BGE"), or, anywhere in the sentence, when it states ≥ `ABSENT_SHARE` of the
  * rest of the claim and no spelling of the claim's name. Roman numerals ("type II") are
- * numbers, not names; a spelling of the same name ("K17" for "KRT17") or an abbreviation
- * the source defines by the claim's own words ("sugar-sweetened beverages (SSBs)") is no
- * other name.
+ * numbers, not names; a spelling of the same name ("K17" for "KRT17") is no other name.
  */
 export function replacedEntity(
   claim: string,
   claimTerms: ReadonlySet<string>,
   novelNames: readonly string[],
   sentences: readonly AnalysedSentence[],
-  sourceText = '',
 ): AnalysedSentence | undefined {
   const names = novelNames.filter((name) => !/^[IVX]+$/.test(name));
   if (names.length === 0) return undefined;
@@ -179,9 +156,15 @@ export function replacedEntity(
     if (share < ABSENT_SHARE || (best && share <= best.share)) continue;
     const words = sentence.text.match(RAW_WORD) ?? [];
     // In a title every word is capitalised: no names to align.
-    if (words.filter((word) => /^[A-Z]/.test(word)).length > words.length / 2) continue;
+    if (
+      !ruleOff['contradiction.title-skip'] &&
+      words.filter((word) => /^[A-Z]/.test(word)).length > words.length / 2
+    ) {
+      continue;
+    }
     // A sentence with a spelling of the claim's name states it, not another one.
     if (
+      !ruleOff['contradiction.name-spelling'] &&
       words.some(
         (word, position) => isEntity(word, position) && names.some((name) => variantOf(word, name)),
       )
@@ -192,7 +175,7 @@ export function replacedEntity(
       if (!isEntity(word, position) || !kinds.has(ACRONYM_LIKE.test(word))) return false;
       const lower = word.toLowerCase();
       if (STOP_WORDS.has(lower)) return false;
-      if (share >= REPLACED_SHARE) {
+      if (share >= REPLACED_SHARE && !ruleOff['contradiction.slotted-name']) {
         // (The other name may appear elsewhere in the claim: "than EBI2 … BM25's best hits".)
         const before = words[position - 1]?.toLowerCase();
         const after = words[position + 1]?.toLowerCase();
@@ -203,11 +186,7 @@ export function replacedEntity(
         );
         if (slotted) return true;
       }
-      return (
-        !claimWords.includes(lower) &&
-        !claimCompact.includes(compactOf(word)) &&
-        !definedByClaimWords(sourceText, word, claimTerms)
-      );
+      return !claimWords.includes(lower) && !claimCompact.includes(compactOf(word));
     });
     if (other) best = { sentence, share };
   }
@@ -289,7 +268,7 @@ export function missingMainName(
       const stated = compactOf(word);
       return stated.length >= 3 && compactOf(name).startsWith(stated);
     });
-  if (names.every(extending)) return undefined;
+  if (!ruleOff['support.extending-name'] && names.every(extending)) return undefined;
   let main = '';
   let most = MAIN_NAME_COUNT - 1;
   for (const [word, count] of counts) {

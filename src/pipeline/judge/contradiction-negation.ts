@@ -5,6 +5,7 @@
  */
 import { STOP_WORDS } from '../../text/words.js';
 import type { Token } from './contradiction-analysis.js';
+import { ruleOff } from './rules.js';
 
 // Content words at most this many words after a negator of the claim are what it negates.
 const GOVERNED_REACH = 3;
@@ -32,7 +33,7 @@ export function negatesGoverned(tokens: readonly Token[], governed: ReadonlySet<
       tokens.slice(from, index).some((other) => other.negator) ||
       tokens
         .slice(from, index + 1 + LOCAL_NEGATION_REACH)
-        .some((other) => NEGATIVE_WORD.test(other.word))
+        .some((other) => !ruleOff['contradiction.negative-words'] && NEGATIVE_WORD.test(other.word))
     );
   });
 }

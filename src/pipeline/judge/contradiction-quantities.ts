@@ -7,6 +7,7 @@
  */
 import { stem } from '../../text/stem.js';
 import { STOP_WORDS } from '../../text/words.js';
+import { ruleOff } from './rules.js';
 
 /** A number with what it counts. */
 export interface Quantity {
@@ -168,14 +169,6 @@ export const dimensionOf = (unit: string): string | undefined =>
   Object.values(UNIT_DIMENSIONS).find(([name]) => name === unit)?.[1] ??
   (unit === 'ms' ? 'time' : undefined);
 
-/** A bare whole number from 1800 to 2100 is most likely a year. */
-const isYear = (quantity: Quantity): boolean =>
-  quantity.unit === '' &&
-  quantity.low === quantity.high &&
-  Number.isInteger(quantity.low) &&
-  quantity.low >= 1800 &&
-  quantity.low <= 2100;
-
 /** Whether two quantities' value ranges overlap. */
 export const overlaps = (a: Quantity, b: Quantity): boolean => a.low <= b.high && b.low <= a.high;
 
@@ -185,7 +178,7 @@ export const overlaps = (a: Quantity, b: Quantity): boolean => a.low <= b.high &
  * has one, before it.
  */
 export function sameQuantity(a: Quantity, b: Quantity): boolean {
-  if (a.unit !== b.unit || isYear(a) !== isYear(b)) return false;
+  if (a.unit !== b.unit) return false;
   // What a number counts decides — the word right after it, or the noun one of them qualifies
   // ("5 business days" ↔ "5 days", not "6 user messages" ↔ "6 recent messages"); the words
   // before it only when neither says.
@@ -195,6 +188,7 @@ export function sameQuantity(a: Quantity, b: Quantity): boolean {
     if (first === undefined || otherFirst === undefined) return false;
     return first === otherFirst || first === otherSecond || second === otherFirst;
   }
+  if (ruleOff['contradiction.words-before']) return false;
   return a.before.some((word) => b.before.includes(word));
 }
 

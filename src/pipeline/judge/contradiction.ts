@@ -179,7 +179,7 @@ export function findContradiction(
       : redefinedAbbreviation(claim, novelNames, analysed)) ??
     (off['contradiction.replaced-entity']
       ? undefined
-      : replacedEntity(claim, claimTerms, novelNames, analysed, sourceText));
+      : replacedEntity(claim, claimTerms, novelNames, analysed));
   if (swapped) return { kind: 'entity', evidence: evidence(swapped) };
 
   // Polarity. A negated claim ("are not refunded") is contradicted when the sentences about it
@@ -214,7 +214,13 @@ export function findContradiction(
       if (span.share < NEGATED_CLAIM_SHARE) continue;
       if (!top || span.share > top.share) top = span;
       const tokens = span.sentence.tokens;
-      if (tokens.some((token) => token.negator || NEGATIVE_WORD.test(token.word))) {
+      if (
+        tokens.some(
+          (token) =>
+            token.negator ||
+            (!off['contradiction.negative-words'] && NEGATIVE_WORD.test(token.word)),
+        )
+      ) {
         negatesAnything = true;
       }
       if (!tokens.some((token) => governed.has(prefixOf(token.stem)))) continue;
@@ -228,7 +234,5 @@ export function findContradiction(
     if (top && !negatesAnything) return { kind: 'negation', evidence: evidence(top) };
     return null;
   }
-  let best: (typeof spans)[number] | undefined;
-  for (const span of spans) if (!best || span.share > best.share) best = span;
   return null;
 }

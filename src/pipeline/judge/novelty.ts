@@ -14,7 +14,6 @@
  * ```
  * @module
  */
-import { stem } from '../../text/stem.js';
 import { ruleOff } from './rules.js';
 
 /** What the novelty checks need of an analysed source (`PreparedSource` has it). */
@@ -23,10 +22,6 @@ export interface NoveltySource {
   readonly text: string;
   /** The text lower-cased. */
   readonly lower: string;
-  /** Every stemmed content term of the text. */
-  readonly terms: ReadonlySet<string>;
-  /** Five-letter prefixes of its terms. */
-  readonly prefixes: ReadonlySet<string>;
   /** Its sentences: offsets and stemmed content terms. */
   readonly sentences: readonly {
     readonly start: number;
@@ -76,7 +71,8 @@ function initialsFact(source: NoveltySource): string {
 /** Every number the source states. */
 function valuesFact(source: NoveltySource): ReadonlySet<number> {
   const found = factsOf(source);
-  if (found.values !== undefined) return found.values;
+  const words = !ruleOff['novelty.number-words'];
+  if (found.values !== undefined && words) return found.values;
   const values = new Set<number>();
   for (const match of source.text.matchAll(/\d+(?:[.,·]\d+)*/g)) {
     const raw = match[0].replace(/·/g, '.');
@@ -85,6 +81,8 @@ function valuesFact(source: NoveltySource): ReadonlySet<number> {
   }
   // The number words among the source's words (whole runs of letters), found without cutting
   // out every word.
+  // (Switched off, the digits alone, not kept.)
+  if (!words) return values;
   for (const match of source.lower.matchAll(NUMBER_WORD)) values.add(NUMBER_WORDS[match[0]]!);
   return (found.values = values);
 }
@@ -179,16 +177,14 @@ function spelledOut(token: string, source: NoveltySource): boolean {
   return letters.length >= 3 && isAcronym(token) && initialsFact(source).includes(letters);
 }
 
-/** Whether the source states a name in any form: as is, without punctuation, singular, or stemmed. */
+/** Whether the source states a name in any form: as is, without punctuation, or spelled out. */
 function stated(name: string, source: NoveltySource): boolean {
   const lower = name.toLowerCase();
-  if (source.lower.includes(lower) || compactFact(source).includes(compactOf(name))) {
+  if (
+    source.lower.includes(lower) ||
+    (!ruleOff['novelty.compact-form'] && compactFact(source).includes(compactOf(name)))
+  ) {
     return true;
-  }
-  if (lower.endsWith('s') && source.lower.includes(lower.slice(0, -1))) return true;
-  if (isCapitalised(name)) {
-    const term = stem(lower);
-    return source.terms.has(term) || (term.length > 5 && source.prefixes.has(term.slice(0, 5)));
   }
   return spelledOut(name, source);
 }
@@ -215,7 +211,9 @@ export function novelNames(claim: string, source: NoveltySource): string[] {
       : [];
     const compound = parts.length > 1;
     const names = compound ? parts.filter(isAcronym) : NO_NAMES;
-    const isName = isAcronym(token) || (index > 0 && isCapitalised(token));
+    const isName =
+      isAcronym(token) ||
+      (index > 0 && !ruleOff['novelty.capitalised-names'] && isCapitalised(token));
     if (!isName && names.length === 0) continue;
     if (stated(token, source)) continue;
     if (!ruleOff['novelty.defined-before'] && definedBefore(claim, token)) continue;
@@ -256,9 +254,6 @@ export function novelNumber(claim: string, source: NoveltySource): string | unde
 
 // Words that negate the statement they stand in.
 const NEGATOR = /^(?:not|no|never|none|neither|nor|cannot|without|nothing|nobody)$|n't$/;
-// Words that state an absence, a failure or no difference without a negator.
-const NEGATIVE =
-  /^(?:lack\w*|fail\w*|absen(?:t|ce)|unable|unaffected|unchanged|insignificant|nonsignificant|non-significant|independent\w*|neither|nor)$/;
 // Words of an increase and of a decrease.
 const UP =
   /^(?:increas\w*|higher|elevat\w*|enhanc\w*|promot\w*|augment\w*|stimulat\w*|rais(?:e|es|ed|ing)|upregulat\w*|accelerat\w*|boost\w*|greater|positively|gain\w*|ris(?:e|es|ing)|exacerbat\w*|worsen\w*|more)$/;
@@ -273,7 +268,6 @@ const ABOUT_COUNT = 3;
 const REVERSE_REACH = 3;
 
 const wordsOf = (text: string): string[] => text.toLowerCase().match(WORDS) ?? [];
-const negative = (word: string): boolean => NEGATOR.test(word) || NEGATIVE.test(word);
 
 /** The direction a text states: +1 an increase, -1 a decrease, 0 none or both (negators reverse). */
 function directionOf(words: readonly string[]): number {
@@ -281,9 +275,9 @@ function directionOf(words: readonly string[]): number {
   words.forEach((word, index) => {
     const value = UP.test(word) ? 1 : DOWN.test(word) ? -1 : 0;
     if (value === 0) return;
-    const reversed = words
-      .slice(Math.max(0, index - REVERSE_REACH), index)
-      .some((other) => NEGATOR.test(other));
+    const reversed =
+      !ruleOff['feature.direction-reversal'] &&
+      words.slice(Math.max(0, index - REVERSE_REACH), index).some((other) => NEGATOR.test(other));
     sum += reversed ? -value : value;
   });
   return Math.sign(sum);
@@ -326,7 +320,8 @@ export function polaritySignals(
   const best = about
     .slice(0, ABOUT_COUNT)
     .map((sentence) => wordsOf(source.text.slice(sentence.start, sentence.end)));
-  const negationUnmatched = negated && !best.some((words) => words.some(negative)) ? 1 : 0;
+  const negationUnmatched =
+    negated && !best.some((words) => words.some((word) => NEGATOR.test(word))) ? 1 : 0;
   let directionMismatch = 0;
   if (direction !== 0 && best.length > 0 && !ruleOff['feature.direction-mismatch']) {
     const directions = best.slice(0, 2).map(directionOf);
