@@ -23,7 +23,7 @@ import { createSecondSightCache } from '../util/second-sight.js';
 import { answeredByType } from './guard-answer-type.js';
 import { indexTerms } from './guard.js';
 import { stem, stemmedTerms } from '../text/stem.js';
-import { identifierParts } from '../adapters/extractive/identifier-parts.js';
+import { identifierParts } from '../text/identifier-parts.js';
 
 /**
  * Below this best-chunk score, `MISSING_TERMS` focus terms no chunk contains refuse. Chosen on

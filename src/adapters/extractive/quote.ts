@@ -64,8 +64,9 @@ export function quotesBlock(candidate: Candidate, shape: QuestionShape): boolean
   return intents.length > 0 && !intents.includes('definition');
 }
 
-// A list under this heading is a table of contents: its items name sections, they state nothing.
-const CONTENTS_HEADING = /^\s*(?:table\s+of\s+contents|contents|toc)\s*:?\s*$/i;
+// A list under this heading (trimmed) is a table of contents: its items name sections, they
+// state nothing. One `\s*` only, so a failing match stays linear.
+const CONTENTS_HEADING = /^(?:table\s+of\s+contents|contents|toc)\s*:?$/i;
 
 /**
  * Whether a unit may be quoted at all for this question: code only for a how-to or an API, for
@@ -74,7 +75,8 @@ const CONTENTS_HEADING = /^\s*(?:table\s+of\s+contents|contents|toc)\s*:?\s*$/i;
  * (it restates the question and points at the section that answers it).
  */
 export function quotable(candidate: Candidate, shape: QuestionShape): boolean {
-  if (candidate.unit === 'item') return !CONTENTS_HEADING.test(candidate.headingText ?? '');
+  if (candidate.unit === 'item')
+    return !CONTENTS_HEADING.test((candidate.headingText ?? '').trim());
   if (candidate.unit !== 'code') return true;
   if (shape.intents.includes('how-to') || shape.intents.includes('api')) return true;
   if (shape.literals.some((literal) => containsLiteral(candidate.text, literal))) return true;

@@ -8,7 +8,7 @@
 import { type AnswerKind, CONSEQUENCE, statesKind } from './answer-kind.js';
 import { type AnswerOptions, type ExtractiveAnswer, NO_ANSWER_TEXT, round } from './answer.js';
 import type { Candidate } from './candidates.js';
-import { hasCaseChange, identifierParts } from './identifier-parts.js';
+import { hasCaseChange, identifierParts } from '../../text/identifier-parts.js';
 import { stem } from '../../text/stem.js';
 import {
   type QuestionShape,

@@ -19,7 +19,7 @@
  *
  * Pure and deterministic.
  */
-import { STOP_WORDS } from '../../text/english.js';
+import { STOP_WORDS } from './english.js';
 
 /** A lower-case letter followed by a capital: where a camelCase word is. */
 const CASE_CHANGE = /[a-z][A-Z]/g;
