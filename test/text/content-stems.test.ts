@@ -1,5 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 
 import { analyzeTerms, contentStems, splitContent } from '../../src/text/analyzer.js';
@@ -7,6 +5,7 @@ import { latinLanguage } from '../../src/text/language-detection.js';
 import { segmentText } from '../../src/text/segment.js';
 import { stem } from '../../src/text/stem.js';
 import { contentWords, STOP_WORDS } from '../../src/text/words.js';
+import { settledHeap } from '../fixtures/heap.js';
 
 const VOCABULARY = (
   'the of and to that is was a in it for with the the the of and what how which ' +
@@ -76,13 +75,7 @@ describe('contentStems and the English terms', () => {
 
 describe('the analysis caches', () => {
   it('keep a long word, not the text it was cut from', () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    const heap = (): number => {
-      gc();
-      gc();
-      return process.memoryUsage().heapUsed;
-    };
+    const heap = settledHeap();
     const texts = 60;
     const before = heap();
     for (let index = 0; index < texts; index++) {

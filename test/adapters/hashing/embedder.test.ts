@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 
 import { createHashingEmbedder, softStem } from '../../../src/adapters/hashing/embedder.js';
 import { AbortError, ValidationError } from '../../../src/errors/index.js';
+import { settledHeap } from '../../fixtures/heap.js';
 
 function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0;
@@ -134,13 +133,7 @@ describe('createHashingEmbedder', () => {
 
 describe('the hashing embedder’s word table', () => {
   it('keeps a long word, not the text it was cut from', async () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    const heap = (): number => {
-      gc();
-      gc();
-      return process.memoryUsage().heapUsed;
-    };
+    const heap = settledHeap();
     const embedder = createHashingEmbedder({ dimensions: 64 });
     const before = heap();
     for (let index = 0; index < 60; index++) {

@@ -1,5 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import {
   analyse,
@@ -10,6 +8,7 @@ import {
 import { prepareSource, termsOf } from '../../../src/pipeline/judge/source.js';
 import { splitSentences } from '../../../src/text/sentences.js';
 import { forgetTextAnalyses } from '../../../src/util/second-sight.js';
+import { settledHeap } from '../../fixtures/heap.js';
 
 // Words the one pass treats apart: stop words, negators, numbers, mixed case, markup, and the
 // apostrophe forms that send a text to the general path.
@@ -86,13 +85,7 @@ describe('prepareSource: the support terms and the contradiction stems in one pa
 
 describe("the judge's stem cache", () => {
   it('keeps a long word, not the text it was cut from', () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    const heap = (): number => {
-      gc();
-      gc();
-      return process.memoryUsage().heapUsed;
-    };
+    const heap = settledHeap();
     const before = heap();
     for (let index = 0; index < 60; index++) {
       // A 200,000-character text with one long word of its own, in the judge's stem cache.
