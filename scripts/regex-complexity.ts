@@ -3,8 +3,16 @@
  * a ReDoS analyser that runs offline (its native build, else its JavaScript one). Every regex
  * literal and every `new RegExp('…', '…')` / `RegExp('…')` with literal arguments is checked.
  * `test/package/regex-complexity.test.ts` runs it in CI; `npm run check:regex` prints the report.
+ *
+ * recheck's verdict on a pattern is a function of the pattern, its flags and recheck's version
+ * (fixed seed, step limits instead of clocks), so the patterns proven safe are recorded in
+ * `scripts/regex-verdicts.json` and the test checks only the patterns not recorded there for
+ * the installed recheck: a new or edited pattern is always checked. `npm run check:regex`
+ * checks every pattern; `npm run check:regex -- --record` checks every pattern and rewrites the
+ * record with those proven safe.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { check, type Diagnostics } from 'recheck';
 import ts from 'typescript';
@@ -27,6 +35,23 @@ export interface RegexVerdict extends FoundRegex {
 }
 
 const ROOT = resolve(import.meta.dirname, '..');
+const RECORD = join(ROOT, 'scripts/regex-verdicts.json');
+
+/** The installed recheck's version: a recorded verdict holds only for the version that gave it. */
+function recheckVersion(): string {
+  const require = createRequire(import.meta.url);
+  return (require('recheck/package.json') as { version: string }).version;
+}
+
+/** What a pattern is checked as: the `g`/`y`/`d` flags do not change what one attempt costs. */
+export const patternKey = (regex: Pick<FoundRegex, 'source' | 'flags'>): string =>
+  `${regex.flags.replace(/[gyd]/g, '')}/${regex.source}`;
+
+/** The patterns recorded as safe by the installed recheck's version (none for another version). */
+export function recordedSafe(): ReadonlySet<string> {
+  const record = JSON.parse(readFileSync(RECORD, 'utf8')) as { recheck: string; safe: string[] };
+  return new Set(record.recheck === recheckVersion() ? record.safe : []);
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -92,17 +117,16 @@ async function checkOne(source: string, flags: string, timeout: number) {
  * Checks each regex (`timeout` ms each); unknown verdicts (timeouts) are reported as such. A
  * pattern written in several places is checked once, and `lanes` patterns are checked at a
  * time: recheck's agent is a process of its own, and one pattern at a time left a core idle (the
- * test took 170 s of a 2-core CI run, most of it waiting).
+ * test took 170 s of a 2-core CI run, most of it waiting). A pattern in `recorded` (see
+ * `recordedSafe`) is not checked again: its verdict is `safe`, detail `recorded`.
  */
 export async function checkRegexes(
   regexes: readonly FoundRegex[],
-  timeout = 10_000,
-  lanes = 2,
+  options: { timeout?: number; lanes?: number; recorded?: ReadonlySet<string> } = {},
 ): Promise<RegexVerdict[]> {
-  // The `g`/`y` flags do not change what one match attempt costs; recheck refuses some.
-  const keyOf = (regex: FoundRegex) => `${regex.flags.replace(/[gyd]/g, '')}/${regex.source}`;
+  const { timeout = 10_000, lanes = 2, recorded = new Set<string>() } = options;
   const results = new Map<string, ReturnType<typeof checkOne>>();
-  const order = [...new Set(regexes.map(keyOf))];
+  const order = [...new Set(regexes.map(patternKey))].filter((key) => !recorded.has(key));
   let next = 0;
   const lane = async () => {
     while (next < order.length) {
@@ -116,7 +140,12 @@ export async function checkRegexes(
   await Promise.all(Array.from({ length: Math.max(1, lanes) }, lane));
   const verdicts: RegexVerdict[] = [];
   for (const regex of regexes) {
-    const result = await results.get(keyOf(regex))!;
+    const pending = results.get(patternKey(regex));
+    if (!pending) {
+      verdicts.push({ ...regex, status: 'safe', detail: 'recorded' });
+      continue;
+    }
+    const result = await pending;
     if (result.status === 'vulnerable') {
       verdicts.push({
         ...regex,
@@ -135,6 +164,12 @@ export async function checkRegexes(
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
   const verdicts = await checkRegexes(findRegexes());
+  if (process.argv.includes('--record')) {
+    const safe = verdicts.filter((verdict) => verdict.status === 'safe').map(patternKey);
+    const record = { recheck: recheckVersion(), safe: [...new Set(safe)].sort() };
+    writeFileSync(RECORD, `${JSON.stringify(record, null, 2)}\n`);
+    console.log(`recorded ${record.safe.length} patterns proven safe in ${relative(ROOT, RECORD)}`);
+  }
   const bad = verdicts.filter((verdict) => verdict.status !== 'safe');
   for (const verdict of bad) {
     console.log(
