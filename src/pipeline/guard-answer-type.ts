@@ -4,11 +4,13 @@
  * question ("Do students get a discount?" ↔ "Students with a valid card pay 19 euros instead
  * of 29"; "When does it start in the morning?" ↔ "Service hours are from 5:00 to 1:00").
  *
- * Two domain-independent rules, not a thesaurus: a query term naming a price (cost, price,
+ * Three domain-independent rules, not a thesaurus: a query term naming a price (cost, price,
  * pay, fee, discount, cheap, expensive, afford) counts as contained in a chunk that states a
- * currency amount, and a term naming a time of day (time, morning, afternoon, evening, night,
- * midnight, noon) in a chunk that states a clock time. Nothing mined from the corpus can
- * bridge these gaps: "discount" and "morning" do not occur in it.
+ * currency amount, a term naming a time of day (time, morning, afternoon, evening, night,
+ * midnight, noon) in a chunk that states a clock time, and a term naming the keyboard
+ * (keyboard, shortcut, keystroke, hotkey) in a chunk that states a key combination ("How do I
+ * cancel a prompt from the keyboard?" ↔ "ctrl + c | Cancel the prompt"). Nothing mined from
+ * the corpus can bridge these gaps: "discount", "morning" and "keyboard" do not occur in it.
  */
 import { stemmedTerms } from '../text/stem.js';
 
@@ -34,11 +36,23 @@ export function timeOfDayTerms(): ReadonlySet<string> {
   ));
 }
 
+let builtKeyboardTerms: ReadonlySet<string> | undefined;
+
+/** Stemmed query terms that ask for a key combination (stemmed on the first call). */
+export function keyboardTerms(): ReadonlySet<string> {
+  return (builtKeyboardTerms ??= new Set(
+    stemmedTerms('keyboard keystroke keystrokes shortcut shortcuts hotkey hotkeys'),
+  ));
+}
+
 // "€5", "$ 12.50", "19 euros", "25 cents", "10 USD".
 const MONEY =
   /[$€£¥]\s?\d|\b\d+(?:[.,]\d+)?\s?(?:euros?|dollars?|cents?|pounds?|pence|yen|usd|eur|gbp)\b/i;
 // "5:00", "17:30", "9 am", "11pm".
 const CLOCK_TIME = /\b(?:[01]?\d|2[0-3]):[0-5]\d\b|\b(?:1[0-2]|0?[1-9])\s?(?:am|pm)\b/i;
+
+// "ctrl + c", "Ctrl+C", "shift+tab", "cmd+k".
+const KEY_COMBINATION = /\b(?:ctrl|cmd|alt|shift|meta)\s?\+\s?\w/i;
 
 /** Whether a text states an amount of money. */
 export function statesMoney(text: string): boolean {
@@ -50,17 +64,26 @@ export function statesClockTime(text: string): boolean {
   return CLOCK_TIME.test(text);
 }
 
+/** Whether a text states a key combination. */
+export function statesKeyCombination(text: string): boolean {
+  return KEY_COMBINATION.test(text);
+}
+
 /**
  * The query terms missing from a chunk that its stated values answer: price terms when the
- * chunk states an amount of money, time-of-day terms when it states a clock time.
+ * chunk states an amount of money, time-of-day terms when it states a clock time, keyboard
+ * terms when it states a key combination.
  */
 export function answeredByType(missing: Iterable<string>, chunkText: string): Set<string> {
   const answered = new Set<string>();
   let money: boolean | undefined;
   let clock: boolean | undefined;
+  let keys: boolean | undefined;
   for (const term of missing) {
     if (priceTerms().has(term) && (money ??= statesMoney(chunkText))) answered.add(term);
     else if (timeOfDayTerms().has(term) && (clock ??= statesClockTime(chunkText))) {
+      answered.add(term);
+    } else if (keyboardTerms().has(term) && (keys ??= statesKeyCombination(chunkText))) {
       answered.add(term);
     }
   }

@@ -9,9 +9,10 @@
  * - the text asks a question (ends with "?"; a claim to check is left to the guard's model), and
  * - a literal the question writes as code (a version `1.3`, a call `parse()`, a dotted path
  *   `a.b`, a flag) occurs in no retrieved chunk, or `MISSING_TERMS` focus terms occur in
- *   no retrieved chunk (a price or time-of-day word counts as present where an amount or a
- *   clock time is stated, a word as present where a chunk writes it as a part of a camelCase
- *   identifier: "unordered" in `unorderedList`) and the best chunk's score is below
+ *   no retrieved chunk (a price, time-of-day or keyboard word counts as present where an
+ *   amount, a clock time or a key combination is stated, an "-ly" adverb where its adjective
+ *   is written, a word where a chunk writes it as a part of a camelCase identifier:
+ *   "unordered" in `unorderedList`) and the best chunk's score is below
  *   `MISSING_TERM_TOP_SCORE`: strong retrieval evidence speaks for a chunk that says the same
  *   thing in other words.
  *
@@ -22,7 +23,7 @@ import { questionLiterals } from '../text/question-intent.js';
 import { createSecondSightCache } from '../util/second-sight.js';
 import { answeredByType } from './guard-answer-type.js';
 import { indexTerms } from './guard.js';
-import { stem, stemmedTerms } from '../text/stem.js';
+import { adjectiveOf, stem, stemmedTerms } from '../text/stem.js';
 import { identifierParts } from '../text/identifier-parts.js';
 
 /**
@@ -51,13 +52,17 @@ const ANSWER_KIND_WORDS =
   'helpers utility constructor call default defaults value values name type kind way ' +
   'maximum minimum max min limit example';
 // Words that carry no topic of their own, words that ask rather than name (what a thing
-// *answers* or *replies*, what *turns* it on or off), and the quantity words of "how many / much
-// / often".
+// *answers* or *replies*, what *turns* it on or off, what it *puts*, *holds* or *passes*, what
+// applies *unless* the *user* *changes* it), and the quantity words of "how many / much /
+// often", "several". The docs state the value without them (`rowSpacing — 0` for "How many
+// empty lines does it put between rows?"; docs/benchmarks.md, "followups12"). Not "wins": it
+// stems as "wine" does.
 const GENERIC_WORDS =
   'whether another one ones let make makes get gets use using used set sets do does thing ' +
   'things something anything possible able need want explain describe tell please list give ' +
   'show know mean means happen happens work works many much often long soon far big old fast ' +
-  'quickly really actually exactly whose answer answers reply replies respond responds turn turns';
+  'quickly really actually exactly whose answer answers reply replies respond responds turn turns ' +
+  'put puts unless change changes hold holds pass passes several user users';
 
 let builtIgnored: ReadonlySet<string> | undefined;
 
@@ -197,9 +202,9 @@ export function focusRefuses(
 }
 
 /**
- * The focus terms in none of `chunks`: in no chunk's terms, not a price or time-of-day word
- * a chunk answers with an amount or a clock time, and not a part of a camelCase identifier a
- * chunk writes.
+ * The focus terms in none of `chunks`: in no chunk's terms (nor, for an "-ly" adverb, its
+ * adjective's), not a price, time-of-day or keyboard word a chunk answers with an amount, a
+ * clock time or a key combination, and not a part of a camelCase identifier a chunk writes.
  */
 function missingTerms(
   focus: readonly string[],
@@ -208,9 +213,16 @@ function missingTerms(
 ): string[] {
   if (focus.length === 0) return [];
   const chunkTerms = chunks.map(termsOf);
-  const absent = focus.filter((term) => !chunkTerms.some((set) => set.has(term)));
+  // An adverb is present where its adjective is ("synchronously" ↔ "Synchronous").
+  const adjective = (term: string) => {
+    const word = adjectiveOf(term);
+    return word === null ? term : stem(word);
+  };
+  const absent = focus.filter(
+    (term) => !chunkTerms.some((set) => set.has(term) || set.has(adjective(term))),
+  );
   if (absent.length === 0) return absent;
-  // A price or time-of-day word is answered by a chunk stating an amount or a clock time.
+  // A price, time-of-day or keyboard word: a chunk stating an amount, a time, a key combination.
   const typed = new Set<string>();
   for (const text of chunks) for (const term of answeredByType(absent, text)) typed.add(term);
   const untyped = absent.filter((term) => !typed.has(term));

@@ -15,12 +15,16 @@
  *    it with Amazon Bedrock?" → "Which environment variables set the region?"). The name is
  *    returned beside the user's words rather than spliced in (but see 3): the words the user
  *    wrote say what is asked and weigh more.
- * 3. **A final "it".** In a question that inherits a name, an "it" that ends the question is
- *    the thing acted on ("Which line do I add to each file for it?", "How do I pause it?") and
- *    is replaced by the name, so a reader of the question alone (the extractive model) finds
- *    the name among the user's own words.
+ * 3. **A final "it", a condition's "it".** In a question that inherits a name, an "it" that
+ *    ends the question is the thing acted on ("Which line do I add to each file for it?", "How
+ *    do I pause it?"), and an "it" after "when", "if", "once", "while", "unless" or "whether"
+ *    is the thing whose state the question depends on ("What does a{b,c}d match when it is
+ *    on?"): either is replaced by the name, so a reader of the question alone (the extractive
+ *    model) finds the name among the user's own words. Other "it"s are left alone (the subject
+ *    of the question itself: "In which format does it expect its value?").
  *
- * Measured on `npm run bench:docs` (docs/benchmarks.md, "followups", "followups11").
+ * Measured on `npm run bench:docs` (docs/benchmarks.md, "followups", "followups11",
+ * "followups12").
  * Substituting a bare fragment for its counterpart ("and synchronously?" → "… find files
  * synchronously?"), resolving every "it"/"its", and giving a bare fragment an unnamed subject
  * changed no figure there or lost one, and were dropped.
@@ -80,8 +84,9 @@ function withoutEnd(text: string): string {
 // "And what is …?", "But, which …?": a lead word, then a question of its own.
 const QUESTION_FRAGMENT =
   /^\s*(?:and|but|or|also|so|then|plus)\b[,\s]+((?:what|which|how|where|when|who|whom|whose|why|is|are|was|were|do|does|did|can|could|should|will|would|has|have|may|must)\b[\s\S]*)$/i;
-// "it" as the last word of a question ("Which line do I add for it?", "How do I pause it?").
-const FINAL_IT = /\bit(?=[\s?.!]*$)/i;
+// "it" as the last word of a question ("Which line do I add for it?", "How do I pause it?") or
+// as the subject of a condition ("What does a{b,c}d match when it is on?").
+const FINAL_IT = /\bit(?=[\s?.!]*$)|(?<=\b(?:when|if|once|while|unless|whether)\s)it\b/i;
 // Words that name what kind of thing a subject is ("the deep *option*").
 const KIND =
   'option|options|package|module|library|function|method|class|command|flag|property|event|' +
@@ -145,7 +150,7 @@ function resolveOne(message: string, previous: string): ResolvedFollowUp | null 
   const fragment = QUESTION_FRAGMENT.exec(message)?.[1];
   const asked = fragment === undefined ? message.trim() : asQuestion(fragment);
   const subject = subjectOf(asked) === '' ? subjectOf(previous) : '';
-  // "… for it?", "… call it?": a final "it" is the thing acted on, the subject asked about.
+  // "… for it?", "… when it is on?": the thing acted on or whose state matters, the subject.
   const question = subject === '' ? asked : asked.replace(FINAL_IT, subject);
   if (question === message.trim() && subject === '') return null;
   return { question, subject };

@@ -27,6 +27,31 @@ describe('focusTerms', () => {
     expect(focusTerms('Which flag turns off colour output?')).toEqual(['colour', 'output']);
     expect(focusTerms('How do I turn on verbose logging?')).toEqual(['verbos', 'log']);
   });
+
+  it('leaves out the framing words of a question about a value or a condition', () => {
+    // What a setting *puts*, *holds* or *passes*, what *wins*, what applies *unless* the *user*
+    // *changes* it: the docs state the value without these words.
+    expect(focusTerms('How many empty lines does it put between rows by default?')).toEqual([
+      'empty',
+      'lin',
+      'row',
+    ]);
+    expect(focusTerms('And which flags does it use unless I change them?')).toEqual([]);
+    expect(focusTerms('What does the limit property of an array prompt hold?')).toEqual([
+      'array',
+      'prompt',
+    ]);
+    expect(focusTerms('How do I display a help message when the user passes -h?')).toEqual([
+      'display',
+      'help',
+      'messag',
+      'h',
+    ]);
+    // "several" is a quantity word; "wins" stays, it stems as "wine" does.
+    expect(
+      focusTerms('Which selector wins when several selectors of equal specificity match?'),
+    ).toEqual(['selector', 'win', 'equal', 'specificity', 'match']);
+  });
 });
 
 describe('missingFocus', () => {
@@ -69,6 +94,26 @@ describe('missingFocus', () => {
       indexTerms,
     );
     expect(missing.refuse).toBe(false);
+  });
+});
+
+describe('missingFocus: an adverb and a key combination', () => {
+  it('counts an "-ly" adverb as present where a chunk writes its adjective', () => {
+    const chunk = '### Synchronous\n\n`fg.sync(patterns, [options])` finds recursive folders.';
+    const question = 'How do I find files synchronously and recursively?';
+    expect(missingFocus(question, [chunk], 0.3, indexTerms).terms).toEqual(['fil']);
+    expect(
+      missingFocus('How do I find files asynchronously?', [chunk], 0.3, indexTerms).terms,
+    ).toEqual(['fil', 'asynchronously']);
+  });
+
+  it('counts a keyboard word as present where a chunk states a key combination', () => {
+    const chunk = 'command | description\nctrl + c | Cancel the prompt.';
+    const question = 'How do I cancel a prompt from the keyboard?';
+    expect(missingFocus(question, [chunk], 0.3, indexTerms).terms).toEqual([]);
+    expect(
+      missingFocus(question, ['Call `prompt.cancel()` to cancel it.'], 0.3, indexTerms).terms,
+    ).toEqual(['keyboard']);
   });
 });
 

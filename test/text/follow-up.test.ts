@@ -92,6 +92,24 @@ describe('resolveFollowUp reads a final "it"', () => {
     ).toEqual({ question: 'Can I turn off Token Bucket?', subject: 'Token Bucket' });
   });
 
+  it('and an "it" whose state a condition asks about', () => {
+    expect(
+      resolveFollowUp('What does a{b,c}d match when it is on?', [
+        'What does the braceExpansion option do?',
+      ]),
+    ).toEqual({
+      question: 'What does a{b,c}d match when braceExpansion is on?',
+      subject: 'braceExpansion',
+    });
+    expect(
+      resolveFollowUp('Which error is thrown if it is closed?', ['How is `Pool` used?']),
+    ).toEqual({ question: 'Which error is thrown if Pool is closed?', subject: 'Pool' });
+    // "it" as part of a word after "when" is not the subject ("when items …").
+    expect(
+      resolveFollowUp('What happens when items run out?', ['What does `fetchWithRetry()` do?']),
+    ).toEqual({ question: 'What happens when items run out?', subject: 'fetchWithRetry()' });
+  });
+
   it('and leaves every other "it" alone', () => {
     // Not last, part of a word, or with no name to stand for.
     expect(resolveFollowUp('Does it retry twice?', ['What does `fetchWithRetry()` do?'])).toEqual({
