@@ -10,11 +10,10 @@
  * - a literal the question writes as code (a version `1.3`, a call `parse()`, a dotted path
  *   `a.b`, a flag) occurs in no retrieved chunk, or `MISSING_TERMS` focus terms occur in
  *   no retrieved chunk (a price, time-of-day or keyboard word counts as present where an
- *   amount, a clock time or a key combination is stated, an "-ly" adverb where its adjective
- *   is written, a word where a chunk writes it as a part of a camelCase identifier:
- *   "unordered" in `unorderedList`) and the best chunk's score is below
- *   `MISSING_TERM_TOP_SCORE`: strong retrieval evidence speaks for a chunk that says the same
- *   thing in other words.
+ *   amount, a clock time or a key combination is stated, a word where a chunk writes it as a
+ *   part of a camelCase identifier: "unordered" in `unorderedList`) and the best chunk's score
+ *   is below `MISSING_TERM_TOP_SCORE`: strong retrieval evidence speaks for a chunk that says
+ *   the same thing in other words.
  *
  * Measured on the tune half of `npm run bench:docs` (docs/benchmarks.md, "issue 26, answers
  * round 3"). Pure; looks only at the texts and the score.
@@ -23,7 +22,7 @@ import { questionLiterals } from '../text/question-intent.js';
 import { createSecondSightCache } from '../util/second-sight.js';
 import { answeredByType } from './guard-answer-type.js';
 import { indexTerms } from './guard.js';
-import { adjectiveOf, stem, stemmedTerms } from '../text/stem.js';
+import { stem, stemmedTerms } from '../text/stem.js';
 import { identifierParts } from '../text/identifier-parts.js';
 
 /**
@@ -202,9 +201,9 @@ export function focusRefuses(
 }
 
 /**
- * The focus terms in none of `chunks`: in no chunk's terms (nor, for an "-ly" adverb, its
- * adjective's), not a price, time-of-day or keyboard word a chunk answers with an amount, a
- * clock time or a key combination, and not a part of a camelCase identifier a chunk writes.
+ * The focus terms in none of `chunks`: in no chunk's terms, not a price, time-of-day or
+ * keyboard word a chunk answers with an amount, a clock time or a key combination, and not a
+ * part of a camelCase identifier a chunk writes.
  */
 function missingTerms(
   focus: readonly string[],
@@ -213,14 +212,7 @@ function missingTerms(
 ): string[] {
   if (focus.length === 0) return [];
   const chunkTerms = chunks.map(termsOf);
-  // An adverb is present where its adjective is ("synchronously" ↔ "Synchronous").
-  const adjective = (term: string) => {
-    const word = adjectiveOf(term);
-    return word === null ? term : stem(word);
-  };
-  const absent = focus.filter(
-    (term) => !chunkTerms.some((set) => set.has(term) || set.has(adjective(term))),
-  );
+  const absent = focus.filter((term) => !chunkTerms.some((set) => set.has(term)));
   if (absent.length === 0) return absent;
   // A price, time-of-day or keyboard word: a chunk stating an amount, a time, a key combination.
   const typed = new Set<string>();

@@ -22,7 +22,6 @@ import { AbortError } from '../errors/index.js';
 import type { LLMMessage, LLMProvider } from '../ports/llm-provider.js';
 import { intRange, lazySchema } from '../util/schema.js';
 import { resolveFollowUp, topicTerms, type ResolvedFollowUp } from '../text/follow-up.js';
-import { adjectiveOf } from '../text/stem.js';
 import { words } from '../text/words.js';
 
 /** The query retrieval searches, and how it was made (for the `retrieval` event). */
@@ -102,17 +101,6 @@ function hasTerm(terms: ReadonlySet<string>, term: string): boolean {
   );
 }
 
-/**
- * Terms with the adjective of each "-ly" adverb after it ("synchronously synchronous"): the
- * keyword index stems the adverb to itself, the docs write the adjective ("### Synchronous").
- */
-function withAdjectives(terms: readonly string[]): string[] {
-  return terms.flatMap((term) => {
-    const adjective = adjectiveOf(term);
-    return adjective === null || terms.includes(adjective) ? [term] : [term, adjective];
-  });
-}
-
 /** Settings of the offline rewrite. */
 export interface OfflineRewriteOptions {
   /** Most terms carried from history. Default 6. */
@@ -170,7 +158,7 @@ export function rewriteOffline(
       carry(topicTerms(firstSentence), maxAnswerTerms);
     }
   }
-  const own = withAdjectives(topicTerms(standalone));
+  const own = topicTerms(standalone);
   if (carried.length === 0 && own.join(' ') === topicTerms(message).join(' ')) return unchanged;
   return { query: [...own, ...carried].join(' '), rewritten: true, method: 'offline' };
 }

@@ -17,17 +17,3 @@ export { stem } from './english.js';
 export function stemmedTerms(text: string): string[] {
   return analyzeTerms(text);
 }
-
-// An adverb made from an adjective by "-ly": "synchronously", "recursively", "manually".
-const ADVERB = /^([a-z]{3,}(?:ous|ive|al|ent|ant|ful|less))ly$/;
-
-/**
- * The adjective a lower-cased "-ly" adverb is made from ("synchronously" → "synchronous",
- * "recursively" → "recursive"), else null. The stemmer leaves adverbs whole, so "How do I find
- * files synchronously?" never meets the heading "Synchronous"; the stemmer itself is kept as it
- * is (stored indexes keep their terms) and the question side looks the adjective up too
- * (the guard's focus check, the offline follow-up rewrite).
- */
-export function adjectiveOf(word: string): string | null {
-  return ADVERB.exec(word)?.[1] ?? null;
-}

@@ -97,16 +97,7 @@ describe('missingFocus', () => {
   });
 });
 
-describe('missingFocus: an adverb and a key combination', () => {
-  it('counts an "-ly" adverb as present where a chunk writes its adjective', () => {
-    const chunk = '### Synchronous\n\n`fg.sync(patterns, [options])` finds recursive folders.';
-    const question = 'How do I find files synchronously and recursively?';
-    expect(missingFocus(question, [chunk], 0.3, indexTerms).terms).toEqual(['fil']);
-    expect(
-      missingFocus('How do I find files asynchronously?', [chunk], 0.3, indexTerms).terms,
-    ).toEqual(['fil', 'asynchronously']);
-  });
-
+describe('missingFocus: a key combination', () => {
   it('counts a keyboard word as present where a chunk states a key combination', () => {
     const chunk = 'command | description\nctrl + c | Cancel the prompt.';
     const question = 'How do I cancel a prompt from the keyboard?';

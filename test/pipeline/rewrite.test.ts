@@ -143,18 +143,6 @@ describe('rewriteOffline', () => {
     expect(result.query.split(' ')).toEqual(['errors', 'retry', 'backofftimer']);
   });
 
-  it('searches for the adjective of an "-ly" adverb the follow-up writes', () => {
-    // The keyword index stems "synchronously" to itself; the docs' heading is "Synchronous".
-    const history = turn('How do I find files asynchronously?', 'Call `fg()` [source: S1].');
-    expect(rewriteOffline('And synchronously?', history).query.split(' ')).toEqual([
-      'synchronously',
-      'synchronous',
-      'find',
-      'files',
-      'asynchronously',
-    ]);
-  });
-
   it('is deterministic and bounded', () => {
     const history = turn(
       'Tell me about refunds shipping accounts passwords authentication warehouses couriers',
