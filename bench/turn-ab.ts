@@ -306,7 +306,8 @@ function git(args: readonly string[]): string {
   return run.stdout.trim();
 }
 
-async function corpora(wanted: readonly string[], dir: string): Promise<string[]> {
+/** Writes each wanted corpus (`scifact`, `docs`) as a `CorpusFile` in `dir`; their paths. */
+export async function corpora(wanted: readonly string[], dir: string): Promise<string[]> {
   const files: string[] = [];
   const write = (corpus: CorpusFile): void => {
     const path = join(dir, `${corpus.name}.json`);
