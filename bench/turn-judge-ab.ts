@@ -20,6 +20,7 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { docsClaims, loadPairs } from './judge.js';
+import { flag, median } from './turn-ab.js';
 import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
 
 interface Judge {
@@ -28,11 +29,6 @@ interface Judge {
     sources: readonly { id: string; text: string }[];
   }) => unknown;
   readonly forget: () => void;
-}
-
-function flag(name: string): string | undefined {
-  const at = process.argv.indexOf(name);
-  return at >= 0 ? process.argv[at + 1] : undefined;
 }
 
 async function judgeOf(root: string): Promise<Judge> {
@@ -125,7 +121,7 @@ async function main(): Promise<void> {
   }
   const sorted = [...ratios].sort((x, y) => x - y);
   console.log(
-    `B/A median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(3)} (${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)})`,
+    `B/A median ${median(ratios).toFixed(3)} (${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)})`,
   );
 }
 

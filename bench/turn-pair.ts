@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { corpora, type CorpusFile } from './turn-ab.js';
+import { corpora, flag, median, type CorpusFile } from './turn-ab.js';
 
 interface Engine {
   ingest(docs: readonly { id: string; title: string; text: string }[]): Promise<unknown>;
@@ -27,17 +27,6 @@ interface Engine {
 
 /** One side's per-turn figures of a round, by stage. */
 type Samples = Map<string, number[]>;
-
-function flag(name: string): string | undefined {
-  const at = process.argv.indexOf(name);
-  return at >= 0 ? process.argv[at + 1] : undefined;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 /** A side: its engine and a turn that returns its stage times. */
 async function side(root: string, corpus: CorpusFile) {
