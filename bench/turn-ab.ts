@@ -67,12 +67,13 @@ export interface CorpusFile {
 
 const ROOT = resolve(import.meta.dirname, '..');
 
-function flag(name: string): string | undefined {
+/** The value after `name` on the command line. */
+export function flag(name: string): string | undefined {
   const at = process.argv.indexOf(name);
   return at >= 0 ? process.argv[at + 1] : undefined;
 }
 
-function median(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
@@ -306,7 +307,8 @@ function git(args: readonly string[]): string {
   return run.stdout.trim();
 }
 
-async function corpora(wanted: readonly string[], dir: string): Promise<string[]> {
+/** Writes each wanted corpus (`scifact`, `docs`) as a `CorpusFile` in `dir`; their paths. */
+export async function corpora(wanted: readonly string[], dir: string): Promise<string[]> {
   const files: string[] = [];
   const write = (corpus: CorpusFile): void => {
     const path = join(dir, `${corpus.name}.json`);

@@ -117,9 +117,12 @@ function snowball(
   };
 }
 
-// The English term of a word: its stem, or `''` for a stop word (a word is never empty, nor is
-// its stem), so one cache lookup answers both.
-const englishTerm = cached((word) => (STOP_WORDS.has(word) ? '' : englishStem(word)));
+/**
+ * The English term of a lower-cased word: its stem, or `''` for a stop word (a word is never
+ * empty, nor is its stem), so one lookup of a cache shared by every stage answers both (the
+ * judge reads the words the extractive model has just looked up).
+ */
+export const englishTerm = cached((word) => (STOP_WORDS.has(word) ? '' : englishStem(word)));
 
 /** The English terms of words (stop words left out). */
 function englishTerms(words: readonly string[]): string[] {

@@ -5,6 +5,7 @@
  * Pure.
  * @module
  */
+import { englishTerm } from '../../text/analyzer.js';
 import { stem } from '../../text/stem.js';
 import { STOP_WORDS } from '../../text/words.js';
 import { quantitiesOf, type Quantity } from './contradiction-quantities.js';
@@ -50,7 +51,8 @@ export const contentStems = (tokens: readonly Token[]): Set<string> =>
 export function contentStemsOf(text: string): Set<string> {
   const terms = new Set<string>();
   for (const word of text.toLowerCase().match(WORD) ?? []) {
-    if (isContentWord(word)) terms.add(stem(word));
+    // A content word's English term is its stem (from the analyser's cache).
+    if (isContentWord(word)) terms.add(englishTerm(word));
   }
   return terms;
 }

@@ -2,13 +2,12 @@
  * Lexical analysis of the grounding judge: a source text prepared once (its sentences with
  * their stemmed terms and five-letter prefixes, numbers with units, acronyms) to check any
  * number of claims against it, and the helpers that analyse a claim the same way (terms,
- * numbers, named entities). Pure, with a bounded cache of stems.
+ * numbers, named entities). Pure; stems come from the analyser's bounded cache.
  * @module
  */
 import { splitSentences } from '../../text/sentences.js';
-import { stem } from '../../text/stem.js';
-import { flatCopy } from '../../text/segment.js';
-import { STOP_WORDS, words } from '../../text/words.js';
+import { englishTerm } from '../../text/analyzer.js';
+import { words } from '../../text/words.js';
 import { isContentWord } from './contradiction-analysis.js';
 
 /** A number mentioned in a text, with the unit after it (normalised), if any. */
@@ -118,28 +117,14 @@ export function numbersOf(text: string): NumberMention[] {
   return mentions;
 }
 
-// Stems of words seen, bounded (stemming is most of the cost of preparing a source).
-const stems = new Map<string, string>();
-const STEM_CACHE_SIZE = 50_000;
 const HAS_DIGIT = /\d/;
-
-function cachedStem(word: string): string {
-  let result = stems.get(word);
-  if (result === undefined) {
-    // The key is kept: a copy, not a view of the sentence the word was cut from.
-    const key = flatCopy(word);
-    result = stem(key);
-    if (stems.size >= STEM_CACHE_SIZE) stems.clear();
-    stems.set(key, result);
-  }
-  return result;
-}
 
 /** Stemmed content terms of a text, in order (numbers are kept: "14" is a term). */
 export function termsOf(text: string): string[] {
   const terms: string[] = [];
   for (const word of words(text)) {
-    if (!STOP_WORDS.has(word)) terms.push(cachedStem(word));
+    const term = englishTerm(word);
+    if (term !== '') terms.push(term);
   }
   return terms;
 }
@@ -188,8 +173,8 @@ export function prepareSource(text: string): PreparedSource {
       sequence = [];
       contentStems = lowered.includes("'t") ? undefined : new Set<string>();
       for (const word of lowered.match(ASCII_WORD) ?? []) {
-        if (STOP_WORDS.has(word)) continue;
-        const term = cachedStem(word);
+        const term = englishTerm(word);
+        if (term === '') continue;
         sequence.push(term);
         if (contentStems !== undefined && isContentWord(word)) contentStems.add(term);
       }
