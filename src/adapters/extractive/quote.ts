@@ -39,9 +39,15 @@ export function questionShape(question: string): QuestionShape {
   };
 }
 
-/** The stemmed noun after a question's opening "which" ("Which prompt …" → "prompt"). */
+// "Which prompt …", "In which version …": a preposition may open the question.
+const WHICH_NOUN = /^\s*(?:(?:in|on|for|from|at|by|with|to|of|under)\s+)?which\s+([A-Za-z][\w-]*)/i;
+
+/**
+ * The stemmed noun after a question's opening "which" ("Which prompt …" → "prompt", "In which
+ * version …" → "version").
+ */
 function namedKind(question: string): string | undefined {
-  const noun = /^\s*which\s+([A-Za-z][\w-]*)/i.exec(question)?.[1];
+  const noun = WHICH_NOUN.exec(question)?.[1];
   return noun === undefined ? undefined : contentWords(noun).map(stem)[0];
 }
 

@@ -185,6 +185,8 @@ export function answerFromSources(
   const chosen = selectSentences(scored, terms, whole ? 1 : options.maxSentences);
   if (chosen.length === 0) return { text: NO_ANSWER_TEXT, certainty: 0 };
   if (kind === 'reason') withReason(chosen, candidates);
+  withSectionCode(chosen, candidates, shape);
+  withNamedKind(chosen, candidates, shape);
   const covered = new Set(
     terms.filter((term) => chosen.some((item) => answerTerms(item, shape, terms).has(term))),
   );
@@ -218,6 +220,66 @@ function withReason(chosen: Candidate[], candidates: readonly Candidate[]): void
   const reason = candidates.find((candidate) => candidate.order === lead.order - 1);
   if (reason === undefined || reason.label !== lead.label || reason.unit !== 'sentence') return;
   if (!chosen.includes(reason)) chosen.unshift(reason);
+}
+
+/**
+ * A how-to whose lead restates what to do without showing how ("Allow patterns to match
+ * entries that begin with a period.") is answered with its section's code too: the first code
+ * block after the lead, under the same heading of the same source, that names a word of the
+ * heading (`fg.sync('*', { dot: true })` under "#### dot"), quoted right after the lead.
+ */
+function withSectionCode(
+  chosen: Candidate[],
+  candidates: readonly Candidate[],
+  shape: QuestionShape,
+): void {
+  if (!shape.intents.includes('how-to')) return;
+  const lead = chosen[0]!;
+  if (
+    holdsIntent(lead, shape) ||
+    lead.unit === 'code' ||
+    lead.headingText === undefined ||
+    lead.headingText === ''
+  )
+    return;
+  const code = candidates.find(
+    (candidate) =>
+      candidate.unit === 'code' &&
+      candidate.order > lead.order &&
+      candidate.label === lead.label &&
+      candidate.headingText === lead.headingText &&
+      [...lead.heading].some((term) => candidate.terms.has(term)),
+  );
+  if (code !== undefined && !chosen.includes(code)) chosen.splice(1, 0, code);
+}
+
+/**
+ * A "which N" question whose lead sentence does not say N ("In which version was the CLI moved
+ * …?" → "CLI is moved to a separate package.") is answered with the sentence just before it
+ * that does ("Version 9 drops …"), at most two sentences back under the same heading.
+ */
+function withNamedKind(
+  chosen: Candidate[],
+  candidates: readonly Candidate[],
+  shape: QuestionShape,
+): void {
+  const named = shape.names;
+  const lead = chosen[0]!;
+  if (named === undefined || lead.unit !== 'sentence' || lead.terms.has(named)) return;
+  for (let back = 1; back <= 2; back++) {
+    const before = candidates[lead.order - back];
+    if (
+      before === undefined ||
+      before.unit !== 'sentence' ||
+      before.label !== lead.label ||
+      before.headingText !== lead.headingText
+    )
+      return;
+    if (before.terms.has(named)) {
+      if (!chosen.includes(before)) chosen.unshift(before);
+      return;
+    }
+  }
 }
 
 /**

@@ -77,3 +77,77 @@ describe('reading the conventions of Markdown documentation', () => {
     expect(answer.text).toContain('Therefore, private responses are never cached');
   });
 });
+
+describe('quoting the unit that has the shape of the answer', () => {
+  it('quotes a short caption with the table it introduces', () => {
+    const timer = [
+      '### Timer Widget',
+      '',
+      'A widget that counts down to zero.',
+      '',
+      'Timer Settings',
+      '',
+      'Setting | Type | Required | Description',
+      '--- | --- | --- | ---',
+      'start | number | Yes | Seconds to count down from.',
+      'onZero | function | Yes | Called when the count reaches zero.',
+    ].join('\n');
+    const shared = [
+      '#### Settings',
+      '',
+      'Besides the settings every widget takes, list widgets also take the following settings.',
+      '',
+      'Setting | Required? | Type | Description',
+      '--- | --- | --- | ---',
+      'height | no | number | Rows shown at once.',
+    ].join('\n');
+    const answer = ask('Which settings of the timer widget are required?', [
+      { label: 'S1', text: timer },
+      { label: 'S2', text: shared },
+    ]);
+    // "Timer Settings" was dropped as a fragment, and the other section's lead-in answered.
+    expect(answer.text).toContain('Timer Settings [source: S1]');
+    expect(answer.text).toContain('onZero');
+  });
+
+  it("answers a how-to with its section's code when the lead only restates the question", () => {
+    const text = [
+      '#### hidden',
+      '',
+      '- Type: boolean',
+      '- Default: false',
+      '',
+      'Allow patterns to match entries whose names begin with a period (.).',
+      '',
+      'A tree for the example:',
+      '',
+      '```',
+      'root/',
+      '├── .env',
+      '└── main.txt',
+      '```',
+      '',
+      '```js',
+      "scan('*', { hidden: true }); // ['.env', 'main.txt']",
+      '```',
+    ].join('\n');
+    const answer = ask('How do I make patterns match entries whose names begin with a period?', [
+      { label: 'S1', text },
+    ]);
+    expect(answer.text).toContain('{ hidden: true }');
+    expect(answer.text).not.toContain('do not show a command');
+  });
+
+  it('adds the sentence before the lead that says what a "which …" question asks for', () => {
+    const text = [
+      '## History',
+      '',
+      'Release 3 adds streaming. Release 4 drops the old callbacks and ships both module formats. The command-line tool is moved to its own package.',
+    ].join('\n');
+    const answer = ask('In which release was the command-line tool moved to its own package?', [
+      { label: 'S1', text },
+    ]);
+    expect(answer.text).toContain('Release 4 drops the old callbacks');
+    expect(answer.text).not.toContain('Release 3');
+  });
+});
