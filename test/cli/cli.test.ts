@@ -97,7 +97,12 @@ afterEach(() => {
   }
 });
 
-describe('cortexis CLI', () => {
+// Each test spawns the CLI from the sources (tsx) up to nine times, a few seconds a spawn on a
+// loaded 2-core machine (17.8 s idle and over 30 s in CI for the loaders' test): the limit
+// allows for the number of spawns, not for a wall-clock budget of vitest's default 30 s.
+const SPAWNS = { timeout: 180_000 };
+
+describe('cortexis CLI', SPAWNS, () => {
   it('ask: answers from the bundled docs offline with sources and confidence', async () => {
     const { code, stdout, stderr } = await cli([
       'ask',
@@ -482,7 +487,7 @@ describe('cortexis CLI', () => {
   });
 });
 
-describe('cortexis index + ask over one file of each kind', () => {
+describe('cortexis index + ask over one file of each kind', SPAWNS, () => {
   const fixtures = join(root, 'test/fixtures/loaders');
   const fields = ['--text-field', 'answer', '--title-field', 'question'];
 
