@@ -14,37 +14,6 @@
  */
 import { stemmedTerms } from '../text/stem.js';
 
-let builtPriceTerms: ReadonlySet<string> | undefined;
-let builtTimeOfDayTerms: ReadonlySet<string> | undefined;
-
-/** Stemmed query terms that ask for an amount of money (stemmed on the first call). */
-export function priceTerms(): ReadonlySet<string> {
-  return (builtPriceTerms ??= new Set(
-    stemmedTerms(
-      'cost costs price prices pay paid fee fees discount discounts cheap expensive afford',
-    ),
-  ));
-}
-
-/**
- * Stemmed query terms that ask for a time of day ("evening" stems to "even", like "even");
- * stemmed on the first call.
- */
-export function timeOfDayTerms(): ReadonlySet<string> {
-  return (builtTimeOfDayTerms ??= new Set(
-    stemmedTerms('time morning afternoon evening night midnight noon'),
-  ));
-}
-
-let builtKeyboardTerms: ReadonlySet<string> | undefined;
-
-/** Stemmed query terms that ask for a key combination (stemmed on the first call). */
-export function keyboardTerms(): ReadonlySet<string> {
-  return (builtKeyboardTerms ??= new Set(
-    stemmedTerms('keyboard keystroke keystrokes shortcut shortcuts hotkey hotkeys'),
-  ));
-}
-
 // "€5", "$ 12.50", "19 euros", "25 cents", "10 USD".
 const MONEY =
   /[$€£¥]\s?\d|\b\d+(?:[.,]\d+)?\s?(?:euros?|dollars?|cents?|pounds?|pence|yen|usd|eur|gbp)\b/i;
@@ -70,22 +39,40 @@ export function statesKeyCombination(text: string): boolean {
 }
 
 /**
+ * The answer types: the query words that ask for one (stemmed on first use; "evening" stems to
+ * "even", like "even") and whether a text states one.
+ */
+const ANSWER_TYPES: readonly { words: string; states: (text: string) => boolean }[] = [
+  {
+    words: 'cost costs price prices pay paid fee fees discount discounts cheap expensive afford',
+    states: statesMoney,
+  },
+  { words: 'time morning afternoon evening night midnight noon', states: statesClockTime },
+  {
+    words: 'keyboard keystroke keystrokes shortcut shortcuts hotkey hotkeys',
+    states: statesKeyCombination,
+  },
+];
+
+let builtTypeTerms: readonly ReadonlySet<string>[] | undefined;
+
+/** The stemmed query terms of each answer type, in `ANSWER_TYPES`' order. */
+function typeTerms(): readonly ReadonlySet<string>[] {
+  return (builtTypeTerms ??= ANSWER_TYPES.map((type) => new Set(stemmedTerms(type.words))));
+}
+
+/**
  * The query terms missing from a chunk that its stated values answer: price terms when the
  * chunk states an amount of money, time-of-day terms when it states a clock time, keyboard
- * terms when it states a key combination.
+ * terms when it states a key combination. Each type's pattern runs at most once per chunk.
  */
 export function answeredByType(missing: Iterable<string>, chunkText: string): Set<string> {
   const answered = new Set<string>();
-  let money: boolean | undefined;
-  let clock: boolean | undefined;
-  let keys: boolean | undefined;
+  const stated: (boolean | undefined)[] = [];
+  const terms = typeTerms();
   for (const term of missing) {
-    if (priceTerms().has(term) && (money ??= statesMoney(chunkText))) answered.add(term);
-    else if (timeOfDayTerms().has(term) && (clock ??= statesClockTime(chunkText))) {
-      answered.add(term);
-    } else if (keyboardTerms().has(term) && (keys ??= statesKeyCombination(chunkText))) {
-      answered.add(term);
-    }
+    const type = terms.findIndex((set) => set.has(term));
+    if (type >= 0 && (stated[type] ??= ANSWER_TYPES[type]!.states(chunkText))) answered.add(term);
   }
   return answered;
 }

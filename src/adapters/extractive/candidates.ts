@@ -29,7 +29,7 @@ export interface Candidate {
    * document are quoted together as one source.
    */
   readonly document?: string | undefined;
-  /** Order of appearance over all inputs. */
+  /** Order of appearance over all inputs: its index in `sourceSentences`' list. */
   readonly order: number;
   /** Whether it is a table row (its cells joined): prose is preferred over it. */
   readonly tableRow: boolean;

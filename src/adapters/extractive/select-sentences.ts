@@ -217,7 +217,7 @@ export function answerFromSources(
 function withReason(chosen: Candidate[], candidates: readonly Candidate[]): void {
   const lead = chosen[0]!;
   if (lead.unit !== 'sentence' || !CONSEQUENCE.test(lead.text)) return;
-  const reason = candidates.find((candidate) => candidate.order === lead.order - 1);
+  const reason = candidates[lead.order - 1];
   if (reason === undefined || reason.label !== lead.label || reason.unit !== 'sentence') return;
   if (!chosen.includes(reason)) chosen.unshift(reason);
 }
