@@ -17,6 +17,8 @@ export default defineConfig({
     env: { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', OLLAMA_HOST: '', OPENAI_BASE_URL: '' },
     reporters: ['default', './test/summary-reporter.ts'],
     include: ['test/**/*.test.ts'],
+    // The CLI, bundled from the sources once per run for the tests that spawn it.
+    globalSetup: ['./test/setup/cli-bundle.ts'],
     // Two workers at least: vitest's default (one fewer than the cores) leaves a 2-core machine
     // one worker, with the other core idle while a test waits on a child process, a socket or a
     // timer. Measured on the 2-core CI machine: the suite took 570 s with two workers at load

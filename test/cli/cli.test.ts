@@ -5,6 +5,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cliArgs } from './cli-command.js';
 
 const root = join(import.meta.dirname, '../..');
 let cacheDir = '';
@@ -15,9 +16,9 @@ beforeAll(async () => {
 
 type Env = Record<string, string>;
 
-/** Starts the CLI from the sources as `cortexis <args>`. */
+/** Starts the CLI (bundled from the sources for this run) as `cortexis <args>`. */
 function start(args: string[], env: Env = {}): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), ...args], {
+  return spawn(process.execPath, cliArgs([...args]), {
     cwd: root,
     env: {
       ...process.env,
@@ -97,7 +98,7 @@ afterEach(() => {
   }
 });
 
-// Each test spawns the CLI from the sources (tsx) up to nine times, a few seconds a spawn on a
+// Each test spawns the CLI (bundled once per run) up to nine times, a second or more a spawn on a
 // loaded 2-core machine (17.8 s idle and over 30 s in CI for the loaders' test): the limit
 // allows for the number of spawns, not for a wall-clock budget of vitest's default 30 s.
 const SPAWNS = { timeout: 180_000 };

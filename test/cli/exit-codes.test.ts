@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliArgs } from './cli-command.js';
 
 // Issue 28: exit codes as docs/cli.md documents them: 1 when the index cannot be written to the
 // cache folder, 4 ("partial") when `index` indexed the good files but skipped bad ones.
@@ -21,21 +22,17 @@ function cli(
   cacheDir: string,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(root, 'src/cli/main.ts'), ...args],
-      {
-        cwd: root,
-        env: {
-          ...process.env,
-          OPENAI_API_KEY: '',
-          OPENAI_BASE_URL: '',
-          ANTHROPIC_API_KEY: '',
-          OLLAMA_HOST: '',
-          CORTEXIS_CACHE_DIR: cacheDir,
-        },
+    const child = spawn(process.execPath, cliArgs([...args]), {
+      cwd: root,
+      env: {
+        ...process.env,
+        OPENAI_API_KEY: '',
+        OPENAI_BASE_URL: '',
+        ANTHROPIC_API_KEY: '',
+        OLLAMA_HOST: '',
+        CORTEXIS_CACHE_DIR: cacheDir,
       },
-    );
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

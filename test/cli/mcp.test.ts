@@ -1,5 +1,6 @@
 /**
- * `cortexis mcp <path…>`: the MCP server over stdio, spawned from the sources and driven by the
+ * `cortexis mcp <path…>`: the MCP server over stdio, spawned from the CLI bundled from the sources
+ * for this run and driven by the
  * official SDK's own client (`StdioClientTransport`).
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -9,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliArgs } from './cli-command.js';
 
 const root = join(import.meta.dirname, '../..');
 let cacheDir = '';
@@ -50,7 +52,7 @@ async function connect(args: string[] = []): Promise<Client> {
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'mcp', docs, ...args],
+      args: cliArgs(['mcp', docs, ...args]),
       cwd: root,
       env: env(),
       stderr: 'pipe',
@@ -115,11 +117,7 @@ describe('cortexis mcp (stdio) with the SDK client', { timeout: 90_000 }, () => 
   });
 
   it('survives garbage on stdin and keeps stdout for the protocol', async () => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'mcp', docs],
-      { cwd: root, env: env() },
-    );
+    const child = spawn(process.execPath, cliArgs(['mcp', docs]), { cwd: root, env: env() });
     let stdout = '';
     const answered = new Promise<void>((resolve) => {
       child.stdout.on('data', (chunk) => {
@@ -156,11 +154,7 @@ describe('cortexis mcp (stdio) with the SDK client', { timeout: 90_000 }, () => 
   it('prints usage and exits 2 without a path or with an unknown flag', async () => {
     const run = (args: string[]) =>
       new Promise<{ code: number; stderr: string; stdout: string }>((resolve) => {
-        const child = spawn(
-          process.execPath,
-          ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'mcp', ...args],
-          { cwd: root, env: env() },
-        );
+        const child = spawn(process.execPath, cliArgs(['mcp', ...args]), { cwd: root, env: env() });
         let stderr = '';
         let stdout = '';
         child.stderr.on('data', (chunk) => (stderr += chunk));

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, expect, inject, it } from 'vitest';
 import { createSqliteStores } from '../../../src/adapters/sqlite/index.js';
 import type { MessageRecord } from '../../../src/ports/chat-records.js';
 
@@ -11,7 +11,8 @@ import type { MessageRecord } from '../../../src/ports/chat-records.js';
 // createSession, turn writes); afterwards every file must be intact and every turn whole.
 const LANES = 4;
 const KILLS_PER_LANE = 13; // 52 kills in all
-const WRITER = join(import.meta.dirname, '../../fixtures/sqlite-turn-writer.ts');
+// The writer (`test/fixtures/sqlite-turn-writer.ts`), bundled once for the run (test/setup).
+const WRITER = inject('sqliteTurnWriterScript');
 const directory = mkdtempSync(join(tmpdir(), 'cortexis-crash-'));
 
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -24,7 +25,7 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
  */
 function runAndKill(file: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, file], {
+    const child = spawn(process.execPath, [WRITER, file], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
