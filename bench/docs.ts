@@ -47,6 +47,14 @@ function toDocsReply(reply: ChatResponse): DocsReply {
     topFile: reply.sources[0]?.documentId ?? null,
     level: reply.confidence.level,
     overall: reply.confidence.overall,
+    signals: {
+      overall: reply.confidence.overall,
+      sourceQuality: reply.confidence.sourceQuality,
+      sourceDiversity: reply.confidence.sourceDiversity,
+      semanticCohesion: reply.confidence.semanticCohesion,
+      llmCertainty: reply.confidence.llmCertainty,
+      topScore: reply.sources[0]?.score ?? null,
+    },
   };
 }
 

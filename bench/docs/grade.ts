@@ -94,6 +94,8 @@ export interface DocsReply {
   readonly topFile: string | null;
   readonly level: 'high' | 'medium' | 'low';
   readonly overall: number;
+  /** The confidence's factors and the best source's score (`bench/docs/separation.ts`). */
+  readonly signals?: Readonly<Record<string, number | null>> | undefined;
 }
 
 /** A graded case. */
