@@ -11,7 +11,9 @@
  *   `a.b`, a flag) occurs in no retrieved chunk, or `MISSING_TERMS` focus terms occur in
  *   no retrieved chunk (a price, time-of-day or keyboard word counts as present where an
  *   amount, a clock time or a key combination is stated, a word where a chunk writes it as a
- *   part of a camelCase identifier: "unordered" in `unorderedList`) and the best chunk's score
+ *   part of a camelCase identifier: "unordered" in `unorderedList`, or in another form:
+ *   clipped or in full, "config" / "configuration", or as an acronym, "command-line
+ *   interface" / "CLI", `src/text/abbreviations.ts`) and the best chunk's score
  *   is below `MISSING_TERM_TOP_SCORE`: strong retrieval evidence speaks for a chunk that says
  *   the same thing in other words.
  *
@@ -24,6 +26,13 @@ import { answeredByType } from './guard-answer-type.js';
 import { indexTerms } from './guard.js';
 import { stem, stemmedTerms } from '../text/stem.js';
 import { identifierParts } from '../text/identifier-parts.js';
+import {
+  abbreviationStems,
+  acronymsOf,
+  initialsRuns,
+  spellsAcronym,
+  wordsOf,
+} from '../text/abbreviations.js';
 
 /**
  * Below this best-chunk score, `MISSING_TERMS` focus terms no chunk contains refuse. Chosen on
@@ -54,14 +63,19 @@ const ANSWER_KIND_WORDS =
 // *answers* or *replies*, what *turns* it on or off, what it *puts*, *holds* or *passes*, what
 // applies *unless* the *user* *changes* it), and the quantity words of "how many / much /
 // often", "several". The docs state the value without them (`rowSpacing — 0` for "How many
-// empty lines does it put between rows?"; docs/benchmarks.md, "followups12"). Not "wins": it
-// stems as "wine" does.
+// empty lines does it put between rows?"; docs/benchmarks.md, "followups12"). "wins" is
+// `PRECEDENCE_FORMS`: it stems as "wine" does.
 const GENERIC_WORDS =
   'whether another one ones let make makes get gets use using used set sets do does thing ' +
   'things something anything possible able need want explain describe tell please list give ' +
   'show know mean means happen happens work works many much often long soon far big old fast ' +
   'quickly really actually exactly whose answer answers reply replies respond responds turn turns ' +
   'put puts unless change changes hold holds pass passes several user users';
+
+// What *wins* (or *won*) among settings, selectors or sources that compete: the docs say which
+// one "is used" or "takes precedence". Left out as written, before stemming: "wins" stems as
+// "wine" does, a topic elsewhere (docs/benchmarks.md, "paraphrase13").
+const PRECEDENCE_FORMS = /\b(?:win|wins|won|winning)\b/gi;
 
 let builtIgnored: ReadonlySet<string> | undefined;
 
@@ -95,7 +109,8 @@ export function focusChunkTerms(text: string): ReadonlySet<string> {
 /** The stemmed focus terms of a question (see the module comment). */
 export function focusTerms(question: string): string[] {
   const ignored = ignoredTerms();
-  return [...new Set(stemmedTerms(question))].filter((term) => !ignored.has(term));
+  const terms = stemmedTerms(question.replace(PRECEDENCE_FORMS, ' '));
+  return [...new Set(terms)].filter((term) => !ignored.has(term));
 }
 
 /**
@@ -170,7 +185,7 @@ export function missingFocus(
   topScore: number,
   termsOf: (text: string) => ReadonlySet<string>,
 ): MissingFocus {
-  const terms = missingTerms(focusTerms(question), chunks, termsOf);
+  const terms = missingTerms(question, focusTerms(question), chunks, termsOf);
   const literals = missingLiterals(question, chunks);
   const refuse =
     chunks.length > 0 &&
@@ -196,7 +211,8 @@ export function focusRefuses(
   if (topScore >= MISSING_TERM_TOP_SCORE) return false;
   const focus = focusTerms(question);
   return (
-    focus.length >= MISSING_TERMS && missingTerms(focus, chunks, termsOf).length >= MISSING_TERMS
+    focus.length >= MISSING_TERMS &&
+    missingTerms(question, focus, chunks, termsOf).length >= MISSING_TERMS
   );
 }
 
@@ -206,6 +222,7 @@ export function focusRefuses(
  * part of a camelCase identifier a chunk writes.
  */
 function missingTerms(
+  question: string,
   focus: readonly string[],
   chunks: readonly string[],
   termsOf: (text: string) => ReadonlySet<string>,
@@ -221,7 +238,46 @@ function missingTerms(
   if (untyped.length === 0) return untyped;
   // A word a chunk writes only inside an identifier ("unordered" in `unorderedList`).
   const parts = chunks.map(identifierStems);
-  return untyped.filter((term) => !parts.some((set) => set.has(term)));
+  const unnamed = untyped.filter((term) => !parts.some((set) => set.has(term)));
+  if (unnamed.length === 0) return unnamed;
+  return notShortened(question, unnamed, chunks, chunkTerms);
+}
+
+/**
+ * The missing focus terms that no chunk writes in another form (`src/text/abbreviations.ts`):
+ * clipped or in full ("config" / "configuration"), as an acronym of the question's words
+ * ("command-line interface" / "CLI"), or spelled out where the question writes the acronym
+ * ("CLI" / "command-line interface").
+ */
+function notShortened(
+  question: string,
+  missing: readonly string[],
+  chunks: readonly string[],
+  chunkTerms: readonly ReadonlySet<string>[],
+): string[] {
+  let left = missing.filter(
+    (term) => !abbreviationStems(term).some((alt) => chunkTerms.some((set) => set.has(alt))),
+  );
+  if (left.length === 0) return left;
+  // The question's words, where a chunk writes their initials in capitals.
+  const acronyms = new Set<string>();
+  for (const text of chunks) for (const acronym of acronymsOf(text)) acronyms.add(acronym);
+  if (acronyms.size > 0) {
+    const spelled = new Set<string>();
+    for (const run of initialsRuns(wordsOf(question)))
+      if (acronyms.has(run.initials))
+        for (const word of run.words) spelled.add(stem(word.toLowerCase()));
+    left = left.filter((term) => !spelled.has(term));
+    if (left.length === 0) return left;
+  }
+  // The question's acronyms, where a chunk spells them out.
+  const spelledOut = new Set<string>();
+  for (const acronym of acronymsOf(question)) {
+    const term = stemmedTerms(acronym)[0];
+    if (term === undefined || !left.includes(term)) continue;
+    if (chunks.some((text) => spellsAcronym(acronym, wordsOf(text)))) spelledOut.add(term);
+  }
+  return left.filter((term) => !spelledOut.has(term));
 }
 
 /**
