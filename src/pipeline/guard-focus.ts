@@ -11,9 +11,9 @@
  *   `a.b`, a flag) occurs in no retrieved chunk, or `MISSING_TERMS` focus terms occur in
  *   no retrieved chunk (a price, time-of-day or keyboard word counts as present where an
  *   amount, a clock time or a key combination is stated, a word where a chunk writes it as a
- *   part of a camelCase identifier: "unordered" in `unorderedList`, or in another form:
- *   clipped or in full, "config" / "configuration", or as an acronym, "command-line
- *   interface" / "CLI", `src/text/abbreviations.ts`) and the best chunk's score
+ *   part of a camelCase identifier: "unordered" in `unorderedList`, or as an acronym:
+ *   "command-line interface" where a chunk writes "CLI", `src/text/abbreviations.ts`) and
+ *   the best chunk's score
  *   is below `MISSING_TERM_TOP_SCORE`: strong retrieval evidence speaks for a chunk that says
  *   the same thing in other words.
  *
@@ -26,13 +26,7 @@ import { answeredByType } from './guard-answer-type.js';
 import { indexTerms } from './guard.js';
 import { stem, stemmedTerms } from '../text/stem.js';
 import { identifierParts } from '../text/identifier-parts.js';
-import {
-  abbreviationStems,
-  acronymsOf,
-  initialsRuns,
-  spellsAcronym,
-  wordsOf,
-} from '../text/abbreviations.js';
+import { acronymsOf, initialsRuns, wordsOf } from '../text/abbreviations.js';
 
 /**
  * Below this best-chunk score, `MISSING_TERMS` focus terms no chunk contains refuse. Chosen on
@@ -240,44 +234,26 @@ function missingTerms(
   const parts = chunks.map(identifierStems);
   const unnamed = untyped.filter((term) => !parts.some((set) => set.has(term)));
   if (unnamed.length === 0) return unnamed;
-  return notShortened(question, unnamed, chunks, chunkTerms);
+  return notShortened(question, unnamed, chunks);
 }
 
 /**
- * The missing focus terms that no chunk writes in another form (`src/text/abbreviations.ts`):
- * clipped or in full ("config" / "configuration"), as an acronym of the question's words
- * ("command-line interface" / "CLI"), or spelled out where the question writes the acronym
- * ("CLI" / "command-line interface").
+ * The missing focus terms that no chunk writes as an acronym: the initials of a run of the
+ * question's words ("command-line interface") written in capitals by a chunk ("CLI").
  */
 function notShortened(
   question: string,
   missing: readonly string[],
   chunks: readonly string[],
-  chunkTerms: readonly ReadonlySet<string>[],
 ): string[] {
-  let left = missing.filter(
-    (term) => !abbreviationStems(term).some((alt) => chunkTerms.some((set) => set.has(alt))),
-  );
-  if (left.length === 0) return left;
-  // The question's words, where a chunk writes their initials in capitals.
   const acronyms = new Set<string>();
   for (const text of chunks) for (const acronym of acronymsOf(text)) acronyms.add(acronym);
-  if (acronyms.size > 0) {
-    const spelled = new Set<string>();
-    for (const run of initialsRuns(wordsOf(question)))
-      if (acronyms.has(run.initials))
-        for (const word of run.words) spelled.add(stem(word.toLowerCase()));
-    left = left.filter((term) => !spelled.has(term));
-    if (left.length === 0) return left;
-  }
-  // The question's acronyms, where a chunk spells them out.
-  const spelledOut = new Set<string>();
-  for (const acronym of acronymsOf(question)) {
-    const term = stemmedTerms(acronym)[0];
-    if (term === undefined || !left.includes(term)) continue;
-    if (chunks.some((text) => spellsAcronym(acronym, wordsOf(text)))) spelledOut.add(term);
-  }
-  return left.filter((term) => !spelledOut.has(term));
+  if (acronyms.size === 0) return [...missing];
+  const spelled = new Set<string>();
+  for (const run of initialsRuns(wordsOf(question)))
+    if (acronyms.has(run.initials))
+      for (const word of run.words) spelled.add(stem(word.toLowerCase()));
+  return missing.filter((term) => !spelled.has(term));
 }
 
 /**
