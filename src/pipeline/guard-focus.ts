@@ -13,9 +13,8 @@
  *   amount, a clock time or a key combination is stated, a word where a chunk writes it as a
  *   part of a camelCase identifier: "unordered" in `unorderedList`, or as an acronym:
  *   "command-line interface" where a chunk writes "CLI", `src/text/abbreviations.ts`) and
- *   the best chunk's score
- *   is below `MISSING_TERM_TOP_SCORE`: strong retrieval evidence speaks for a chunk that says
- *   the same thing in other words.
+ *   the best chunk's score is below `MISSING_TERM_TOP_SCORE`: strong retrieval evidence
+ *   speaks for a chunk that says the same thing in other words.
  *
  * Measured on the tune half of `npm run bench:docs` (docs/benchmarks.md, "issue 26, answers
  * round 3"). Pure; looks only at the texts and the score.
@@ -212,8 +211,9 @@ export function focusRefuses(
 
 /**
  * The focus terms in none of `chunks`: in no chunk's terms, not a price, time-of-day or
- * keyboard word a chunk answers with an amount, a clock time or a key combination, and not a
- * part of a camelCase identifier a chunk writes.
+ * keyboard word a chunk answers with an amount, a clock time or a key combination, not a
+ * part of a camelCase identifier a chunk writes, and not in a phrase a chunk writes as its
+ * acronym.
  */
 function missingTerms(
   question: string,
