@@ -147,6 +147,8 @@ export function answerFromSources(
     return weight / totalWeight;
   };
 
+  const termWeights = terms.map((term) => weights.get(term) ?? 0);
+
   // A follow-up's own words are looked for in the unit itself (measured: reading its units
   // with their headings loses follow-ups, docs/benchmarks.md "answers9").
   const withHeadings = ownTerms === undefined || ownTerms.size === 0;
@@ -157,12 +159,23 @@ export function answerFromSources(
     const read = withHeadings ? headingRead(candidate) : undefined;
     // Not for a follow-up: read with its path it lost a follow-up on the tune half.
     const path = withHeadings ? candidate.pathTerms : undefined;
-    let coverage = shareOf(own, read);
+    // One pass: the weight of the terms the unit covers, and of those only its path names.
+    let ownWeight = 0;
+    let pathWeight = 0;
+    for (let index = 0; index < terms.length; index++) {
+      const term = terms[index]!;
+      if (own.has(term) || read?.has(term) === true) ownWeight += termWeights[index]!;
+      else if (path?.has(term) === true) pathWeight += termWeights[index]!;
+    }
+    let coverage = ownWeight / totalWeight;
     // A unit on the question's topic also covers the words of the identifiers it names; one
     // covering nothing is not read for them (a sixth of the model's time on this repo's docs).
     if (coverage > 0 && coverage < 1) {
       const named = namedWords(candidate);
-      coverage = shareOf(own, read, named === NO_WORDS ? undefined : named, path);
+      coverage =
+        named === NO_WORDS
+          ? (ownWeight + pathWeight * PATH_WEIGHT) / totalWeight
+          : shareOf(own, read, named, path);
     }
     if (coverage > 0 && coverage >= options.minCoverage) {
       const match =
