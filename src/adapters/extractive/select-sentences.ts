@@ -1,9 +1,10 @@
 /**
  * Answering a question from the sources: each quotable sentence is scored by how much of the
  * question's term weight it covers (a section's opening sentence and a list item read with
- * their heading; raised for phrases, headings and subjects that match and for what the question
- * asks for; lowered for lower-ranked sources), then the lead sentence and the few that complete
- * it are chosen and quoted with their citations.
+ * their heading, every unit with its source's section path at a quarter weight; raised for
+ * phrases, headings and subjects that match and for what the question asks for; lowered for
+ * lower-ranked sources), then the lead sentence and the few that complete it are chosen and
+ * quoted with their citations.
  */
 import { type AnswerKind, CONSEQUENCE, statesKind } from './answer-kind.js';
 import { type AnswerOptions, type ExtractiveAnswer, NO_ANSWER_TEXT, round } from './answer.js';
