@@ -57,6 +57,8 @@ export interface Candidate {
   readonly columnTerms?: ReadonlySet<string> | undefined;
   /** Stemmed terms of a table row's key, its first cell. */
   readonly keyTerms?: ReadonlySet<string> | undefined;
+  /** Stemmed terms of the headings its source sits under (its `section`), outermost first. */
+  readonly pathTerms?: ReadonlySet<string> | undefined;
 }
 
 /** The quotable sentences of the sources, in order, each with its source's label and rank. */
@@ -65,8 +67,11 @@ export function sourceSentences(sources: readonly PromptSource[]): Candidate[] {
   sources.forEach((source, rank) => {
     const document = source.title ?? source.label;
     const title = source.section?.split(' › ').pop() || source.title || '';
+    const pathTerms = pathTermsOf(source.section ?? source.title ?? '');
     for (const sentence of analysedSource(title, source.text)) {
-      candidates.push(inSource(sentence, source.label, rank, candidates.length, document));
+      candidates.push(
+        inSource(sentence, source.label, rank, candidates.length, document, pathTerms),
+      );
     }
   });
   return candidates;
@@ -83,6 +88,7 @@ function inSource(
   rank: number,
   order: number,
   document: string,
+  pathTerms: ReadonlySet<string>,
 ): Candidate {
   return {
     text: sentence.text,
@@ -103,11 +109,25 @@ function inSource(
     columns: sentence.columns,
     columnTerms: sentence.columnTerms,
     keyTerms: sentence.keyTerms,
+    pathTerms,
   };
 }
 
+const pathTermsCache = new Map<string, ReadonlySet<string>>();
+
+/** The stemmed terms of a section path (kept by text: the same paths come back turn after turn). */
+function pathTermsOf(path: string): ReadonlySet<string> {
+  let terms = pathTermsCache.get(path);
+  if (terms === undefined) {
+    terms = termSet(path);
+    if (pathTermsCache.size >= 4096) pathTermsCache.clear();
+    pathTermsCache.set(path, terms);
+  }
+  return terms;
+}
+
 /** What a source's sentence is, whatever the request it is quoted in. */
-type AnalysedSentence = Omit<Candidate, 'label' | 'rank' | 'order' | 'document'>;
+type AnalysedSentence = Omit<Candidate, 'label' | 'rank' | 'order' | 'document' | 'pathTerms'>;
 
 // The sources of a turn are chunks that come back turn after turn, and splitting and stemming
 // them is most of the model's work: the sentences of sources seen at least twice are kept, by

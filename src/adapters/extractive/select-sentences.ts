@@ -1,9 +1,10 @@
 /**
  * Answering a question from the sources: each quotable sentence is scored by how much of the
  * question's term weight it covers (a section's opening sentence and a list item read with
- * their heading; raised for phrases, headings and subjects that match and for what the question
- * asks for; lowered for lower-ranked sources), then the lead sentence and the few that complete
- * it are chosen and quoted with their citations.
+ * their heading, every unit with its source's section path at a quarter weight; raised for
+ * phrases, headings and subjects that match and for what the question asks for; lowered for
+ * lower-ranked sources), then the lead sentence and the few that complete it are chosen and
+ * quoted with their citations.
  */
 import { type AnswerKind, CONSEQUENCE, statesKind } from './answer-kind.js';
 import { type AnswerOptions, type ExtractiveAnswer, NO_ANSWER_TEXT, round } from './answer.js';
@@ -75,6 +76,11 @@ const KEY_BONUS = 0.5;
 // Each step down the retrieval ranking weighs a sentence by this: a lower-ranked source wins
 // only when it matches the question clearly better (> 11 % per rank), not on a near-tie.
 const RANK_DECAY = 0.9;
+// A question term named by the headings the unit's source sits under (its section path, the
+// document's title first) counts this share of its weight towards the unit's coverage: the unit
+// is about what its section is about, less surely than about its own words. At 1/2 and 1/3 it
+// lost test answers (docs/benchmarks.md, "answers15").
+const PATH_WEIGHT = 0.25;
 
 /**
  * Share of the question's neighbouring term pairs found in order, close together, in a
@@ -131,15 +137,18 @@ export function answerFromSources(
     set: ReadonlySet<string>,
     also?: ReadonlySet<string>,
     named?: ReadonlySet<string>,
+    path?: ReadonlySet<string>,
   ): number => {
     let weight = 0;
     for (const term of terms) {
       if (set.has(term) || also?.has(term) === true || named?.has(term) === true) {
         weight += weights.get(term) ?? 0;
-      }
+      } else if (path?.has(term) === true) weight += (weights.get(term) ?? 0) * PATH_WEIGHT;
     }
     return weight / totalWeight;
   };
+
+  const termWeights = terms.map((term) => weights.get(term) ?? 0);
 
   // A follow-up's own words are looked for in the unit itself (measured: reading its units
   // with their headings loses follow-ups, docs/benchmarks.md "answers9").
@@ -149,12 +158,25 @@ export function answerFromSources(
     if (!quotable(candidate, shape)) continue;
     const own = answerTerms(candidate, shape, terms);
     const read = withHeadings ? headingRead(candidate) : undefined;
-    let coverage = shareOf(own, read);
+    // Not for a follow-up: read with its path it lost a follow-up on the tune half.
+    const path = withHeadings ? candidate.pathTerms : undefined;
+    // One pass: the weight of the terms the unit covers, and of those only its path names.
+    let ownWeight = 0;
+    let pathWeight = 0;
+    for (let index = 0; index < terms.length; index++) {
+      const term = terms[index]!;
+      if (own.has(term) || read?.has(term) === true) ownWeight += termWeights[index]!;
+      else if (path?.has(term) === true) pathWeight += termWeights[index]!;
+    }
+    let coverage = ownWeight / totalWeight;
     // A unit on the question's topic also covers the words of the identifiers it names; one
     // covering nothing is not read for them (a sixth of the model's time on this repo's docs).
     if (coverage > 0 && coverage < 1) {
       const named = namedWords(candidate);
-      if (named !== NO_WORDS) coverage = shareOf(own, read, named);
+      coverage =
+        named === NO_WORDS
+          ? (ownWeight + pathWeight * PATH_WEIGHT) / totalWeight
+          : shareOf(own, read, named, path);
     }
     if (coverage > 0 && coverage >= options.minCoverage) {
       const match =

