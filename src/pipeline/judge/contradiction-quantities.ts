@@ -110,8 +110,12 @@ function unitOf(word: string): readonly [string, string] | undefined {
   );
 }
 
+const HAS_DIGIT = /\d/;
+
 /** Quantities of a text: each number with its unit and the words after it. */
 export function quantitiesOf(raw: string): Quantity[] {
+  // Every quantity has a digit (the rewrites below add none): most sentences state none.
+  if (!HAS_DIGIT.test(raw)) return [];
   // A middle dot between digits is a decimal point ("3·0 million"); percentage points are
   // not percent.
   const text = raw.replace(/(\d)·(?=\d)/g, '$1.').replace(/%?\s?percentage[\s-]points?\b/gi, ' pp');
