@@ -9,6 +9,7 @@ import { throwIfAborted } from '../errors/index.js';
 import type { Metadata } from '../ports/common.js';
 import type { EmbeddingProvider } from '../ports/embedding-provider.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
+import { analyzeChunk, CHUNK_ANALYSES, type ChunkAnalysis } from '../text/chunk-analysis.js';
 import type { LanguageSetting } from '../text/language-detection.js';
 import type { IngestDocument } from '../types.js';
 import {
@@ -174,22 +175,95 @@ export async function prepareDocuments(
   return prepared;
 }
 
-/** One vector per text, in batches of the embedder's `maxBatchSize` (default 64). */
+/**
+ * One vector per text, in batches of the embedder's `maxBatchSize` (default 64). `analyses`:
+ * one per text, given to the engine's own hashing embedder (`withAnalyses`), which then does
+ * not analyse the texts again.
+ */
 export async function embedAll(
   embedder: EmbeddingProvider,
   texts: readonly string[],
   signal: AbortSignal | undefined,
+  analyses?: readonly (ChunkAnalysis | undefined)[],
 ): Promise<Float32Array[]> {
   const batchSize = embedder.maxBatchSize ?? 64;
   const vectors: Float32Array[] = [];
   for (let start = 0; start < texts.length; start += batchSize) {
     throwIfAborted(signal);
+    const end = start + batchSize;
+    const options =
+      analyses === undefined
+        ? { signal }
+        : { signal, [CHUNK_ANALYSES]: analyses.slice(start, end) };
     // One by one: spreading a batch as arguments overflows the stack when it is large.
-    for (const vector of await embedder.embed(texts.slice(start, start + batchSize), { signal })) {
+    for (const vector of await embedder.embed(texts.slice(start, end), options)) {
       vectors.push(vector);
     }
   }
   return vectors;
+}
+
+/** What the shared analysis of a group's chunks computes for the indexes. */
+export interface SharedAnalysis {
+  /** The keyword terms of the engine's default keyword index with language `'auto'`. */
+  readonly keyword: boolean;
+  /** The graph's term counts, read with these settings. */
+  readonly graph?: { readonly characters: number; readonly minLength: number } | undefined;
+}
+
+/**
+ * The characters of a chunk's header in its embedded text (`indexTexts`: the header, a line
+ * break, the body), 0 without one; -1 when the texts are not of that form.
+ */
+function headerLength(chunk: PreparedChunk): number {
+  const body = chunk.metadata.text;
+  if (typeof body !== 'string') return -1;
+  const { indexText, keywordText } = chunk;
+  if (indexText === body) return keywordText === body ? 0 : -1;
+  const header = indexText.length - body.length - 1;
+  const fits =
+    header > 0 &&
+    keywordText.length === HEADER_KEYWORD_WEIGHT * (header + 1) + body.length &&
+    indexText.charCodeAt(header) === 10;
+  return fits ? header : -1;
+}
+
+/**
+ * Analyses each chunk once for the embedder, the keyword index and the graph
+ * (`text/chunk-analysis.ts`): the chunks with their keyword and graph terms set where the
+ * analysis applies, and per chunk, in order, its analysis for `embedAll` (or `undefined`: the
+ * consumers analyse that chunk's texts themselves).
+ */
+export function shareAnalysis(
+  documents: readonly PreparedDocument[],
+  shared: SharedAnalysis,
+): { documents: PreparedDocument[]; analyses: (ChunkAnalysis | undefined)[] } {
+  const analyses: (ChunkAnalysis | undefined)[] = [];
+  const { graph } = shared;
+  const withTerms = documents.map((entry) => ({
+    doc: entry.doc,
+    chunks: entry.chunks.map((chunk) => {
+      const header = headerLength(chunk);
+      const analysis =
+        header < 0
+          ? undefined
+          : analyzeChunk(chunk.indexText, chunk.keywordText, header, {
+              keyword: shared.keyword,
+              graph,
+            });
+      analyses.push(analysis);
+      if (analysis === undefined) return chunk;
+      const { keywordTerms, graphTerms } = analysis;
+      return {
+        ...chunk,
+        ...(keywordTerms === undefined ? {} : { keywordTerms }),
+        ...(graphTerms === undefined || graph === undefined
+          ? {}
+          : { graphTerms: { ...graph, frequencies: graphTerms } }),
+      };
+    }),
+  }));
+  return { documents: withTerms, analyses };
 }
 
 /**
@@ -237,23 +311,35 @@ export async function prepareJob(
   keywordTerms?: ((text: string) => string[]) | undefined,
 ): Promise<PreparedWire> {
   const settings = { chunkSize: job.chunkSize, chunkOverlap: job.chunkOverlap };
-  const documents = await prepareDocuments(job.documents, job.revision, settings, tokenizer);
+  const prepared = await prepareDocuments(job.documents, job.revision, settings, tokenizer);
+  const graph = job.graphTerms;
+  // The worker's embedder is the default hashing embedder: one analysis of each chunk serves
+  // it, the default keyword index (language 'auto') and the graph.
+  const { documents, analyses } = shareAnalysis(prepared, {
+    keyword: keywordTerms !== undefined && job.keywordLanguage === 'auto',
+    graph,
+  });
   const texts = documents.flatMap((entry) => entry.chunks.map((chunk) => chunk.indexText));
-  const vectors = await embedAll(embedder, texts, undefined);
+  const vectors = await embedAll(embedder, texts, undefined, analyses);
   const dimensions = vectors[0]?.length ?? embedder.dimensions;
   const flat = new Float32Array(vectors.length * dimensions);
   vectors.forEach((vector, index) => flat.set(vector, index * dimensions));
-  const chunks = documents.map((entry) => entry.chunks);
-  const all = chunks.flat();
+  // The terms travel in their own lists, not in the chunks.
+  const chunks = prepared.map((entry) => entry.chunks);
+  const all = documents.flatMap((entry) => entry.chunks);
   // One string per chunk: far cheaper to copy across threads than an array of terms. Texts
   // hold no U+0000 (documents with one are refused), so neither do their terms.
   const terms = keywordTerms
-    ? all.map((chunk) => joinCounts(occurrences(keywordTerms(chunk.keywordText))))
+    ? all.map((chunk) =>
+        joinCounts(occurrences(chunk.keywordTerms ?? keywordTerms(chunk.keywordText))),
+      )
     : undefined;
-  const graph = job.graphTerms;
   const graphTerms = graph
     ? all.map((chunk) =>
-        joinCounts(termFrequencies(chunk.indexText.slice(0, graph.characters), graph.minLength)),
+        joinCounts(
+          chunk.graphTerms?.frequencies ??
+            termFrequencies(chunk.indexText.slice(0, graph.characters), graph.minLength),
+        ),
       )
     : undefined;
   return {
