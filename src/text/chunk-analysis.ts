@@ -42,21 +42,12 @@ export interface ChunkAnalysisOptions {
 /** Words read for language detection (`language-detection.ts`'s window). */
 const DETECTION_WINDOW = 200;
 
-/** Whether `auto` detection reads a text's words as English (`text`: for non-ASCII letter hints). */
-function english(words: string[], ascii: boolean, text: string): boolean {
-  return latinLanguage({ words, ascii, spaceless: false }, text, 'auto') === 'en';
-}
-
-/** The first words of the keyword text: the header's three times, then the body's. */
-function keywordView(words: readonly string[], headerWords: number): string[] {
-  const view: string[] = [];
-  for (let copy = 0; copy < 3 && view.length < DETECTION_WINDOW; copy++) {
-    for (let index = 0; index < headerWords; index++) view.push(words[index]!);
-  }
-  for (let index = headerWords; index < words.length && view.length < DETECTION_WINDOW; index++) {
-    view.push(words[index]!);
-  }
-  return view;
+/**
+ * Whether `auto` detection reads a text's words as English (`text`: for non-ASCII letter
+ * hints; `repeated`: the first words counted three times, as in a keyword text).
+ */
+function english(words: string[], ascii: boolean, text: string, repeated = 0): boolean {
+  return latinLanguage({ words, ascii, spaceless: false }, text, 'auto', repeated) === 'en';
 }
 
 /** Where the graph's prefix of a lower-cased ASCII text ends among its words. */
@@ -135,44 +126,38 @@ export function analyzeChunk(
     headerWords = headerLength > 0 ? segmentText(text.slice(0, headerLength)).words.length : 0;
   }
   if (options.keyword && headerWords > 0) {
-    if (!english(keywordView(words, headerWords), ascii, keywordText)) return undefined;
+    if (!english(words, ascii, keywordText, headerWords)) return undefined;
   }
   if (prefix !== undefined && (prefix.words < words.length || prefix.cut !== undefined)) {
     const view = words.slice(0, Math.min(prefix.words, DETECTION_WINDOW));
     if (prefix.cut !== undefined && view.length < DETECTION_WINDOW) view.push(prefix.cut);
     if (!english(view, true, '')) return undefined;
   }
-  // One stem lookup per word: a stop word's term is '' (`englishTerm`).
-  const terms: string[] = new Array<string>(words.length);
+  const graph = prefix !== undefined ? options.graph : undefined;
+  const graphTerms = graph !== undefined ? new Map<string, number>() : undefined;
+  const count = (term: string): void => {
+    if (term.length < graph!.minLength || /^\d+$/.test(term)) return;
+    graphTerms!.set(term, (graphTerms!.get(term) ?? 0) + 1);
+  };
+  const prefixWords = graph !== undefined ? prefix!.words : 0;
+  const keywordTerms: string[] | undefined = options.keyword ? [] : undefined;
   const content: string[] = [];
+  // One stem lookup per word: a stop word's term is '' (`englishTerm`).
   for (let index = 0; index < words.length; index++) {
     const word = ascii ? words[index]! : foldAccents(words[index]!);
     words[index] = word;
     const term = englishTerm(word);
-    terms[index] = term;
-    if (term !== '') content.push(word);
-  }
-  let keywordTerms: string[] | undefined;
-  if (options.keyword) {
-    keywordTerms = [];
-    for (let index = 0; index < words.length; index++) {
-      const term = terms[index]!;
-      if (term === '') continue;
+    if (term === '') continue;
+    content.push(word);
+    if (keywordTerms !== undefined) {
       keywordTerms.push(term);
       if (index < headerWords) keywordTerms.push(term, term);
     }
+    if (index < prefixWords) count(term);
   }
-  let graphTerms: Map<string, number> | undefined;
-  if (prefix !== undefined && options.graph !== undefined) {
-    const { minLength } = options.graph;
-    const counts = new Map<string, number>();
-    const count = (term: string): void => {
-      if (term === '' || term.length < minLength || /^\d+$/.test(term)) return;
-      counts.set(term, (counts.get(term) ?? 0) + 1);
-    };
-    for (let index = 0; index < prefix.words; index++) count(terms[index]!);
-    if (prefix.cut !== undefined) count(englishTerm(prefix.cut));
-    graphTerms = counts;
+  if (graph !== undefined && prefix!.cut !== undefined) {
+    const term = englishTerm(prefix!.cut);
+    if (term !== '') count(term);
   }
   return { text, split: { words, content }, keywordTerms, graphTerms };
 }
