@@ -282,12 +282,11 @@ export async function ingestDocuments(
       await undoAll(deps, namespace, revision, [...done].reverse());
       throw error;
     }
-    const { documents, analyses } = shared
-      ? shareAnalysis(prepared, shared)
-      : { documents: prepared, analyses: undefined };
-    const texts = documents.flatMap((entry) => entry.chunks.map((chunk) => chunk.indexText));
-    const vectors = await embedAll(deps.embedder, texts, signal, embeds ? analyses : undefined);
-    return { documents, vectors };
+    const chunks = shared ? shareAnalysis(prepared, shared) : undefined;
+    const texts = prepared.flatMap((entry) => entry.chunks.map((chunk) => chunk.indexText));
+    const analyse = embeds ? chunks?.analyse : undefined;
+    const vectors = await embedAll(deps.embedder, texts, signal, analyse);
+    return { documents: chunks?.documents() ?? prepared, vectors };
   };
   const ahead = preparedAhead(groups, revision, settings, deps.tokenizer.name);
   let documentsDone = 0;

@@ -176,15 +176,15 @@ export async function prepareDocuments(
 }
 
 /**
- * One vector per text, in batches of the embedder's `maxBatchSize` (default 64). `analyses`:
- * one per text, given to the engine's own hashing embedder (`withAnalyses`), which then does
- * not analyse the texts again.
+ * One vector per text, in batches of the embedder's `maxBatchSize` (default 64). `analyse`: the
+ * shared analysis of the n-th text, given to the engine's own hashing embedder
+ * (`SharedChunks.analyse`), which then does not analyse the texts again.
  */
 export async function embedAll(
   embedder: EmbeddingProvider,
   texts: readonly string[],
   signal: AbortSignal | undefined,
-  analyses?: readonly (ChunkAnalysis | undefined)[],
+  analyse?: (index: number) => ChunkAnalysis | undefined,
 ): Promise<Float32Array[]> {
   const batchSize = embedder.maxBatchSize ?? 64;
   const vectors: Float32Array[] = [];
@@ -192,9 +192,9 @@ export async function embedAll(
     throwIfAborted(signal);
     const end = start + batchSize;
     const options =
-      analyses === undefined
+      analyse === undefined
         ? { signal }
-        : { signal, [CHUNK_ANALYSES]: analyses.slice(start, end) };
+        : { signal, [CHUNK_ANALYSES]: (index: number) => analyse(start + index) };
     // One by one: spreading a batch as arguments overflows the stack when it is large.
     for (const vector of await embedder.embed(texts.slice(start, end), options)) {
       vectors.push(vector);
@@ -228,42 +228,71 @@ function headerLength(chunk: PreparedChunk): number {
   return fits ? header : -1;
 }
 
+/** A group's chunks analysed once each, when first asked (`shareAnalysis`). */
+export interface SharedChunks {
+  /**
+   * The analysis of the group's n-th chunk for the embedder, made now (the embedder reads its
+   * words at once: they are not kept), its keyword and graph terms kept for `documents`.
+   */
+  analyse(index: number): ChunkAnalysis | undefined;
+  /** The documents, their chunks with the keyword and graph terms (the rest analysed now). */
+  documents(): PreparedDocument[];
+}
+
 /**
  * Analyses each chunk once for the embedder, the keyword index and the graph
- * (`text/chunk-analysis.ts`): the chunks with their keyword and graph terms set where the
- * analysis applies, and per chunk, in order, its analysis for `embedAll` (or `undefined`: the
- * consumers analyse that chunk's texts themselves).
+ * (`text/chunk-analysis.ts`), chunk by chunk as the embedder asks (so that no chunk's words
+ * outlive its embedding), then the chunks the embedder did not ask for. A chunk the analysis
+ * declines keeps no terms: the consumers analyse its texts themselves.
  */
 export function shareAnalysis(
   documents: readonly PreparedDocument[],
   shared: SharedAnalysis,
-): { documents: PreparedDocument[]; analyses: (ChunkAnalysis | undefined)[] } {
-  const analyses: (ChunkAnalysis | undefined)[] = [];
+): SharedChunks {
+  const chunks = documents.flatMap((entry) => entry.chunks);
   const { graph } = shared;
-  const withTerms = documents.map((entry) => ({
-    doc: entry.doc,
-    chunks: entry.chunks.map((chunk) => {
-      const header = headerLength(chunk);
-      const analysis =
-        header < 0
-          ? undefined
-          : analyzeChunk(chunk.indexText, chunk.keywordText, header, {
-              keyword: shared.keyword,
-              graph,
-            });
-      analyses.push(analysis);
-      if (analysis === undefined) return chunk;
-      const { keywordTerms, graphTerms } = analysis;
-      return {
-        ...chunk,
-        ...(keywordTerms === undefined ? {} : { keywordTerms }),
-        ...(graphTerms === undefined || graph === undefined
-          ? {}
-          : { graphTerms: { ...graph, frequencies: graphTerms } }),
-      };
-    }),
-  }));
-  return { documents: withTerms, analyses };
+  const analysed = new Uint8Array(chunks.length);
+  const keywordTerms: (string[] | undefined)[] = [];
+  const graphTerms: (ReadonlyMap<string, number> | undefined)[] = [];
+  const analyse = (index: number): ChunkAnalysis | undefined => {
+    const chunk = chunks[index];
+    if (chunk === undefined) return undefined;
+    const header = headerLength(chunk);
+    const analysis =
+      header < 0
+        ? undefined
+        : analyzeChunk(chunk.indexText, chunk.keywordText, header, {
+            keyword: shared.keyword,
+            graph,
+          });
+    analysed[index] = 1;
+    keywordTerms[index] = analysis?.keywordTerms;
+    graphTerms[index] = analysis?.graphTerms;
+    return analysis;
+  };
+  return {
+    analyse,
+    documents() {
+      let at = 0;
+      return documents.map((entry) => ({
+        doc: entry.doc,
+        chunks: entry.chunks.map((chunk) => {
+          const index = at++;
+          if (analysed[index] === 0) analyse(index);
+          const keyword = keywordTerms[index];
+          const frequencies = graphTerms[index];
+          if (keyword === undefined && frequencies === undefined) return chunk;
+          return {
+            ...chunk,
+            ...(keyword === undefined ? {} : { keywordTerms: keyword }),
+            ...(frequencies === undefined || graph === undefined
+              ? {}
+              : { graphTerms: { ...graph, frequencies } }),
+          };
+        }),
+      }));
+    },
+  };
 }
 
 /**
@@ -315,12 +344,13 @@ export async function prepareJob(
   const graph = job.graphTerms;
   // The worker's embedder is the default hashing embedder: one analysis of each chunk serves
   // it, the default keyword index (language 'auto') and the graph.
-  const { documents, analyses } = shareAnalysis(prepared, {
+  const shared = shareAnalysis(prepared, {
     keyword: keywordTerms !== undefined && job.keywordLanguage === 'auto',
     graph,
   });
-  const texts = documents.flatMap((entry) => entry.chunks.map((chunk) => chunk.indexText));
-  const vectors = await embedAll(embedder, texts, undefined, analyses);
+  const texts = prepared.flatMap((entry) => entry.chunks.map((chunk) => chunk.indexText));
+  const vectors = await embedAll(embedder, texts, undefined, shared.analyse);
+  const documents = shared.documents();
   const dimensions = vectors[0]?.length ?? embedder.dimensions;
   const flat = new Float32Array(vectors.length * dimensions);
   vectors.forEach((vector, index) => flat.set(vector, index * dimensions));

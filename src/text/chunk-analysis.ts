@@ -163,8 +163,9 @@ export function analyzeChunk(
 }
 
 /**
- * The key of the shared analyses in an `embed` call's options: one per text (or `undefined`),
- * read only by the engine's own hashing embedder; any other embedder gets the texts alone.
+ * The key of the shared analysis in an `embed` call's options: a function from a text's place
+ * in the call to its analysis (or `undefined`), read only by the engine's own hashing embedder;
+ * any other embedder gets the texts alone.
  */
 export const CHUNK_ANALYSES: unique symbol = Symbol('cortexis.chunkAnalyses');
 

@@ -312,9 +312,9 @@ export function createHashingEmbedder(settings: HashingEmbedderSettings = {}): E
     maxBatchSize: resolved.maxBatchSize,
     async embed(texts: readonly string[], options?: CallOptions) {
       throwIfAborted(options?.signal);
-      // Ingestion's analyses of the texts, one per text, when it made them (an internal key).
-      const analyses = (
-        options as { [CHUNK_ANALYSES]?: readonly (ChunkAnalysis | undefined)[] } | undefined
+      // Ingestion's analysis of the n-th text, when it makes them (an internal key).
+      const analyse = (
+        options as { [CHUNK_ANALYSES]?: (index: number) => ChunkAnalysis | undefined } | undefined
       )?.[CHUNK_ANALYSES];
       if (!Array.isArray(texts)) {
         throw new ValidationError('texts must be an array of strings', [
@@ -327,7 +327,7 @@ export function createHashingEmbedder(settings: HashingEmbedderSettings = {}): E
             { path: `texts.${index}`, message: 'must be a string' },
           ]);
         }
-        const analysis = analyses?.[index];
+        const analysis = typeof analyse === 'function' ? analyse(index) : undefined;
         return embedText(
           text,
           resolved,
