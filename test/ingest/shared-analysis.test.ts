@@ -7,9 +7,6 @@ import {
   createChatEngine,
   createHashingEmbedder,
   createMemoryKeywordIndex,
-  type EmbeddingProvider,
-  type KeywordIndex,
-  type KeywordRecord,
 } from '../../src/index.js';
 import { CHUNK_ANALYSES } from '../../src/text/chunk-analysis.js';
 
@@ -17,6 +14,18 @@ const DOCS = [
   { id: 'a', title: 'Parking permits', text: 'Apply at the city office. Permits take ten days.' },
   { id: 'b', title: 'Refunds', text: 'Refunds are issued within 14 days of the request.' },
 ];
+
+/** A host's own adapter: a copy of `target` whose `method` records the arguments of each call. */
+function recording<T extends object>(target: T, method: keyof T & string, calls: unknown[][]): T {
+  const original = target[method] as (...args: unknown[]) => unknown;
+  return {
+    ...target,
+    [method]: (...args: unknown[]) => {
+      calls.push(args);
+      return original.apply(target, args);
+    },
+  };
+}
 
 describe('the shared analysis of chunks at ingest', () => {
   it("gives the engine's hashing embedder each text's analysis", async () => {
@@ -39,30 +48,18 @@ describe('the shared analysis of chunks at ingest', () => {
   });
 
   it("gives a host's embedder and keyword index text only", async () => {
-    const hashing = createHashingEmbedder();
-    const options: unknown[] = [];
-    const embedder: EmbeddingProvider = {
-      ...hashing,
-      embed: async (texts, callOptions) => {
-        options.push(callOptions);
-        return hashing.embed(texts, callOptions);
-      },
-    };
-    const memory = createMemoryKeywordIndex();
-    const records: KeywordRecord[] = [];
-    const keywordIndex: KeywordIndex = {
-      ...memory,
-      add: async (namespace, added, callOptions) => {
-        records.push(...added);
-        return memory.add(namespace, added, callOptions);
-      },
-    };
-    const engine = createChatEngine({ embedder, keywordIndex });
+    const embedCalls: unknown[][] = [];
+    const addCalls: unknown[][] = [];
+    const engine = createChatEngine({
+      embedder: recording(createHashingEmbedder(), 'embed', embedCalls),
+      keywordIndex: recording(createMemoryKeywordIndex(), 'add', addCalls),
+    });
     await engine.ingest(DOCS);
-    expect(options.length).toBeGreaterThan(0);
-    for (const callOptions of options) {
-      expect(Object.getOwnPropertySymbols(callOptions ?? {})).toEqual([]);
+    expect(embedCalls.length).toBeGreaterThan(0);
+    for (const [, options] of embedCalls) {
+      expect(Object.getOwnPropertySymbols(options ?? {})).toEqual([]);
     }
+    const records = addCalls.flatMap(([, added]) => added as { terms?: unknown }[]);
     expect(records.map((record) => record.terms)).toEqual([undefined, undefined]);
   });
 
