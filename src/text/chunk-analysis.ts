@@ -140,26 +140,39 @@ export function analyzeChunk(
     graphTerms!.set(term, (graphTerms!.get(term) ?? 0) + 1);
   };
   const prefixWords = graph !== undefined ? prefix!.words : 0;
-  const keywordTerms: string[] | undefined = options.keyword ? [] : undefined;
-  const content: string[] = [];
+  // Arrays of their largest length, cut to size at the end (in place): no copies as they grow.
+  const keywordTerms = options.keyword ? new Array<string>(words.length + 2 * headerWords) : [];
+  const content = new Array<string>(words.length);
+  let contentLength = 0;
+  let keywordLength = 0;
   // One stem lookup per word: a stop word's term is '' (`englishTerm`).
   for (let index = 0; index < words.length; index++) {
     const word = ascii ? words[index]! : foldAccents(words[index]!);
     words[index] = word;
     const term = englishTerm(word);
     if (term === '') continue;
-    content.push(word);
-    if (keywordTerms !== undefined) {
-      keywordTerms.push(term);
-      if (index < headerWords) keywordTerms.push(term, term);
+    content[contentLength++] = word;
+    if (options.keyword) {
+      keywordTerms[keywordLength++] = term;
+      if (index < headerWords) {
+        keywordTerms[keywordLength++] = term;
+        keywordTerms[keywordLength++] = term;
+      }
     }
     if (index < prefixWords) count(term);
   }
+  content.length = contentLength;
+  keywordTerms.length = keywordLength;
   if (graph !== undefined && prefix!.cut !== undefined) {
     const term = englishTerm(prefix!.cut);
     if (term !== '') count(term);
   }
-  return { text, split: { words, content }, keywordTerms, graphTerms };
+  return {
+    text,
+    split: { words, content },
+    keywordTerms: options.keyword ? keywordTerms : undefined,
+    graphTerms,
+  };
 }
 
 /**
