@@ -37,6 +37,8 @@ const STAGES: readonly { readonly stage: string; readonly name: string; readonly
   [
     { stage: 'chunking and token counts', name: 'prepareDocuments', file: 'ingest/prepare.ts' },
     { stage: 'embedding', name: 'embedAll', file: 'ingest/prepare.ts' },
+    // One analysis of each chunk for the embedder, the keyword index and the graph (issue 27).
+    { stage: 'shared analysis', name: 'analyzeChunk', file: 'text/chunk-analysis.ts' },
     // The engine calls the embedder through its resilience wrapper: not under `embedAll`.
     { stage: 'embedding', name: 'embed', file: 'hashing/embedder.ts' },
     { stage: 'keyword index', name: 'add', file: 'memory/keyword-index.ts' },

@@ -23,6 +23,10 @@
  * ```
  * node --import tsx bench/ingest-dump.ts --data ../shared/data/scifact --docs docs --concurrency 2
  * ```
+ *
+ * `--hashing D` gives both engines an embedder of the caller's, `createHashingEmbedder({
+ * dimensions: D })`, as `bench:peers` does (ingestion then runs on the calling thread, the
+ * engine's own hashing embedder reading the chunks' shared analysis).
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -31,6 +35,7 @@ import {
   chunkText,
   createChatEngine,
   createGptTokenizer,
+  createHashingEmbedder,
   createMemoryGraphStore,
   createMemoryKeywordIndex,
   createMemoryVectorStore,
@@ -53,6 +58,10 @@ function flag(name: string): string | undefined {
 }
 
 const concurrency = Number(flag('--concurrency') ?? 1);
+const hashing = flag('--hashing');
+/** The caller's embedder of each engine (`--hashing D`), or none: the engine's default. */
+const embedderOption = () =>
+  hashing === undefined ? {} : { embedder: createHashingEmbedder({ dimensions: Number(hashing) }) };
 // The pool `engine.ingest` loads (the same module): how many groups its workers prepared.
 const pool = sharedIngestPool();
 
@@ -136,6 +145,7 @@ async function dumpCorpus(corpus: Corpus): Promise<Record<string, string>> {
     vectorStore,
     keywordIndex,
     graphStore,
+    ...embedderOption(),
     ...(corpus.language === undefined ? {} : { text: { language: corpus.language } }),
   });
   await engine.ingest([...corpus.docs], { concurrency });
@@ -158,9 +168,10 @@ async function dumpCorpus(corpus: Corpus): Promise<Record<string, string>> {
   // The engine's own stores (its keyword index gets its terms from the ingest workers): what
   // `engine.search` answers for the corpus's questions.
   const search = new Digest();
-  const plain = createChatEngine(
-    corpus.language === undefined ? {} : { text: { language: corpus.language } },
-  );
+  const plain = createChatEngine({
+    ...embedderOption(),
+    ...(corpus.language === undefined ? {} : { text: { language: corpus.language } }),
+  });
   await plain.ingest([...corpus.docs], { concurrency });
   if (corpus.again) await plain.ingest([...corpus.docs], { concurrency });
   for (const query of corpus.queries) {

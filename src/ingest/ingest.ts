@@ -4,6 +4,7 @@ import type { KeywordIndex } from '../ports/keyword-index.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
 import type { VectorMatch, VectorStore } from '../ports/vector-store.js';
 import { documentSchema, documentsSchema, parseInput, type IngestProgress } from '../validate.js';
+import { takesChunkAnalyses } from '../text/chunk-analysis.js';
 import type { LanguageSetting } from '../text/language-detection.js';
 import type { IngestDocument, IngestResult, RejectedDocument } from '../types.js';
 import { describeIssues, safeParse } from '../util/schema.js';
@@ -18,6 +19,8 @@ import {
   type PreparedGroup,
   type PrepareJob,
   type PreparedWire,
+  shareAnalysis,
+  type SharedAnalysis,
 } from './prepare.js';
 
 export { chunkId } from './prepare.js';
@@ -262,17 +265,28 @@ export async function ingestDocuments(
   for (let start = 0; start < batch.length; start += DOCUMENTS_PER_GROUP) {
     groups.push(batch.slice(start, start + DOCUMENTS_PER_GROUP));
   }
+  // One analysis of each chunk for the engine's own hashing embedder, default keyword index
+  // (language 'auto') and graph, those of them this ingest writes to (`shareAnalysis`).
+  const embeds = takesChunkAnalyses(deps.embedder);
+  const keyword = settings.keywordLanguage === 'auto';
+  const shared: SharedAnalysis | undefined =
+    embeds || keyword || settings.graphTerms !== undefined
+      ? { keyword, graph: settings.graphTerms }
+      : undefined;
   const prepareHere = async (group: IngestDocument[]): Promise<PreparedGroup> => {
-    let documents;
+    let prepared;
     try {
-      documents = await prepareDocuments(group, revision, settings, deps.tokenizer);
+      prepared = await prepareDocuments(group, revision, settings, deps.tokenizer);
     } catch (error) {
       // A chunker that fails on a later group must not leave the earlier groups written.
       await undoAll(deps, namespace, revision, [...done].reverse());
       throw error;
     }
-    const texts = documents.flatMap((entry) => entry.chunks.map((chunk) => chunk.indexText));
-    return { documents, vectors: await embedAll(deps.embedder, texts, signal) };
+    const chunks = shared ? shareAnalysis(prepared, shared) : undefined;
+    const texts = prepared.flatMap((entry) => entry.chunks.map((chunk) => chunk.indexText));
+    const analyse = embeds ? chunks?.analyse : undefined;
+    const vectors = await embedAll(deps.embedder, texts, signal, analyse);
+    return { documents: chunks?.documents() ?? prepared, vectors };
   };
   const ahead = preparedAhead(groups, revision, settings, deps.tokenizer.name);
   let documentsDone = 0;

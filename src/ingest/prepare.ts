@@ -9,6 +9,7 @@ import { throwIfAborted } from '../errors/index.js';
 import type { Metadata } from '../ports/common.js';
 import type { EmbeddingProvider } from '../ports/embedding-provider.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
+import { analyzeChunk, CHUNK_ANALYSES, type ChunkAnalysis } from '../text/chunk-analysis.js';
 import type { LanguageSetting } from '../text/language-detection.js';
 import type { IngestDocument } from '../types.js';
 import {
@@ -174,22 +175,124 @@ export async function prepareDocuments(
   return prepared;
 }
 
-/** One vector per text, in batches of the embedder's `maxBatchSize` (default 64). */
+/**
+ * One vector per text, in batches of the embedder's `maxBatchSize` (default 64). `analyse`: the
+ * shared analysis of the n-th text, given to the engine's own hashing embedder
+ * (`SharedChunks.analyse`), which then does not analyse the texts again.
+ */
 export async function embedAll(
   embedder: EmbeddingProvider,
   texts: readonly string[],
   signal: AbortSignal | undefined,
+  analyse?: (index: number) => ChunkAnalysis | undefined,
 ): Promise<Float32Array[]> {
   const batchSize = embedder.maxBatchSize ?? 64;
   const vectors: Float32Array[] = [];
   for (let start = 0; start < texts.length; start += batchSize) {
     throwIfAborted(signal);
+    const end = start + batchSize;
+    const options =
+      analyse === undefined
+        ? { signal }
+        : { signal, [CHUNK_ANALYSES]: (index: number) => analyse(start + index) };
     // One by one: spreading a batch as arguments overflows the stack when it is large.
-    for (const vector of await embedder.embed(texts.slice(start, start + batchSize), { signal })) {
+    for (const vector of await embedder.embed(texts.slice(start, end), options)) {
       vectors.push(vector);
     }
   }
   return vectors;
+}
+
+/** What the shared analysis of a group's chunks computes for the indexes. */
+export interface SharedAnalysis {
+  /** The keyword terms of the engine's default keyword index with language `'auto'`. */
+  readonly keyword: boolean;
+  /** The graph's term counts, read with these settings. */
+  readonly graph?: { readonly characters: number; readonly minLength: number } | undefined;
+}
+
+/**
+ * The characters of a chunk's header in its embedded text (`indexTexts`: the header, a line
+ * break, the body), 0 without one; -1 when the texts are not of that form.
+ */
+function headerLength(chunk: PreparedChunk): number {
+  const body = chunk.metadata.text;
+  if (typeof body !== 'string') return -1;
+  const { indexText, keywordText } = chunk;
+  if (indexText === body) return keywordText === body ? 0 : -1;
+  const header = indexText.length - body.length - 1;
+  const fits =
+    header > 0 &&
+    keywordText.length === HEADER_KEYWORD_WEIGHT * (header + 1) + body.length &&
+    indexText.charCodeAt(header) === 10;
+  return fits ? header : -1;
+}
+
+/** A group's chunks analysed once each, when first asked (`shareAnalysis`). */
+export interface SharedChunks {
+  /**
+   * The analysis of the group's n-th chunk for the embedder, made now (the embedder reads its
+   * words at once: they are not kept), its keyword and graph terms kept for `documents`.
+   */
+  analyse(index: number): ChunkAnalysis | undefined;
+  /** The documents, their chunks with the keyword and graph terms (the rest analysed now). */
+  documents(): PreparedDocument[];
+}
+
+/**
+ * Analyses each chunk once for the embedder, the keyword index and the graph
+ * (`text/chunk-analysis.ts`), chunk by chunk as the embedder asks (so that no chunk's words
+ * outlive its embedding), then the chunks the embedder did not ask for. A chunk the analysis
+ * declines keeps no terms: the consumers analyse its texts themselves.
+ */
+export function shareAnalysis(
+  documents: readonly PreparedDocument[],
+  shared: SharedAnalysis,
+): SharedChunks {
+  const chunks = documents.flatMap((entry) => entry.chunks);
+  const { graph } = shared;
+  const analysed = new Uint8Array(chunks.length);
+  const keywordTerms: (string[] | undefined)[] = [];
+  const graphTerms: (ReadonlyMap<string, number> | undefined)[] = [];
+  const analyse = (index: number): ChunkAnalysis | undefined => {
+    const chunk = chunks[index];
+    if (chunk === undefined) return undefined;
+    const header = headerLength(chunk);
+    const analysis =
+      header < 0
+        ? undefined
+        : analyzeChunk(chunk.indexText, chunk.keywordText, header, {
+            keyword: shared.keyword,
+            graph,
+          });
+    analysed[index] = 1;
+    keywordTerms[index] = analysis?.keywordTerms;
+    graphTerms[index] = analysis?.graphTerms;
+    return analysis;
+  };
+  return {
+    analyse,
+    documents() {
+      let at = 0;
+      return documents.map((entry) => ({
+        doc: entry.doc,
+        chunks: entry.chunks.map((chunk) => {
+          const index = at++;
+          if (analysed[index] === 0) analyse(index);
+          const keyword = keywordTerms[index];
+          const frequencies = graphTerms[index];
+          if (keyword === undefined && frequencies === undefined) return chunk;
+          return {
+            ...chunk,
+            ...(keyword === undefined ? {} : { keywordTerms: keyword }),
+            ...(frequencies === undefined || graph === undefined
+              ? {}
+              : { graphTerms: { ...graph, frequencies } }),
+          };
+        }),
+      }));
+    },
+  };
 }
 
 /**
@@ -237,23 +340,36 @@ export async function prepareJob(
   keywordTerms?: ((text: string) => string[]) | undefined,
 ): Promise<PreparedWire> {
   const settings = { chunkSize: job.chunkSize, chunkOverlap: job.chunkOverlap };
-  const documents = await prepareDocuments(job.documents, job.revision, settings, tokenizer);
-  const texts = documents.flatMap((entry) => entry.chunks.map((chunk) => chunk.indexText));
-  const vectors = await embedAll(embedder, texts, undefined);
+  const prepared = await prepareDocuments(job.documents, job.revision, settings, tokenizer);
+  const graph = job.graphTerms;
+  // The worker's embedder is the default hashing embedder: one analysis of each chunk serves
+  // it, the default keyword index (language 'auto') and the graph.
+  const shared = shareAnalysis(prepared, {
+    keyword: keywordTerms !== undefined && job.keywordLanguage === 'auto',
+    graph,
+  });
+  const texts = prepared.flatMap((entry) => entry.chunks.map((chunk) => chunk.indexText));
+  const vectors = await embedAll(embedder, texts, undefined, shared.analyse);
+  const documents = shared.documents();
   const dimensions = vectors[0]?.length ?? embedder.dimensions;
   const flat = new Float32Array(vectors.length * dimensions);
   vectors.forEach((vector, index) => flat.set(vector, index * dimensions));
-  const chunks = documents.map((entry) => entry.chunks);
-  const all = chunks.flat();
+  // The terms travel in their own lists, not in the chunks.
+  const chunks = prepared.map((entry) => entry.chunks);
+  const all = documents.flatMap((entry) => entry.chunks);
   // One string per chunk: far cheaper to copy across threads than an array of terms. Texts
   // hold no U+0000 (documents with one are refused), so neither do their terms.
   const terms = keywordTerms
-    ? all.map((chunk) => joinCounts(occurrences(keywordTerms(chunk.keywordText))))
+    ? all.map((chunk) =>
+        joinCounts(occurrences(chunk.keywordTerms ?? keywordTerms(chunk.keywordText))),
+      )
     : undefined;
-  const graph = job.graphTerms;
   const graphTerms = graph
     ? all.map((chunk) =>
-        joinCounts(termFrequencies(chunk.indexText.slice(0, graph.characters), graph.minLength)),
+        joinCounts(
+          chunk.graphTerms?.frequencies ??
+            termFrequencies(chunk.indexText.slice(0, graph.characters), graph.minLength),
+        ),
       )
     : undefined;
   return {

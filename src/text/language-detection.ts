@@ -93,14 +93,19 @@ const DETECTION_WINDOW = 200;
 /** English hits after which a text is English when no other language has a third as many. */
 const CLEARLY_ENGLISH = 12;
 
-/** The Latin-script language of a segmented text (`text`: as written, for letter hints). */
-function detectLatin({ words, ascii }: SegmentedText, text: string): LatinLanguage {
+/**
+ * The Latin-script language of a segmented text (`text`: as written, for letter hints). With
+ * `repeated` > 0, of the words read as if the first `repeated` came three times, then the rest
+ * (a chunk's keyword text, its header weighted: `text/chunk-analysis.ts`).
+ */
+function detectLatin({ words, ascii }: SegmentedText, text: string, repeated = 0): LatinLanguage {
   const detection = detectionTable();
   const hits = [0, 0, 0, 0, 0, 0, 0];
-  const end = Math.min(words.length, DETECTION_WINDOW);
+  const end = Math.min(words.length + 2 * repeated, DETECTION_WINDOW);
   let any = false;
   for (let index = 0; index < end; index++) {
-    const languages = detection.get(words[index]!);
+    const word = index < 3 * repeated ? words[index % repeated]! : words[index - 2 * repeated]!;
+    const languages = detection.get(word);
     if (languages === undefined) continue;
     any = true;
     for (const language of languages) hits[language]!++;
@@ -130,13 +135,17 @@ function detectLatin({ words, ascii }: SegmentedText, text: string): LatinLangua
   return best > 0 && hits[best]! >= 2 ? LATIN_ORDER[best]! : 'en';
 }
 
-/** The language whose stemmer and stop words the Latin-script words of a text get. */
+/**
+ * The language whose stemmer and stop words the Latin-script words of a text get (`repeated`:
+ * as `detectLatin`'s).
+ */
 export function latinLanguage(
   segmented: SegmentedText,
   text: string,
   setting: LanguageSetting,
+  repeated = 0,
 ): LatinLanguage {
-  if (setting === 'auto') return detectLatin(segmented, text);
+  if (setting === 'auto') return detectLatin(segmented, text, repeated);
   return (LATIN_ORDER as readonly string[]).includes(setting) ? (setting as LatinLanguage) : 'en';
 }
 

@@ -145,6 +145,11 @@ export function segmentText(text: string): SegmentedText {
   return { words, ascii: false, spaceless: true };
 }
 
+/** The words of lower-cased ASCII text: exactly `segmentText`'s words of it (the fast path). */
+export function asciiWords(lowered: string): string[] {
+  return lowered.match(ASCII_WORD) ?? [];
+}
+
 /** The words of {@link segmentText}. */
 export function surfaceWords(text: string): string[] {
   return segmentText(text).words;

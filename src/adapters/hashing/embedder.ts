@@ -7,7 +7,12 @@
 import { ValidationError, throwIfAborted } from '../../errors/index.js';
 import type { CallOptions } from '../../ports/common.js';
 import type { EmbeddingProvider } from '../../ports/embedding-provider.js';
-import { splitContent } from '../../text/analyzer.js';
+import { splitContent, type SplitText } from '../../text/analyzer.js';
+import {
+  CHUNK_ANALYSES,
+  readsChunkAnalyses,
+  type ChunkAnalysis,
+} from '../../text/chunk-analysis.js';
 import { flatCopy } from '../../text/segment.js';
 
 /** Settings of the hashing embedder; every one is encoded in the embedder's `id`. */
@@ -228,12 +233,18 @@ function grow(array: Int32Array, length: number): Int32Array {
 
 /**
  * Embeds one text: sublinear term frequency (1 + ln tf) over content words and word pairs,
- * each word contributing its stem and character n-gram features; L2-normalised.
+ * each word contributing its stem and character n-gram features; L2-normalised. `split`: the
+ * text's words as ingestion analysed them already (`text/chunk-analysis.ts`).
  */
-function embedText(text: string, settings: Resolved, table: FeatureTable): Float32Array {
+function embedText(
+  text: string,
+  settings: Resolved,
+  table: FeatureTable,
+  split?: SplitText,
+): Float32Array {
   const vector = new Float32Array(settings.dimensions);
   // Words segmented and folded, stop words of the text's language removed (`text/analyzer.ts`).
-  const { words: all, content } = splitContent(text);
+  const { words: all, content } = split ?? splitContent(text);
   const tokens = content.length > 0 ? content : all;
   if (tokens.length === 0) {
     // No words at all: a fixed unit vector, so that every text has a usable embedding.
@@ -291,7 +302,7 @@ export function createHashingEmbedder(settings: HashingEmbedderSettings = {}): E
   const resolved = resolveSettings(settings);
   const table = new FeatureTable(resolved);
 
-  return {
+  const embedder: EmbeddingProvider = {
     name: 'hashing',
     specificationVersion: 'v1',
     id: settingsId(resolved),
@@ -301,6 +312,10 @@ export function createHashingEmbedder(settings: HashingEmbedderSettings = {}): E
     maxBatchSize: resolved.maxBatchSize,
     async embed(texts: readonly string[], options?: CallOptions) {
       throwIfAborted(options?.signal);
+      // Ingestion's analysis of the n-th text, when it makes them (an internal key).
+      const analyse = (
+        options as { [CHUNK_ANALYSES]?: (index: number) => ChunkAnalysis | undefined } | undefined
+      )?.[CHUNK_ANALYSES];
       if (!Array.isArray(texts)) {
         throw new ValidationError('texts must be an array of strings', [
           { path: 'texts', message: 'must be an array of strings' },
@@ -312,8 +327,16 @@ export function createHashingEmbedder(settings: HashingEmbedderSettings = {}): E
             { path: `texts.${index}`, message: 'must be a string' },
           ]);
         }
-        return embedText(text, resolved, table);
+        const analysis = typeof analyse === 'function' ? analyse(index) : undefined;
+        return embedText(
+          text,
+          resolved,
+          table,
+          analysis !== undefined && analysis.text === text ? analysis.split : undefined,
+        );
       });
     },
   };
+  readsChunkAnalyses(embedder);
+  return embedder;
 }
