@@ -92,13 +92,15 @@ describe('refused: one field tells every refusal', () => {
 
   it("reports the default offline model's own refusal as the model's", async () => {
     const engine = await engineWith({ judge: { mode: 'off' } });
-    // On the refund policy, so the guard lets it through (its focus check leaves out the words
-    // naming the kind of answer wanted); but it asks for an API name the handbook has none of,
-    // and those words weigh more than "refund policy" in the offline model, so no sentence
-    // covers enough of the question and the model writes its own refusal. (A question naming
-    // something the handbook never mentions, "… for pets?", is refused by the guard instead.)
+    // On a policy, so the guard lets it through (its focus check leaves out the words naming the
+    // kind of answer wanted); but it asks for an API name the handbook has none of, and those
+    // words weigh more than "policy" (a word of a section's title only) in the offline model, so
+    // no sentence covers enough of the question and the model writes its own refusal. (With
+    // "the refund policy" a sentence of that section covers enough: the model quotes it and
+    // says the sources name no function. A question naming something the handbook never
+    // mentions, "… for pets?", is refused by the guard instead.)
     const reply = await engine.chat({
-      message: 'Which function, method, class, hook or event sets the refund policy?',
+      message: 'Which function, method, class, hook or event sets the policy?',
       mode: 'query',
     });
     expect(reply.guard).toBe(false);
