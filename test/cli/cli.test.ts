@@ -1,11 +1,11 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cliArgs } from './cli-command.js';
+import { spawnCli } from './cli-command.js';
 
 const root = join(import.meta.dirname, '../..');
 let cacheDir = '';
@@ -18,18 +18,7 @@ type Env = Record<string, string>;
 
 /** Starts the CLI (bundled from the sources for this run) as `cortexis <args>`. */
 function start(args: string[], env: Env = {}): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, cliArgs([...args]), {
-    cwd: root,
-    env: {
-      ...process.env,
-      OPENAI_API_KEY: '',
-      OPENAI_BASE_URL: '',
-      ANTHROPIC_API_KEY: '',
-      OLLAMA_HOST: '',
-      CORTEXIS_CACHE_DIR: cacheDir,
-      ...env,
-    },
-  });
+  return spawnCli(args, { CORTEXIS_CACHE_DIR: cacheDir, ...env });
 }
 
 /** Runs the CLI, feeding `input` on stdin; resolves with its exit code and output. */

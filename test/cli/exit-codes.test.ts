@@ -1,13 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliArgs } from './cli-command.js';
+import { spawnCli } from './cli-command.js';
 
 // Issue 28: exit codes as docs/cli.md documents them: 1 when the index cannot be written to the
 // cache folder, 4 ("partial") when `index` indexed the good files but skipped bad ones.
-const root = join(import.meta.dirname, '../..');
 let work = '';
 
 beforeAll(async () => {
@@ -22,17 +20,7 @@ function cli(
   cacheDir: string,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, cliArgs([...args]), {
-      cwd: root,
-      env: {
-        ...process.env,
-        OPENAI_API_KEY: '',
-        OPENAI_BASE_URL: '',
-        ANTHROPIC_API_KEY: '',
-        OLLAMA_HOST: '',
-        CORTEXIS_CACHE_DIR: cacheDir,
-      },
-    });
+    const child = spawnCli(args, { CORTEXIS_CACHE_DIR: cacheDir });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
