@@ -25,7 +25,7 @@ import { answeredByType } from './guard-answer-type.js';
 import { indexTerms } from './guard.js';
 import { stem, stemmedTerms } from '../text/stem.js';
 import { identifierParts } from '../text/identifier-parts.js';
-import { acronymsOf, initialsRuns, wordsOf } from '../text/abbreviations.js';
+import { acronymsOf, wordsOf, wordsSpelledBy } from '../text/abbreviations.js';
 
 /**
  * Below this best-chunk score, `MISSING_TERMS` focus terms no chunk contains refuse. Chosen on
@@ -250,9 +250,9 @@ function notShortened(
   for (const text of chunks) for (const acronym of acronymsOf(text)) acronyms.add(acronym);
   if (acronyms.size === 0) return [...missing];
   const spelled = new Set<string>();
-  for (const run of initialsRuns(wordsOf(question)))
-    if (acronyms.has(run.initials))
-      for (const word of run.words) spelled.add(stem(word.toLowerCase()));
+  for (const word of wordsSpelledBy(wordsOf(question), acronyms)) {
+    spelled.add(stem(word.toLowerCase()));
+  }
   return missing.filter((term) => !spelled.has(term));
 }
 

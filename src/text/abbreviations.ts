@@ -38,21 +38,19 @@ export function acronymsOf(text: string): Set<string> {
   return found;
 }
 
-/** A run of words whose initials spell an acronym: the words and the acronym (lower-cased). */
-export interface InitialsRun {
-  /** The words of the run, as written. */
-  readonly words: readonly string[];
-  /** Their initials, lower-cased. */
-  readonly initials: string;
-}
-
 /**
- * The runs of two to six consecutive words of `words` without a stop word among them, with
- * their initials ("command line interface" → "cli", "line interface" → "li", …). A stop word
- * ends a run: acronyms leave out "of" and "the" ("certificate authority" → "ca").
+ * The words of `words` (as written) that lie in a run of two to six consecutive words, without a
+ * stop word among them, whose initials are one of `acronyms` (lower-cased): "command line
+ * interface" when a source writes "CLI". A stop word ends a run: acronyms leave out "of" and
+ * "the" ("certificate authority" → "CA"). At most six runs are tried per word, and nothing is
+ * allocated for a run that spells no acronym.
  */
-export function initialsRuns(words: readonly string[]): InitialsRun[] {
-  const runs: InitialsRun[] = [];
+export function wordsSpelledBy(
+  words: readonly string[],
+  acronyms: ReadonlySet<string>,
+): Set<string> {
+  const spelled = new Set<string>();
+  if (acronyms.size === 0) return spelled;
   const [shortest, longest] = ACRONYM_LENGTHS;
   for (let start = 0; start < words.length; start++) {
     let initials = '';
@@ -60,10 +58,10 @@ export function initialsRuns(words: readonly string[]): InitialsRun[] {
       const word = words[end]!;
       if (STOP_WORDS.has(word.toLowerCase())) break;
       initials += word[0]!.toLowerCase();
-      if (end - start + 1 >= shortest) {
-        runs.push({ words: words.slice(start, end + 1), initials });
+      if (end - start + 1 >= shortest && acronyms.has(initials)) {
+        for (let index = start; index <= end; index++) spelled.add(words[index]!);
       }
     }
   }
-  return runs;
+  return spelled;
 }

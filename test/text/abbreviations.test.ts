@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { acronymsOf, initialsRuns, wordsOf } from '../../src/text/abbreviations.js';
+import { acronymsOf, wordsOf, wordsSpelledBy } from '../../src/text/abbreviations.js';
 
 describe('acronymsOf', () => {
   it('reads words of two to six capitals, with a plural s, lower-cased', () => {
@@ -13,12 +13,24 @@ describe('acronymsOf', () => {
   });
 });
 
-describe('initialsRuns', () => {
-  it('gives the initials of runs of two to six words without a stop word', () => {
-    const runs = initialsRuns(wordsOf('the command-line interface of a certificate authority'));
-    expect(runs.map((run) => run.initials)).toEqual(['cl', 'cli', 'li', 'ca']);
-    expect(runs[1]!.words).toEqual(['command', 'line', 'interface']);
-    const seven = initialsRuns(wordsOf('a b c d e f g'.replace(/ /g, 'x ')));
-    expect(Math.max(...seven.map((run) => run.words.length))).toBe(6);
+describe('wordsSpelledBy', () => {
+  it('finds the words of runs of two to six words, no stop word among them, spelling an acronym', () => {
+    const words = wordsOf('the command-line interface of a certificate authority');
+    expect([...wordsSpelledBy(words, new Set(['cli']))]).toEqual(['command', 'line', 'interface']);
+    expect([...wordsSpelledBy(words, new Set(['ca', 'li']))]).toEqual([
+      'line',
+      'interface',
+      'certificate',
+      'authority',
+    ]);
+    // "interface of a certificate": a stop word ends a run
+    expect([...wordsSpelledBy(words, new Set(['ic', 'ioac']))]).toEqual([]);
+    expect([...wordsSpelledBy(words, new Set())]).toEqual([]);
+  });
+
+  it('reads runs of six words at most', () => {
+    const words = wordsOf('alpha beta gamma delta epsilon zeta eta');
+    expect([...wordsSpelledBy(words, new Set(['abgdez']))]).toHaveLength(6);
+    expect([...wordsSpelledBy(words, new Set(['abgdeze']))]).toEqual([]);
   });
 });
