@@ -2,6 +2,7 @@
  * Salient terms of a chunk for the knowledge graph's `RELATES_TO` edges: stemmed term
  * frequencies, ranked by TF-IDF over the chunks seen so far.
  */
+import { isGraphTerm } from '../text/chunk-analysis.js';
 import { stemmedTerms } from '../text/stem.js';
 import type { GraphState } from './graph-state.js';
 
@@ -9,8 +10,7 @@ import type { GraphState } from './graph-state.js';
 export function termFrequencies(text: string, minLength: number): Map<string, number> {
   const frequencies = new Map<string, number>();
   for (const term of stemmedTerms(text)) {
-    if (term.length < minLength || /^\d+$/.test(term)) continue;
-    frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+    if (isGraphTerm(term, minLength)) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
   }
   return frequencies;
 }

@@ -39,6 +39,16 @@ export interface ChunkAnalysisOptions {
   readonly graph?: { readonly characters: number; readonly minLength: number } | undefined;
 }
 
+const ALL_DIGITS = /^\d+$/;
+
+/**
+ * Whether a term counts for the knowledge graph: at least `minLength` characters and not only
+ * digits (the graph's rule, `ingest/graph-terms.ts`, read here for the shared analysis).
+ */
+export function isGraphTerm(term: string, minLength: number): boolean {
+  return term.length >= minLength && !ALL_DIGITS.test(term);
+}
+
 /** Words read for language detection (`language-detection.ts`'s window). */
 const DETECTION_WINDOW = 200;
 
@@ -136,8 +146,8 @@ export function analyzeChunk(
   const graph = prefix !== undefined ? options.graph : undefined;
   const graphTerms = graph !== undefined ? new Map<string, number>() : undefined;
   const count = (term: string): void => {
-    if (term.length < graph!.minLength || /^\d+$/.test(term)) return;
-    graphTerms!.set(term, (graphTerms!.get(term) ?? 0) + 1);
+    if (isGraphTerm(term, graph!.minLength))
+      graphTerms!.set(term, (graphTerms!.get(term) ?? 0) + 1);
   };
   const prefixWords = graph !== undefined ? prefix!.words : 0;
   // Arrays of their largest length, cut to size at the end (in place): no copies as they grow.

@@ -86,7 +86,7 @@ const QUESTION_FRAGMENT =
   /^\s*(?:and|but|or|also|so|then|plus)\b[,\s]+((?:what|which|how|where|when|who|whom|whose|why|is|are|was|were|do|does|did|can|could|should|will|would|has|have|may|must)\b[\s\S]*)$/i;
 // "it" as the last word of a question ("Which line do I add for it?", "How do I pause it?") or
 // as the subject of a condition ("What does a{b,c}d match when it is on?").
-const FINAL_IT = /\bit(?=[\s?.!]*$)|(?<=\b(?:when|if|once|while|unless|whether)\s)it\b/i;
+const SUBJECT_IT = /\bit(?=[\s?.!]*$)|(?<=\b(?:when|if|once|while|unless|whether)\s)it\b/i;
 // Words that name what kind of thing a subject is ("the deep *option*").
 const KIND =
   'option|options|package|module|library|function|method|class|command|flag|property|event|' +
@@ -151,7 +151,7 @@ function resolveOne(message: string, previous: string): ResolvedFollowUp | null 
   const asked = fragment === undefined ? message.trim() : asQuestion(fragment);
   const subject = subjectOf(asked) === '' ? subjectOf(previous) : '';
   // "… for it?", "… when it is on?": the thing acted on or whose state matters, the subject.
-  const question = subject === '' ? asked : asked.replace(FINAL_IT, subject);
+  const question = subject === '' ? asked : asked.replace(SUBJECT_IT, subject);
   if (question === message.trim() && subject === '') return null;
   return { question, subject };
 }

@@ -114,13 +114,15 @@ function inSource(
 }
 
 const pathTermsCache = new Map<string, ReadonlySet<string>>();
+/** Most section paths kept: the cache is emptied when it holds this many. */
+const MAX_PATHS = 4096;
 
 /** The stemmed terms of a section path (kept by text: the same paths come back turn after turn). */
 function pathTermsOf(path: string): ReadonlySet<string> {
   let terms = pathTermsCache.get(path);
   if (terms === undefined) {
     terms = termSet(path);
-    if (pathTermsCache.size >= 4096) pathTermsCache.clear();
+    if (pathTermsCache.size >= MAX_PATHS) pathTermsCache.clear();
     pathTermsCache.set(path, terms);
   }
   return terms;
