@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { IngestDocument } from '../types.js';
+import { counted } from './render.js';
 
 /** Document id → content hash, as kept in the index manifest. */
 export type DocumentHashes = Readonly<Record<string, string>>;
@@ -62,5 +63,5 @@ export function diffDocuments(
 
 /** One line for stderr, e.g. `Index: 1 added, 2 changed, 0 removed, 40 unchanged documents`. */
 export function describeChanges(changes: IndexChanges): string {
-  return `Index: ${changes.added.length} added, ${changes.changed.length} changed, ${changes.removed.length} removed, ${changes.unchanged} unchanged documents`;
+  return `Index: ${changes.added.length} added, ${changes.changed.length} changed, ${changes.removed.length} removed, ${counted(changes.unchanged, 'unchanged document')}`;
 }

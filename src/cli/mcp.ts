@@ -16,6 +16,7 @@ import { rateLimitKey } from '../util/rate-limit-key.js';
 import { EXIT, PROVIDERS, ignorePatterns, type ProviderName } from './args.js';
 import type { CliIO } from './io.js';
 import { openIndex, readOptions } from './open-index.js';
+import { counted } from './render.js';
 
 export const MCP_USAGE = `Usage: cortexis mcp <path...> [options]
 
@@ -120,7 +121,9 @@ export async function runMcp(argv: readonly string[], io: CliIO): Promise<number
   await server.connect(
     new Transport(io.stdin as NodeJS.ReadStream, io.stdout as NodeJS.WriteStream),
   );
-  io.stderr.write(`MCP server ready on stdio (${opened.documents} documents, user ${userId})\n`);
+  io.stderr.write(
+    `MCP server ready on stdio (${counted(opened.documents, 'document')}, user ${userId})\n`,
+  );
   await closed;
   await server.close();
   return EXIT.ok;

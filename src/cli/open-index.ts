@@ -27,6 +27,7 @@ import { packageVersion } from './package-version.js';
 import { loadSnapshot, restoreStores, saveSnapshot, saveSnapshotSources } from './snapshot.js';
 import { readOptions, type ReadFlags } from './read-options.js';
 import { stampSources, type SourceRecord } from './source-stamp.js';
+import { counted } from './render.js';
 
 export { NoDocumentsError } from './io.js';
 export { CLI_IGNORE_FILE, readOptions } from './read-options.js';
@@ -251,11 +252,11 @@ export async function openIndex(io: CliIO, options: OpenOptions): Promise<Opened
       hashes = Object.fromEntries(Object.entries(hashes).filter(([id]) => !refused.has(id)));
     }
     io.stderr.write(
-      `Indexed ${result.documents} documents (${result.chunks} chunks) in ${Math.round(result.durationMs)} ms\n`,
+      `Indexed ${counted(result.documents, 'document')} (${counted(result.chunks, 'chunk')}) in ${Math.round(result.durationMs)} ms\n`,
     );
   } else {
     io.stderr.write(
-      `Loaded the index of ${changes.unchanged} unchanged documents from ${dir}${untouched ? ' (no file touched since it was saved)' : ''}\n`,
+      `Loaded the index of ${counted(changes.unchanged, 'unchanged document')} from ${dir}${untouched ? ' (no file touched since it was saved)' : ''}\n`,
     );
   }
   if (!options.indexOnly) io.stderr.write(`${describeChanges(changes)}\n\n`);

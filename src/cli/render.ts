@@ -8,6 +8,11 @@ export function progressBar(done: number, total: number, width = 24, unit = 'doc
   return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.round(ratio * 100)}% ${done}/${total} ${unit}`;
 }
 
+/** A count and its noun, singular for one: `1 document`, `2 documents`, `0 chunks`. */
+export function counted(count: number, noun: string, plural = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : plural}`;
+}
+
 /**
  * A duration for humans: `42s`, `3m 05s`, `1h 02m`.
  */

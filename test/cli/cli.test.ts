@@ -274,7 +274,7 @@ describe('cortexis CLI', SPAWNS, () => {
       removed: ['returns.md'],
       unchanged: 1,
     });
-    expect(updated.stderr).toMatch(/Indexed 1 documents/);
+    expect(updated.stderr).toMatch(/Indexed 1 document \(/);
 
     const after = await cli(['ask', dir, 'How fast does support answer?'], '', env);
     expect(after.stdout).toMatch(/two hours/);

@@ -33,7 +33,7 @@ describe('incremental indexing', () => {
       unchanged: 1,
     });
     expect(describeChanges(changes)).toBe(
-      'Index: 1 added, 1 changed, 1 removed, 1 unchanged documents',
+      'Index: 1 added, 1 changed, 1 removed, 1 unchanged document',
     );
   });
 

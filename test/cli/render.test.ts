@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, progressLine, renderSources, sortByScore } from '../../src/cli/render.js';
+import {
+  counted,
+  formatDuration,
+  progressLine,
+  renderSources,
+  sortByScore,
+} from '../../src/cli/render.js';
 import { parseHistory } from '../../src/cli/repl.js';
 import type { Source } from '../../src/ports/chat-records.js';
 
@@ -24,6 +30,13 @@ function source(id: string, score: number): Source {
 }
 
 describe('CLI rendering', () => {
+  it('writes a count with its noun, singular for one', () => {
+    expect(counted(1, 'document')).toBe('1 document');
+    expect(counted(0, 'chunk')).toBe('0 chunks');
+    expect(counted(2, 'unchanged document')).toBe('2 unchanged documents');
+    expect(counted(3, 'query', 'queries')).toBe('3 queries');
+  });
+
   it('sorts sources best first, ties in label order; prints them in label order', () => {
     const sources = [source('S1', 0.5), source('S2', 0.9), source('S3', 0.5), source('S4', 0.7)];
     expect(sortByScore(sources).map((s) => s.id)).toEqual(['S2', 'S4', 'S1', 'S3']);
