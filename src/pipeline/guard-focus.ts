@@ -70,6 +70,13 @@ const GENERIC_WORDS =
 // "wine" does, a topic elsewhere (docs/benchmarks.md, "paraphrase13").
 const PRECEDENCE_FORMS = /\b(?:win|wins|won|winning)\b/gi;
 
+// A verb that governs "whether" or "if" asks a yes/no question about what follows; the docs
+// state the answer without it ("How do I check whether a version satisfies a range?" ↔
+// "`satisfies(version, range)`: Return true if the version satisfies the range"). Only before
+// "whether"/"if": "a health check", "the --check flag" and "which tests run" keep their word.
+const YES_NO_VERBS =
+  /\b(?:check|checks|checking|verify|verifies|verifying|determine|determines|confirm|confirms|test|tests|testing|detect|detects|find out|see)\s+(?=(?:whether|if)\b)/gi;
+
 let builtIgnored: ReadonlySet<string> | undefined;
 
 /** Stemmed words that are never a question's focus (stemmed on the first call). */
@@ -102,7 +109,7 @@ export function focusChunkTerms(text: string): ReadonlySet<string> {
 /** The stemmed focus terms of a question (see the module comment). */
 export function focusTerms(question: string): string[] {
   const ignored = ignoredTerms();
-  const terms = stemmedTerms(question.replace(PRECEDENCE_FORMS, ' '));
+  const terms = stemmedTerms(question.replace(PRECEDENCE_FORMS, ' ').replace(YES_NO_VERBS, ' '));
   return [...new Set(terms)].filter((term) => !ignored.has(term));
 }
 

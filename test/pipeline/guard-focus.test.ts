@@ -17,7 +17,7 @@ describe('focusTerms', () => {
   it('leaves out the words that name the kind of answer and the words without a topic', () => {
     expect(focusTerms('Which function parses all Set-Cookie headers?')).not.toContain('function');
     expect(focusTerms('What is the default timeout of a Client?')).not.toContain('default');
-    expect(focusTerms('How do I check whether there is another page?')).toEqual(['check', 'pag']);
+    expect(focusTerms('How do I check whether there is another page?')).toEqual(['pag']);
     // What a thing answers or replies with is asked for, not what the question is about.
     expect(
       focusTerms('What does the HTTP handler answer when authenticate returns null?'),
@@ -26,6 +26,18 @@ describe('focusTerms', () => {
     // "Turns it off" asks which switch does it; the topic is what is switched.
     expect(focusTerms('Which flag turns off colour output?')).toEqual(['colour', 'output']);
     expect(focusTerms('How do I turn on verbose logging?')).toEqual(['verbos', 'log']);
+  });
+
+  it('leaves out a verb that asks whether, and keeps the same word as a topic', () => {
+    expect(focusTerms('How do I check whether a version satisfies a range?')).toEqual([
+      'version',
+      'satisfy',
+      'rang',
+    ]);
+    expect(focusTerms('Can I test if a key exists?')).toEqual(['key', 'exist']);
+    expect(focusTerms('How do I find out whether the cache is stale?')).toEqual(['cach', 'stal']);
+    expect(focusTerms('Which endpoint does the health check call?')).toContain('check');
+    expect(focusTerms('How do I run the tests?')).toContain('test');
   });
 
   it('leaves out the framing words of a question about a value or a condition', () => {
