@@ -262,5 +262,19 @@ export const htmlToTextReadme: QuestionSet = {
       pattern: /uppercaseHeaderCells/,
       kind: 'table',
     },
+    {
+      turns: ['What does the linkBrackets option do?', 'How do I turn it off?'],
+      fact: "Set to `false` or `['', '']` to disable.",
+      files: README,
+      pattern: /\[''\s*,\s*''\]|Set to `?false`? or/,
+      kind: 'table',
+    },
+    {
+      turns: ['What does the trimEmptyLines option do?', 'Why is that the default?'],
+      fact: 'space-saving behavior is chosen as default for convenience',
+      files: README,
+      pattern: /space-saving/,
+      kind: 'table',
+    },
   ],
 };

@@ -229,5 +229,25 @@ export const readmes: QuestionSet = {
       pattern: /pause\(\)/,
       kind: 'heading',
     },
+    {
+      turns: [
+        'What does the unknown option of mri do?',
+        'When does mri actually check for unknown flags?',
+      ],
+      fact: '`mri` _only_ checks for unknown flags if `options.unknown` **and** `options.alias` are populated',
+      files: file('mri'),
+      pattern: /only_? checks for unknown flags/,
+      kind: 'prose',
+    },
+    {
+      turns: [
+        'What is the freeSocketTimeout of agentkeepalive?',
+        'And the timeout of a working socket?',
+      ],
+      fact: 'Default is `freeSocketTimeout * 2` so long as that value is greater than or equal to 8 seconds',
+      files: file('agentkeepalive'),
+      pattern: /freeSocketTimeout \* 2|8 seconds/,
+      kind: 'list',
+    },
   ],
 };

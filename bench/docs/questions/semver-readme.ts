@@ -251,5 +251,19 @@ export const semverReadme: QuestionSet = {
       pattern: /--preid/,
       kind: 'code',
     },
+    {
+      turns: ['What does the sort function do?', 'How do I sort in descending order instead?'],
+      fact: '`rsort(versions)`: The reverse of `sort`',
+      files: README,
+      pattern: /rsort/,
+      kind: 'list',
+    },
+    {
+      turns: ['What does the tilde range `~1.2.3` allow?', 'What about `~0`?'],
+      fact: '`~0` := `>=0.0.0 <(0+1).0.0` := `>=0.0.0 <1.0.0-0`',
+      files: README,
+      pattern: />=0\.0\.0 <1\.0\.0/,
+      kind: 'list',
+    },
   ],
 };

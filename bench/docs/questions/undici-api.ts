@@ -217,5 +217,22 @@ export const undiciApi: QuestionSet = {
       pattern: /UND_ERR_SOCKET\b/,
       kind: 'table',
     },
+    {
+      turns: [
+        'What is the minTimeout of RetryHandler?',
+        'And the longest it waits before retrying?',
+      ],
+      fact: '**maxTimeout** \u2026 Default: `30000` (30 seconds)',
+      files: ['RetryHandler.md', 'RetryAgent.md'],
+      pattern: /30000|30 seconds/,
+      kind: 'default',
+    },
+    {
+      turns: ['How do I read the cookies of a Cookie header?', 'And how do I delete one?'],
+      fact: '`deleteCookie(headers, name[, attributes])`',
+      files: ['Cookies.md'],
+      pattern: /deleteCookie/,
+      kind: 'heading',
+    },
   ],
 };
