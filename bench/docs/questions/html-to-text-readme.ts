@@ -276,5 +276,22 @@ export const htmlToTextReadme: QuestionSet = {
       pattern: /space-saving/,
       kind: 'table',
     },
+    {
+      turns: [
+        'What is the length option of the horizontalLine format?',
+        'What length does it use when word wrapping is disabled too?',
+      ],
+      fact: "Falls back to 40 if that's also disabled.",
+      files: README,
+      pattern: /\b40\b/,
+      kind: 'table',
+    },
+    {
+      turns: ['How do I write a custom formatter?', 'Can it call the built-in formatters?'],
+      fact: "`const blockFormatter = builder.options.formatters['block'];`",
+      files: README,
+      pattern: /builder\.options\.formatters|available by name/,
+      kind: 'code',
+    },
   ],
 };

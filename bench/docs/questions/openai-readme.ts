@@ -241,5 +241,22 @@ export const openaiReadme: QuestionSet = {
       pattern: /does not consume/,
       kind: 'prose',
     },
+    {
+      turns: ['How do I set the log level?', 'How do I turn logging off completely?'],
+      fact: "`'off'` - Disable all logging",
+      files: README,
+      pattern: /Disable all logging/,
+      kind: 'list',
+    },
+    {
+      turns: [
+        'Which logging libraries does the client support?',
+        'Where does it log to when I do not give it one?',
+      ],
+      fact: 'By default, this library logs to `globalThis.console`.',
+      files: README,
+      pattern: /globalThis\.console/,
+      kind: 'prose',
+    },
   ],
 };

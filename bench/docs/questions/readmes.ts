@@ -249,5 +249,25 @@ export const readmes: QuestionSet = {
       pattern: /freeSocketTimeout \* 2|8 seconds/,
       kind: 'list',
     },
+    {
+      turns: [
+        'What does the parseHost function of ufo do?',
+        'Show me an example of this function.',
+      ],
+      fact: "`parseHost(\"foo.com:8080\");` \u2192 `{ hostname: 'foo.com', port: '8080' }`",
+      files: file('ufo'),
+      pattern: /parseHost\("foo\.com:8080"\)|hostname: 'foo\.com'/,
+      kind: 'code',
+    },
+    {
+      turns: [
+        'What does parseURL of ufo return?',
+        'And how do I turn that object back into a string?',
+      ],
+      fact: '`stringifyParsedURL(parsed)`',
+      files: file('ufo'),
+      pattern: /stringifyParsedURL/,
+      kind: 'heading',
+    },
   ],
 };

@@ -265,5 +265,19 @@ export const semverReadme: QuestionSet = {
       pattern: />=0\.0\.0 <1\.0\.0/,
       kind: 'list',
     },
+    {
+      turns: ['What does the diff function return?', 'And when the versions are the same?'],
+      fact: 'or null if the versions are the same',
+      files: README,
+      pattern: /null if the versions are the same/,
+      kind: 'list',
+    },
+    {
+      turns: ['What does the `outside` function do?', 'Which values can its hilo argument take?'],
+      fact: "The `hilo` argument must be either the string `'>'` or `'<'`.",
+      files: README,
+      pattern: /'>'[^\n]{0,20}'<'|either the string/,
+      kind: 'list',
+    },
   ],
 };

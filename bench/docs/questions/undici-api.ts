@@ -234,5 +234,19 @@ export const undiciApi: QuestionSet = {
       pattern: /deleteCookie/,
       kind: 'heading',
     },
+    {
+      turns: ['What does the bodyTimeout option of a Client do?', 'How do I turn it off?'],
+      fact: 'Use `0` to disable it entirely.',
+      files: ['Client.md'],
+      pattern: /Use `?0`? to disable/,
+      kind: 'list',
+    },
+    {
+      turns: ['What does the allowH2 option do?', 'Is that option on by default?'],
+      fact: '**allowH2**: `boolean` - Default: `false`.',
+      files: ['Client.md'],
+      pattern: /allowH2[^\n]{0,40}\bfalse\b|default[^\n]{0,20}\bfalse\b/i,
+      kind: 'default',
+    },
   ],
 };
