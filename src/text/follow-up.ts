@@ -15,16 +15,19 @@
  *    it with Amazon Bedrock?" → "Which environment variables set the region?"). The name is
  *    returned beside the user's words rather than spliced in (but see 3): the words the user
  *    wrote say what is asked and weigh more.
- * 3. **A final "it", a condition's "it".** In a question that inherits a name, an "it" that
- *    ends the question is the thing acted on ("Which line do I add to each file for it?", "How
- *    do I pause it?"), and an "it" after "when", "if", "once", "while", "unless" or "whether"
- *    is the thing whose state the question depends on ("What does a{b,c}d match when it is
- *    on?"): either is replaced by the name, so a reader of the question alone (the extractive
- *    model) finds the name among the user's own words. Other "it"s are left alone (the subject
- *    of the question itself: "In which format does it expect its value?").
+ * 3. **What the follow-up points back at.** In a question that inherits a name, an "it" that
+ *    ends the question, a verb's particle or an adverb aside, is the thing acted on ("Which
+ *    line do I add to each file for it?", "How do I pause it?", "How do I turn it off?"); so is
+ *    a final "that" or "this" ("How do I disable that?"), and "that" or "this" with a kind
+ *    anywhere ("Is that option on by default?", "What does this method return?"); an "it"
+ *    after "when", "if", "once", "while", "unless" or "whether" is the thing whose state the
+ *    question depends on ("What does a{b,c}d match when it is on?"). Each is replaced by the
+ *    name, so a reader of the question alone (the extractive model) finds the name among the
+ *    user's own words. Other "it"s are left alone (the subject of the question itself: "In
+ *    which format does it expect its value?").
  *
  * Measured on `npm run bench:docs` (docs/benchmarks.md, "followups", "followups11",
- * "followups12").
+ * "followups12", "followups14").
  * Substituting a bare fragment for its counterpart ("and synchronously?" → "… find files
  * synchronously?"), resolving every "it"/"its", and giving a bare fragment an unnamed subject
  * changed no figure there or lost one, and were dropped.
@@ -84,13 +87,24 @@ function withoutEnd(text: string): string {
 // "And what is …?", "But, which …?": a lead word, then a question of its own.
 const QUESTION_FRAGMENT =
   /^\s*(?:and|but|or|also|so|then|plus)\b[,\s]+((?:what|which|how|where|when|who|whom|whose|why|is|are|was|were|do|does|did|can|could|should|will|would|has|have|may|must)\b[\s\S]*)$/i;
-// "it" as the last word of a question ("Which line do I add for it?", "How do I pause it?") or
-// as the subject of a condition ("What does a{b,c}d match when it is on?").
-const SUBJECT_IT = /\bit(?=[\s?.!]*$)|(?<=\b(?:when|if|once|while|unless|whether)\s)it\b/i;
 // Words that name what kind of thing a subject is ("the deep *option*").
 const KIND =
   'option|options|package|module|library|function|method|class|command|flag|property|event|' +
   'hook|setting|helper|plugin|api|endpoint|header|parameter|argument|variable|field|type|error';
+// What may follow the thing acted on at a question's end: a verb's particle ("turn it *off*",
+// "set it *up*") or an adverb of the conversation ("pause it *then*", "use it *instead*").
+const QUESTION_END =
+  '(?:\\s+(?:on|off|up|down|out|back|again|too|then|instead|first|now|later))*[\\s?.!]*$';
+// The thing a follow-up points back at: "it", "that" or "this" (option, function, …) as the last
+// word of a question, particles aside ("How do I pause it?", "How do I turn it off?", "How do I
+// disable that?"); "that"/"this" with a kind anywhere ("What does this method return?"); "it"
+// as the subject of a condition ("What does a{b,c}d match when it is on?").
+const SUBJECT_REFERENCE = new RegExp(
+  `\\b(?:it|(?:that|this)(?:\\s+(?:${KIND}))?)(?=${QUESTION_END})` +
+    `|\\b(?:that|this)\\s+(?:${KIND})\\b` +
+    '|(?<=\\b(?:when|if|once|while|unless|whether)\\s)it\\b',
+  'i',
+);
 const KIND_PHRASE = new RegExp(`\\bthe\\s+([\\w.$@/-]+)\\s+(${KIND})\\b`, 'i');
 /**
  * Names a question writes: code identifiers (`a.b`, `fn()`, camelCase, PascalCase, in
@@ -151,7 +165,7 @@ function resolveOne(message: string, previous: string): ResolvedFollowUp | null 
   const asked = fragment === undefined ? message.trim() : asQuestion(fragment);
   const subject = subjectOf(asked) === '' ? subjectOf(previous) : '';
   // "… for it?", "… when it is on?": the thing acted on or whose state matters, the subject.
-  const question = subject === '' ? asked : asked.replace(SUBJECT_IT, subject);
+  const question = subject === '' ? asked : asked.replace(SUBJECT_REFERENCE, subject);
   if (question === message.trim() && subject === '') return null;
   return { question, subject };
 }

@@ -128,6 +128,49 @@ describe('resolveFollowUp reads a final "it"', () => {
   });
 });
 
+describe('resolveFollowUp reads what a follow-up points back at', () => {
+  it('an "it" before a final particle or adverb', () => {
+    expect(
+      resolveFollowUp('How do I turn it off?', ['What does the `bodyTimeout` option do?']),
+    ).toEqual({ question: 'How do I turn bodyTimeout off?', subject: 'bodyTimeout' });
+    expect(
+      resolveFollowUp('And how do I set it up again?', ['What is the `FormData` helper?']),
+    ).toEqual({ question: 'How do I set FormData up again?', subject: 'FormData' });
+    expect(resolveFollowUp('How do I pause it then?', ['How is `Pool` used?'])).toEqual({
+      question: 'How do I pause Pool then?',
+      subject: 'Pool',
+    });
+  });
+
+  it('"that" or "this" (option, method, …) at the end, or naming a kind anywhere', () => {
+    expect(
+      resolveFollowUp('Is that option on by default?', ['What does the `allowH2` option do?']),
+    ).toEqual({ question: 'Is allowH2 on by default?', subject: 'allowH2' });
+    expect(
+      resolveFollowUp('What does this method return?', ['What does `cli.outputHelp()` do?']),
+    ).toEqual({ question: 'What does cli.outputHelp() return?', subject: 'cli.outputHelp()' });
+    expect(resolveFollowUp('How do I disable that?', ['What is the `cache` option?'])).toEqual({
+      question: 'How do I disable cache?',
+      subject: 'cache',
+    });
+  });
+
+  it('and leaves a "that" or "this" that points at no thing alone', () => {
+    // A demonstrative before a noun that is no kind, a conjunction, a question's own subject.
+    expect(resolveFollowUp('Why is that the default?', ['What is the `cache` option?'])).toEqual({
+      question: 'Why is that the default?',
+      subject: 'cache',
+    });
+    expect(
+      resolveFollowUp('Does it say that it retries often?', ['What is the `cache` option?']),
+    ).toEqual({ question: 'Does it say that it retries often?', subject: 'cache' });
+    expect(resolveFollowUp('Is this a problem?', ['What is the `cache` option?'])).toEqual({
+      question: 'Is this a problem?',
+      subject: 'cache',
+    });
+  });
+});
+
 describe('resolveFollowUp after statements', () => {
   it('takes no subject from a statement, only from questions', () => {
     // The name is in what the user said, not asked: an unrelated question stays unrelated.

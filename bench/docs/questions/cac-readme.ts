@@ -292,5 +292,19 @@ export const cacReadme: QuestionSet = {
       pattern: /command:!/,
       kind: 'code',
     },
+    {
+      turns: ['What does cli.usage do?', 'Is it used by sub-commands?'],
+      fact: 'This is not used by sub-commands.',
+      files: README,
+      pattern: /not used by sub-commands/,
+      kind: 'prose',
+    },
+    {
+      turns: ['How do I add a `--no-config` option?', 'What is the default value of config then?'],
+      fact: 'CAC sets the default value of `config` to true',
+      files: README,
+      pattern: /config`? to true|default[^\n]{0,40}\btrue\b/i,
+      kind: 'prose',
+    },
   ],
 };

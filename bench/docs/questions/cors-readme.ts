@@ -253,5 +253,22 @@ export const corsReadme: QuestionSet = {
       pattern: /comma-delimited/,
       kind: 'list',
     },
+    {
+      turns: ['What does the preflightContinue option do?', 'What is it set to by default?'],
+      fact: '`"preflightContinue": false`',
+      files: README,
+      pattern: /"preflightContinue":\s*false|default[^\n]{0,60}\bfalse\b/i,
+      kind: 'code',
+    },
+    {
+      turns: [
+        'How do I enable pre-flight for a single route?',
+        'Do I still need that when I use app.use(cors())?',
+      ],
+      fact: 'pre-flight requests are already handled for all routes',
+      files: README,
+      pattern: /already handled/,
+      kind: 'prose',
+    },
   ],
 };

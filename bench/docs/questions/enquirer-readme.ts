@@ -258,5 +258,19 @@ export const enquirerReadme: QuestionSet = {
       pattern: /true[\s\S]*false/,
       kind: 'prose',
     },
+    {
+      turns: ['What is the Scale prompt?', 'Show me an example.'],
+      fact: '`const prompt = new Scale({`',
+      files: README,
+      pattern: /new Scale\(/,
+      kind: 'code',
+    },
+    {
+      turns: ['Which key inverts the selection of choices?', 'And which one toggles all of them?'],
+      fact: '<kbd>a</kbd> | Toggle all choices to be enabled or disabled.',
+      files: README,
+      pattern: /\ba(?:<\/kbd>)?\W{0,30}Toggle all choices/i,
+      kind: 'table',
+    },
   ],
 };

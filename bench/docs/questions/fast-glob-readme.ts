@@ -246,5 +246,22 @@ export const fastGlobReadme: QuestionSet = {
       pattern: /abd[\s\S]*acd/,
       kind: 'code',
     },
+    {
+      turns: [
+        'What does the unique option do?',
+        'Which entry do I get when it finds similar ones?',
+      ],
+      fact: 'If `true` and similar entries are found, the result is the first found.',
+      files: README,
+      pattern: /first found/,
+      kind: 'prose',
+    },
+    {
+      turns: ['What does the globstar option do?', 'And what happens to ** when I turn it off?'],
+      fact: 'If `false`, `**` behaves exactly like `*`.',
+      files: README,
+      pattern: /behaves exactly like/,
+      kind: 'prose',
+    },
   ],
 };

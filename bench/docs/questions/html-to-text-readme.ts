@@ -262,5 +262,36 @@ export const htmlToTextReadme: QuestionSet = {
       pattern: /uppercaseHeaderCells/,
       kind: 'table',
     },
+    {
+      turns: ['What does the linkBrackets option do?', 'How do I turn it off?'],
+      fact: "Set to `false` or `['', '']` to disable.",
+      files: README,
+      pattern: /\[''\s*,\s*''\]|Set to `?false`? or/,
+      kind: 'table',
+    },
+    {
+      turns: ['What does the trimEmptyLines option do?', 'Why is that the default?'],
+      fact: 'space-saving behavior is chosen as default for convenience',
+      files: README,
+      pattern: /space-saving/,
+      kind: 'table',
+    },
+    {
+      turns: [
+        'What is the length option of the horizontalLine format?',
+        'What length does it use when word wrapping is disabled too?',
+      ],
+      fact: "Falls back to 40 if that's also disabled.",
+      files: README,
+      pattern: /\b40\b/,
+      kind: 'table',
+    },
+    {
+      turns: ['How do I write a custom formatter?', 'Can it call the built-in formatters?'],
+      fact: "`const blockFormatter = builder.options.formatters['block'];`",
+      files: README,
+      pattern: /builder\.options\.formatters|available by name/,
+      kind: 'code',
+    },
   ],
 };

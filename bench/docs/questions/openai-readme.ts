@@ -227,5 +227,36 @@ export const openaiReadme: QuestionSet = {
       pattern: /4\.9/,
       kind: 'prose',
     },
+    {
+      turns: ['How do I change the request timeout?', 'Can I override it for a single request?'],
+      fact: '`// Override per-request:` \u2026 `timeout: 5 * 1000`',
+      files: README,
+      pattern: /Override per-request|timeout: 5 \* 1000/,
+      kind: 'code',
+    },
+    {
+      turns: ['How do I get the raw Response with asResponse?', 'Does it consume the body?'],
+      fact: 'does not consume the response body',
+      files: README,
+      pattern: /does not consume/,
+      kind: 'prose',
+    },
+    {
+      turns: ['How do I set the log level?', 'How do I turn logging off completely?'],
+      fact: "`'off'` - Disable all logging",
+      files: README,
+      pattern: /Disable all logging/,
+      kind: 'list',
+    },
+    {
+      turns: [
+        'Which logging libraries does the client support?',
+        'Where does it log to when I do not give it one?',
+      ],
+      fact: 'By default, this library logs to `globalThis.console`.',
+      files: README,
+      pattern: /globalThis\.console/,
+      kind: 'prose',
+    },
   ],
 };

@@ -229,5 +229,45 @@ export const readmes: QuestionSet = {
       pattern: /pause\(\)/,
       kind: 'heading',
     },
+    {
+      turns: [
+        'What does the unknown option of mri do?',
+        'When does mri actually check for unknown flags?',
+      ],
+      fact: '`mri` _only_ checks for unknown flags if `options.unknown` **and** `options.alias` are populated',
+      files: file('mri'),
+      pattern: /only_? checks for unknown flags/,
+      kind: 'prose',
+    },
+    {
+      turns: [
+        'What is the freeSocketTimeout of agentkeepalive?',
+        'And the timeout of a working socket?',
+      ],
+      fact: 'Default is `freeSocketTimeout * 2` so long as that value is greater than or equal to 8 seconds',
+      files: file('agentkeepalive'),
+      pattern: /freeSocketTimeout \* 2|8 seconds/,
+      kind: 'list',
+    },
+    {
+      turns: [
+        'What does the parseHost function of ufo do?',
+        'Show me an example of this function.',
+      ],
+      fact: "`parseHost(\"foo.com:8080\");` \u2192 `{ hostname: 'foo.com', port: '8080' }`",
+      files: file('ufo'),
+      pattern: /parseHost\("foo\.com:8080"\)|hostname: 'foo\.com'/,
+      kind: 'code',
+    },
+    {
+      turns: [
+        'What does parseURL of ufo return?',
+        'And how do I turn that object back into a string?',
+      ],
+      fact: '`stringifyParsedURL(parsed)`',
+      files: file('ufo'),
+      pattern: /stringifyParsedURL/,
+      kind: 'heading',
+    },
   ],
 };

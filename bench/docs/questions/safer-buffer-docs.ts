@@ -253,5 +253,22 @@ export const saferBufferDocs: QuestionSet = {
       pattern: /arbitrary memory/,
       kind: 'list',
     },
+    {
+      turns: ['Is throwing an error bad in safer-buffer?', 'Would it affect third-party modules?'],
+      fact: 'No, unless you explicitly do an awful thing like monkey-patching or overriding the built-in `Buffer`.',
+      files: README,
+      pattern: /monkey-patching|unless you explicitly/,
+      kind: 'prose',
+    },
+    {
+      turns: [
+        'Should I use Buffer.allocUnsafe?',
+        'What can go wrong if I handle its buffers badly?',
+      ],
+      fact: 'undefined behaviour of your code to sensitive data (user input, passwords, certs) leaking to the remote attacker',
+      files: PORTING,
+      pattern: /sensitive data|undefined behaviour/,
+      kind: 'prose',
+    },
   ],
 };

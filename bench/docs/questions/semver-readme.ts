@@ -251,5 +251,33 @@ export const semverReadme: QuestionSet = {
       pattern: /--preid/,
       kind: 'code',
     },
+    {
+      turns: ['What does the sort function do?', 'How do I sort in descending order instead?'],
+      fact: '`rsort(versions)`: The reverse of `sort`',
+      files: README,
+      pattern: /rsort/,
+      kind: 'list',
+    },
+    {
+      turns: ['What does the tilde range `~1.2.3` allow?', 'What about `~0`?'],
+      fact: '`~0` := `>=0.0.0 <(0+1).0.0` := `>=0.0.0 <1.0.0-0`',
+      files: README,
+      pattern: />=0\.0\.0 <1\.0\.0/,
+      kind: 'list',
+    },
+    {
+      turns: ['What does the diff function return?', 'And when the versions are the same?'],
+      fact: 'or null if the versions are the same',
+      files: README,
+      pattern: /null if the versions are the same/,
+      kind: 'list',
+    },
+    {
+      turns: ['What does the `outside` function do?', 'Which values can its hilo argument take?'],
+      fact: "The `hilo` argument must be either the string `'>'` or `'<'`.",
+      files: README,
+      pattern: /'>'[^\n]{0,20}'<'|either the string/,
+      kind: 'list',
+    },
   ],
 };

@@ -217,5 +217,36 @@ export const undiciApi: QuestionSet = {
       pattern: /UND_ERR_SOCKET\b/,
       kind: 'table',
     },
+    {
+      turns: [
+        'What is the minTimeout of RetryHandler?',
+        'And the longest it waits before retrying?',
+      ],
+      fact: '**maxTimeout** \u2026 Default: `30000` (30 seconds)',
+      files: ['RetryHandler.md', 'RetryAgent.md'],
+      pattern: /30000|30 seconds/,
+      kind: 'default',
+    },
+    {
+      turns: ['How do I read the cookies of a Cookie header?', 'And how do I delete one?'],
+      fact: '`deleteCookie(headers, name[, attributes])`',
+      files: ['Cookies.md'],
+      pattern: /deleteCookie/,
+      kind: 'heading',
+    },
+    {
+      turns: ['What does the bodyTimeout option of a Client do?', 'How do I turn it off?'],
+      fact: 'Use `0` to disable it entirely.',
+      files: ['Client.md'],
+      pattern: /Use `?0`? to disable/,
+      kind: 'list',
+    },
+    {
+      turns: ['What does the allowH2 option do?', 'Is that option on by default?'],
+      fact: '**allowH2**: `boolean` - Default: `false`.',
+      files: ['Client.md'],
+      pattern: /allowH2[^\n]{0,40}\bfalse\b|default[^\n]{0,20}\bfalse\b/i,
+      kind: 'default',
+    },
   ],
 };

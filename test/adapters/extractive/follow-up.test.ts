@@ -77,4 +77,23 @@ describe('the extractive model reads a follow-up in standalone form', () => {
       /^The Polyfill variant needs .*\[source: S2\]/,
     );
   });
+
+  it('reads "that option" as the name asked about before', async () => {
+    const llm = createExtractiveProvider();
+    const sources = [
+      {
+        label: 'S1',
+        text: '* **autoSelect** `boolean` - Default: `false`. Picks an address family.\n* **allowH2** `boolean` - Default: `true`. Enables support for H2.',
+      },
+    ];
+    const messages: LLMMessage[] = [
+      { role: 'user', content: 'What does the `allowH2` option do?' },
+      { role: 'assistant', content: 'It enables H2 [source: S1].' },
+      { role: 'user', content: 'Is that option on by default?' },
+    ];
+    const request = { messages, sources, retrievalQuery: 'default allowh2 option' };
+    expect(standaloneRequest(request).messages.at(-1)?.content).toBe('Is allowH2 on by default?');
+    // Both items state a default; the name makes the one about it the answer.
+    expect((await llm.generate(request)).text).toMatch(/^\W*allowH2\b[^\n]*Default: `?true/);
+  });
 });
