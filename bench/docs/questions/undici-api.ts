@@ -245,7 +245,9 @@ export const undiciApi: QuestionSet = {
       turns: ['What does the allowH2 option do?', 'Is that option on by default?'],
       fact: '**allowH2**: `boolean` - Default: `false`.',
       files: ['Client.md'],
-      pattern: /allowH2[^\n]{0,40}\bfalse\b|default[^\n]{0,20}\bfalse\b/i,
+      // The option's own line: another option's "Default: `false`" is not this answer (the base
+      // quoted `autoSelectFamily`'s line and this pattern's second branch took it; round 14).
+      pattern: /allowH2[^\n]{0,40}\bfalse\b/i,
       kind: 'default',
     },
   ],
