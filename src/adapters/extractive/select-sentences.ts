@@ -479,10 +479,8 @@ function withExample(chosen: Candidate[], candidates: readonly Candidate[], lead
   if (lead.unit !== 'sentence') return;
   const next = candidates[lead.order + 1];
   if (
-    next === undefined ||
-    next.unit !== 'sentence' ||
-    next.label !== lead.label ||
-    next.headingText !== lead.headingText ||
+    next?.unit !== 'sentence' ||
+    !sameSection(next, lead) ||
     chosen.includes(next) ||
     !ILLUSTRATES.test(next.text)
   )
@@ -504,12 +502,11 @@ function withAntecedent(
 ): void {
   if (lead.unit !== 'sentence' || !POINTS_BACK.test(lead.text)) return;
   const before = candidates[lead.order - 1];
-  if (
-    before === undefined ||
-    before.label !== lead.label ||
-    before.headingText !== lead.headingText ||
-    chosen.includes(before)
-  )
-    return;
+  if (before === undefined || !sameSection(before, lead) || chosen.includes(before)) return;
   chosen.splice(chosen.indexOf(lead), 0, before);
+}
+
+/** Whether two units stand under the same heading of the same source. */
+function sameSection(a: Candidate, b: Candidate): boolean {
+  return a.label === b.label && a.headingText === b.headingText;
 }
