@@ -224,12 +224,15 @@ function previousWord(text: string): string {
 /**
  * Whether a period or an ellipsis is part of a sentence that goes on: an ellipsis followed by a
  * lower-case word (`appending ... to the name`), or a period after a word with a dot inside it
- * (`f.ex. iconv.decode`) followed by one; a list marker's period (`1. Install`).
+ * (`f.ex. iconv.decode`) followed by one; a list marker's period (`1. Install`); a period standing
+ * alone between spaces before a lower-case word (`a . can be used`: inline code whose backticks
+ * the loader removed, a literal, not a sentence's end).
  */
 function continues(text: string, run: string, runStart: number, next: string): boolean {
   const lower = next.toLowerCase() === next && next.toUpperCase() !== next;
   if (run === '…' || /^\.{2,}$/.test(run)) return lower;
   if (run !== '.') return false;
+  if (lower && runStart > 0 && isSpace(text[runStart - 1])) return true;
   // A list marker at the start of a line: "1. Install".
   let index = runStart - 1;
   let digits = 0;

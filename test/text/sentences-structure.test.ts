@@ -46,6 +46,15 @@ describe('splitSentences: technical text', () => {
     ]);
   });
 
+  it('reads a period standing alone before a lower-case word as a literal', () => {
+    // "a `.` can be used" once a loader has removed the backticks.
+    expect(texts('Over an array of strings, a . can be used for the item. Then . Next.')).toEqual([
+      'Over an array of strings, a . can be used for the item.',
+      'Then .',
+      'Next.',
+    ]);
+  });
+
   it('keeps a numbered list marker with its item', () => {
     expect(texts('Steps:\n1. Install it.\n2. Run it.\n10) Stop.')).toEqual([
       'Steps:',

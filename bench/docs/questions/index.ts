@@ -6,6 +6,7 @@ import { fastGlobReadme } from './fast-glob-readme.js';
 import { htmlToTextReadme } from './html-to-text-readme.js';
 import { openaiReadme } from './openai-readme.js';
 import { readmes } from './readmes.js';
+import { sadeReadme } from './sade-readme.js';
 import { saferBufferDocs } from './safer-buffer-docs.js';
 import { semverReadme } from './semver-readme.js';
 import type { QuestionSet } from './types.js';
@@ -22,4 +23,5 @@ export const QUESTION_SETS: readonly QuestionSet[] = [
   cacReadme,
   htmlToTextReadme,
   corsReadme,
+  sadeReadme,
 ];

@@ -209,6 +209,8 @@ export function answerFromSources(
   if (kind === 'reason') withReason(chosen, candidates);
   withSectionCode(chosen, candidates, shape);
   withNamedKind(chosen, candidates, shape);
+  withExample(chosen, candidates, lead!);
+  withAntecedent(chosen, candidates, lead!);
   const covered = new Set(
     terms.filter((term) => chosen.some((item) => answerTerms(item, shape, terms).has(term))),
   );
@@ -463,4 +465,48 @@ function headingNamedWords(candidate: Candidate): ReadonlySet<string> {
     headingWordsOf.set(heading, words);
   }
   return words;
+}
+
+// A sentence that opens by saying it illustrates or restates the one before it.
+const ILLUSTRATES =
+  /^(?:for\s+(?:example|instance)\b|an?\s+example\s+of\b|e\.g\.|this\s+means\b|that\s+is\b|in\s+other\s+words\b)/i;
+
+/**
+ * A lead sentence followed by one that illustrates it ("An example of a 'complex' CORS request
+ * is one that uses …") is quoted with it: the example is what makes the lead's claim concrete.
+ */
+function withExample(chosen: Candidate[], candidates: readonly Candidate[], lead: Candidate): void {
+  if (lead.unit !== 'sentence') return;
+  const next = candidates[lead.order + 1];
+  if (
+    next?.unit !== 'sentence' ||
+    !sameSection(next, lead) ||
+    chosen.includes(next) ||
+    !ILLUSTRATES.test(next.text)
+  )
+    return;
+  chosen.splice(chosen.indexOf(lead) + 1, 0, next);
+}
+
+// A sentence that opens by pointing back at what comes before it.
+const POINTS_BACK = /^(?:which|this|these|that|those|it|they|then)\b/i;
+
+/**
+ * A lead that points back at the unit before it ("Which then can be used to increment
+ * further:" after the command it continues) is quoted after that unit.
+ */
+function withAntecedent(
+  chosen: Candidate[],
+  candidates: readonly Candidate[],
+  lead: Candidate,
+): void {
+  if (lead.unit !== 'sentence' || !POINTS_BACK.test(lead.text)) return;
+  const before = candidates[lead.order - 1];
+  if (before === undefined || !sameSection(before, lead) || chosen.includes(before)) return;
+  chosen.splice(chosen.indexOf(lead), 0, before);
+}
+
+/** Whether two units stand under the same heading of the same source. */
+function sameSection(a: Candidate, b: Candidate): boolean {
+  return a.label === b.label && a.headingText === b.headingText;
 }
