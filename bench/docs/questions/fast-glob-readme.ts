@@ -195,6 +195,15 @@ export const fastGlobReadme: QuestionSet = {
       pattern: /dot: true/,
       kind: 'code',
     },
+    // Round 14 (lead): questions that ask with a verb governing "whether"/"if", written
+    // before the engine was run on them.
+    {
+      question: 'How can I check whether a pattern is dynamic?',
+      fact: '`isDynamicPattern(pattern, [options])`: Returns `true` if the passed pattern is a dynamic pattern.',
+      files: README,
+      pattern: /isDynamicPattern/,
+      kind: 'heading',
+    },
   ],
   unanswerable: [
     'Can fast-glob watch the matched files for changes?',

@@ -176,6 +176,15 @@ export const readmes: QuestionSet = {
       pattern: /\b100\b/,
       kind: 'list',
     },
+    // Round 14 (lead): questions that ask with a verb governing "whether"/"if", written
+    // before the engine was run on them.
+    {
+      question: 'With ignore, how do I check whether a path is ignored?',
+      fact: '`.ignores(pathname: Pathname): boolean`',
+      files: file('ignore'),
+      pattern: /\.ignores\(/,
+      kind: 'code',
+    },
   ],
   unanswerable: [
     'Does js-yaml support YAML 1.3?',

@@ -198,6 +198,22 @@ export const semverReadme: QuestionSet = {
       pattern: /\bgtr\b/,
       kind: 'list',
     },
+    // Round 14 (lead): questions that ask with a verb governing "whether"/"if", written
+    // before the engine was run on them.
+    {
+      question: 'How do I check whether a version satisfies a range?',
+      fact: '`satisfies(version, range)`: Return true if the version satisfies the range.',
+      files: README,
+      pattern: /satisfies\(version, range\)/,
+      kind: 'list',
+    },
+    {
+      question: 'How can I check if a version string is valid?',
+      fact: "`valid(v)`: Return the parsed version, or null if it's not valid.",
+      files: README,
+      pattern: /valid\(v\)/,
+      kind: 'list',
+    },
   ],
   unanswerable: [
     'Which Node.js version does semver require?',
