@@ -40,29 +40,6 @@ describe('reading the conventions of Markdown documentation', () => {
     expect(answer.text).toContain('Enable logging for a single request [source: S1]');
   });
 
-  it('reads "If you want to …, use …" as the instruction a how-to asks for', () => {
-    const variables = [
-      '## Variables',
-      '',
-      'All variables are escaped by default. If you want to render unescaped HTML, use the triple braces: {{{name}}}.',
-    ].join('\n');
-    const example = [
-      '## Include templates',
-      '',
-      '```js',
-      "const html = render(template, { name: 'Ada' });",
-      'document.body.innerHTML = html;',
-      '```',
-    ].join('\n');
-    const answer = ask('How do I render unescaped HTML in a template?', [
-      { label: 'S1', text: variables },
-      { label: 'S2', text: example },
-    ]);
-    expect(answer.text.startsWith('If you want to render unescaped HTML, use the triple')).toBe(
-      true,
-    );
-  });
-
   it('answers a "why" with the reason stated before the "Therefore" sentence', () => {
     expect(answerKindOf('Why are private responses never cached?')).toBe('reason');
     const text = [
