@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerKindOf, composeAnswer } from '../../../src/adapters/extractive/provider.js';
+import { composeAnswer } from '../../../src/adapters/extractive/provider.js';
 import type { PromptSource } from '../../../src/ports/llm-provider.js';
 
 const ask = (question: string, sources: PromptSource[]) =>
@@ -38,20 +38,6 @@ describe('reading the conventions of Markdown documentation', () => {
     );
     const answer = ask('Can I enable logging for a single request?', [{ label: 'S1', text }]);
     expect(answer.text).toContain('Enable logging for a single request [source: S1]');
-  });
-
-  it('answers a "why" with the reason stated before the "Therefore" sentence', () => {
-    expect(answerKindOf('Why are private responses never cached?')).toBe('reason');
-    const text = [
-      '### Caching',
-      '',
-      'Responses are kept for an hour in a cache shared by every tenant.',
-      'Private responses carry data that one tenant must never see from another.',
-      'Therefore, private responses are never cached by the proxy.',
-    ].join('\n');
-    const answer = ask('Why are private responses never cached?', [{ label: 'S1', text }]);
-    expect(answer.text).toContain('one tenant must never see from another [source: S1]');
-    expect(answer.text).toContain('Therefore, private responses are never cached');
   });
 });
 
