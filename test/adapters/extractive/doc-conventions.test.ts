@@ -42,37 +42,6 @@ describe('reading the conventions of Markdown documentation', () => {
 });
 
 describe('quoting the unit that has the shape of the answer', () => {
-  it('quotes a short caption with the table it introduces', () => {
-    const timer = [
-      '### Timer Widget',
-      '',
-      'A widget that counts down to zero.',
-      '',
-      'Timer Settings',
-      '',
-      'Setting | Type | Required | Description',
-      '--- | --- | --- | ---',
-      'start | number | Yes | Seconds to count down from.',
-      'onZero | function | Yes | Called when the count reaches zero.',
-    ].join('\n');
-    const shared = [
-      '#### Settings',
-      '',
-      'Besides the settings every widget takes, list widgets also take the following settings.',
-      '',
-      'Setting | Required? | Type | Description',
-      '--- | --- | --- | ---',
-      'height | no | number | Rows shown at once.',
-    ].join('\n');
-    const answer = ask('Which settings of the timer widget are required?', [
-      { label: 'S1', text: timer },
-      { label: 'S2', text: shared },
-    ]);
-    // "Timer Settings" was dropped as a fragment, and the other section's lead-in answered.
-    expect(answer.text).toContain('Timer Settings [source: S1]');
-    expect(answer.text).toContain('onZero');
-  });
-
   it("answers a how-to with its section's code when the lead only restates the question", () => {
     const text = [
       '#### hidden',
