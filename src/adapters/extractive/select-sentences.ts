@@ -206,7 +206,6 @@ export function answerFromSources(
   const whole = lead !== undefined && (lead.unit === 'code' || quotesBlock(lead, shape));
   const chosen = selectSentences(scored, terms, whole ? 1 : options.maxSentences);
   if (chosen.length === 0) return { text: NO_ANSWER_TEXT, certainty: 0 };
-  withSectionCode(chosen, candidates, shape);
   withNamedKind(chosen, candidates, shape);
   const covered = new Set(
     terms.filter((term) => chosen.some((item) => answerTerms(item, shape, terms).has(term))),
@@ -227,37 +226,6 @@ export function answerFromSources(
     certainty: round(share),
     runnerUp: round(runnerUpOf(scored)),
   };
-}
-
-/**
- * A how-to whose lead restates what to do without showing how ("Allow patterns to match
- * entries that begin with a period.") is answered with its section's code too: the first code
- * block after the lead, under the same heading of the same source, that names a word of the
- * heading (`fg.sync('*', { dot: true })` under "#### dot"), quoted right after the lead.
- */
-function withSectionCode(
-  chosen: Candidate[],
-  candidates: readonly Candidate[],
-  shape: QuestionShape,
-): void {
-  if (!shape.intents.includes('how-to')) return;
-  const lead = chosen[0]!;
-  if (
-    holdsIntent(lead, shape) ||
-    lead.unit === 'code' ||
-    lead.headingText === undefined ||
-    lead.headingText === ''
-  )
-    return;
-  const code = candidates.find(
-    (candidate) =>
-      candidate.unit === 'code' &&
-      candidate.order > lead.order &&
-      candidate.label === lead.label &&
-      candidate.headingText === lead.headingText &&
-      [...lead.heading].some((term) => candidate.terms.has(term)),
-  );
-  if (code !== undefined && !chosen.includes(code)) chosen.splice(1, 0, code);
 }
 
 /**

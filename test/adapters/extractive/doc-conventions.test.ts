@@ -42,34 +42,6 @@ describe('reading the conventions of Markdown documentation', () => {
 });
 
 describe('quoting the unit that has the shape of the answer', () => {
-  it("answers a how-to with its section's code when the lead only restates the question", () => {
-    const text = [
-      '#### hidden',
-      '',
-      '- Type: boolean',
-      '- Default: false',
-      '',
-      'Allow patterns to match entries whose names begin with a period (.).',
-      '',
-      'A tree for the example:',
-      '',
-      '```',
-      'root/',
-      '├── .env',
-      '└── main.txt',
-      '```',
-      '',
-      '```js',
-      "scan('*', { hidden: true }); // ['.env', 'main.txt']",
-      '```',
-    ].join('\n');
-    const answer = ask('How do I make patterns match entries whose names begin with a period?', [
-      { label: 'S1', text },
-    ]);
-    expect(answer.text).toContain('{ hidden: true }');
-    expect(answer.text).not.toContain('do not show a command');
-  });
-
   it('adds the sentence before the lead that says what a "which …" question asks for', () => {
     const text = [
       '## History',
