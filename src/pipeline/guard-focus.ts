@@ -10,10 +10,9 @@
  * - a literal the question writes as code (a version `1.3`, a call `parse()`, a dotted path
  *   `a.b`, a flag) occurs in no retrieved chunk, or `MISSING_TERMS` focus terms occur in
  *   no retrieved chunk (a price, time-of-day or keyboard word counts as present where an
- *   amount, a clock time or a key combination is stated, a word where a chunk writes it as a
- *   part of a camelCase identifier: "unordered" in `unorderedList`, or as an acronym:
- *   "command-line interface" where a chunk writes "CLI", `src/text/abbreviations.ts`) and
- *   the best chunk's score is below `MISSING_TERM_TOP_SCORE`: strong retrieval evidence
+ *   amount, a clock time or a key combination is stated, or as an acronym: "command-line
+ *   interface" where a chunk writes "CLI", `src/text/abbreviations.ts`) and the best chunk's
+ *   score is below `MISSING_TERM_TOP_SCORE`: strong retrieval evidence
  *   speaks for a chunk that says the same thing in other words.
  *
  * Measured on the tune half of `npm run bench:docs` (docs/benchmarks.md, "issue 26, answers
@@ -24,7 +23,6 @@ import { createSecondSightCache } from '../util/second-sight.js';
 import { answeredByType } from './guard-answer-type.js';
 import { indexTerms } from './guard.js';
 import { stem, stemmedTerms } from '../text/stem.js';
-import { identifierParts } from '../text/identifier-parts.js';
 import { acronymsOf, wordsOf, wordsSpelledBy } from '../text/abbreviations.js';
 
 /**
@@ -211,9 +209,8 @@ export function focusRefuses(
 
 /**
  * The focus terms in none of `chunks`: in no chunk's terms, not a price, time-of-day or
- * keyboard word a chunk answers with an amount, a clock time or a key combination, not a
- * part of a camelCase identifier a chunk writes, and not in a phrase a chunk writes as its
- * acronym.
+ * keyboard word a chunk answers with an amount, a clock time or a key combination, and not in
+ * a phrase a chunk writes as its acronym.
  */
 function missingTerms(
   question: string,
@@ -230,11 +227,7 @@ function missingTerms(
   for (const text of chunks) for (const term of answeredByType(absent, text)) typed.add(term);
   const untyped = absent.filter((term) => !typed.has(term));
   if (untyped.length === 0) return untyped;
-  // A word a chunk writes only inside an identifier ("unordered" in `unorderedList`).
-  const parts = chunks.map(identifierStems);
-  const unnamed = untyped.filter((term) => !parts.some((set) => set.has(term)));
-  if (unnamed.length === 0) return unnamed;
-  return notShortened(question, unnamed, chunks);
+  return notShortened(question, untyped, chunks);
 }
 
 /**
@@ -254,14 +247,6 @@ function notShortened(
     spelled.add(stem(word.toLowerCase()));
   }
   return missing.filter((term) => !spelled.has(term));
-}
-
-/**
- * The stems of the parts of a text's camelCase identifiers (`unorderedList` → "unorder",
- * "list"; the extractive model's cut, `identifierParts`), empty for most texts.
- */
-function identifierStems(text: string): ReadonlySet<string> {
-  return new Set(identifierParts(text).map(stem));
 }
 
 /** The question's code literals (lower-cased) that none of `chunks` contains. */

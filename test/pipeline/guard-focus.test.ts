@@ -111,25 +111,6 @@ describe('missingFocus: a key combination', () => {
   });
 });
 
-describe('missingFocus: words a chunk writes inside an identifier', () => {
-  const row = "`itemPrefix` — ' * ' — `unorderedList` — String prefix for each list item.";
-
-  it('finds a question word in the parts of a camelCase identifier', () => {
-    const question = 'What is the default prefix of unordered list items?';
-    expect(missingFocus(question, [row], 0.42, indexTerms).terms).toEqual([]);
-    expect(weakFocus(question, [row], 0.42, indexTerms)).toEqual([]);
-  });
-
-  it('still misses a word that no identifier or text of a chunk holds', () => {
-    const question = 'What is the default prefix of ordered list items?';
-    expect(weakFocus(question, [row], 0.42, indexTerms)).toEqual(['ordered']);
-    // Names that are not camelCase words stay whole: `mRNA` holds no "rna".
-    expect(
-      missingFocus('Which RNA does it bind?', ['It binds `mRNA` tightly.'], 0.3, indexTerms).terms,
-    ).toEqual(['rna']);
-  });
-});
-
 describe('focusRefuses', () => {
   const chunks = [
     TLS,
