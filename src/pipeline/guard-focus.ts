@@ -51,22 +51,15 @@ const ANSWER_KIND_WORDS =
   'helpers utility constructor call default defaults value values name type kind way ' +
   'maximum minimum max min limit example';
 // Words that carry no topic of their own, words that ask rather than name (what a thing
-// *answers* or *replies*, what *turns* it on or off, what it *puts*, *holds* or *passes*, what
-// applies *unless* the *user* *changes* it), and the quantity words of "how many / much /
-// often", "several". The docs state the value without them (`rowSpacing — 0` for "How many
-// empty lines does it put between rows?"; docs/benchmarks.md, "followups12"). "wins" is
-// `PRECEDENCE_FORMS`: it stems as "wine" does.
+// *answers* or *replies*, what *turns* it on or off), and the quantity words of "how many / much
+// / often". The framing words of round 12 ("put", "hold", "pass", "unless", "change", "user",
+// "several") and "wins" gained on the tune half only and were removed (docs/benchmarks.md,
+// "ablate14").
 const GENERIC_WORDS =
   'whether another one ones let make makes get gets use using used set sets do does thing ' +
   'things something anything possible able need want explain describe tell please list give ' +
   'show know mean means happen happens work works many much often long soon far big old fast ' +
-  'quickly really actually exactly whose answer answers reply replies respond responds turn turns ' +
-  'put puts unless change changes hold holds pass passes several user users';
-
-// What *wins* (or *won*) among settings, selectors or sources that compete: the docs say which
-// one "is used" or "takes precedence". Left out as written, before stemming: "wins" stems as
-// "wine" does, a topic elsewhere (docs/benchmarks.md, "paraphrase13").
-const PRECEDENCE_FORMS = /\b(?:win|wins|won|winning)\b/gi;
+  'quickly really actually exactly whose answer answers reply replies respond responds turn turns';
 
 let builtIgnored: ReadonlySet<string> | undefined;
 
@@ -100,7 +93,7 @@ export function focusChunkTerms(text: string): ReadonlySet<string> {
 /** The stemmed focus terms of a question (see the module comment). */
 export function focusTerms(question: string): string[] {
   const ignored = ignoredTerms();
-  const terms = stemmedTerms(question.replace(PRECEDENCE_FORMS, ' '));
+  const terms = stemmedTerms(question);
   return [...new Set(terms)].filter((term) => !ignored.has(term));
 }
 
