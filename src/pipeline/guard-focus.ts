@@ -9,11 +9,11 @@
  * - the text asks a question (ends with "?"; a claim to check is left to the guard's model), and
  * - a literal the question writes as code (a version `1.3`, a call `parse()`, a dotted path
  *   `a.b`, a flag) occurs in no retrieved chunk, or `MISSING_TERMS` focus terms occur in
- *   no retrieved chunk (a price, time-of-day or keyboard word counts as present where an
- *   amount, a clock time or a key combination is stated, or as an acronym: "command-line
- *   interface" where a chunk writes "CLI", `src/text/abbreviations.ts`) and the best chunk's
- *   score is below `MISSING_TERM_TOP_SCORE`: strong retrieval evidence
- *   speaks for a chunk that says the same thing in other words.
+ *   no retrieved chunk (a price or time-of-day word counts as present where an amount or a
+ *   clock time is stated, a phrase where a chunk writes its acronym: "command-line interface"
+ *   where a chunk writes "CLI", `src/text/abbreviations.ts`) and the best chunk's score is
+ *   below `MISSING_TERM_TOP_SCORE`: strong retrieval evidence speaks for a chunk that says the
+ *   same thing in other words.
  *
  * Measured on the tune half of `npm run bench:docs` (docs/benchmarks.md, "issue 26, answers
  * round 3"). Pure; looks only at the texts and the score.
@@ -201,9 +201,9 @@ export function focusRefuses(
 }
 
 /**
- * The focus terms in none of `chunks`: in no chunk's terms, not a price, time-of-day or
- * keyboard word a chunk answers with an amount, a clock time or a key combination, and not in
- * a phrase a chunk writes as its acronym.
+ * The focus terms in none of `chunks`: in no chunk's terms, not a price or time-of-day word a
+ * chunk answers with an amount or a clock time, and not in a phrase a chunk writes as its
+ * acronym.
  */
 function missingTerms(
   question: string,
@@ -215,7 +215,7 @@ function missingTerms(
   const chunkTerms = chunks.map(termsOf);
   const absent = focus.filter((term) => !chunkTerms.some((set) => set.has(term)));
   if (absent.length === 0) return absent;
-  // A price, time-of-day or keyboard word: a chunk stating an amount, a time, a key combination.
+  // A price or time-of-day word: a chunk stating an amount or a time.
   const typed = new Set<string>();
   for (const text of chunks) for (const term of answeredByType(absent, text)) typed.add(term);
   const untyped = absent.filter((term) => !typed.has(term));

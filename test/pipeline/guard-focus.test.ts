@@ -72,17 +72,6 @@ describe('missingFocus', () => {
   });
 });
 
-describe('missingFocus: a key combination', () => {
-  it('counts a keyboard word as present where a chunk states a key combination', () => {
-    const chunk = 'command | description\nctrl + c | Cancel the prompt.';
-    const question = 'How do I cancel a prompt from the keyboard?';
-    expect(missingFocus(question, [chunk], 0.3, indexTerms).terms).toEqual([]);
-    expect(
-      missingFocus(question, ['Call `prompt.cancel()` to cancel it.'], 0.3, indexTerms).terms,
-    ).toEqual(['keyboard']);
-  });
-});
-
 describe('focusRefuses', () => {
   const chunks = [
     TLS,
