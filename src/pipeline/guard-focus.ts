@@ -10,10 +10,8 @@
  * - a literal the question writes as code (a version `1.3`, a call `parse()`, a dotted path
  *   `a.b`, a flag) occurs in no retrieved chunk, or `MISSING_TERMS` focus terms occur in
  *   no retrieved chunk (a price or time-of-day word counts as present where an amount or a
- *   clock time is stated, a phrase where a chunk writes its acronym: "command-line interface"
- *   where a chunk writes "CLI", `src/text/abbreviations.ts`) and the best chunk's score is
- *   below `MISSING_TERM_TOP_SCORE`: strong retrieval evidence speaks for a chunk that says the
- *   same thing in other words.
+ *   clock time is stated) and the best chunk's score is below `MISSING_TERM_TOP_SCORE`: strong
+ *   retrieval evidence speaks for a chunk that says the same thing in other words.
  *
  * Measured on the tune half of `npm run bench:docs` (docs/benchmarks.md, "issue 26, answers
  * round 3"). Pure; looks only at the texts and the score.
@@ -23,7 +21,6 @@ import { createSecondSightCache } from '../util/second-sight.js';
 import { answeredByType } from './guard-answer-type.js';
 import { indexTerms } from './guard.js';
 import { stem, stemmedTerms } from '../text/stem.js';
-import { acronymsOf, wordsOf, wordsSpelledBy } from '../text/abbreviations.js';
 
 /**
  * Below this best-chunk score, `MISSING_TERMS` focus terms no chunk contains refuse. Chosen on
@@ -169,7 +166,7 @@ export function missingFocus(
   topScore: number,
   termsOf: (text: string) => ReadonlySet<string>,
 ): MissingFocus {
-  const terms = missingTerms(question, focusTerms(question), chunks, termsOf);
+  const terms = missingTerms(focusTerms(question), chunks, termsOf);
   const literals = missingLiterals(question, chunks);
   const refuse =
     chunks.length > 0 &&
@@ -195,18 +192,15 @@ export function focusRefuses(
   if (topScore >= MISSING_TERM_TOP_SCORE) return false;
   const focus = focusTerms(question);
   return (
-    focus.length >= MISSING_TERMS &&
-    missingTerms(question, focus, chunks, termsOf).length >= MISSING_TERMS
+    focus.length >= MISSING_TERMS && missingTerms(focus, chunks, termsOf).length >= MISSING_TERMS
   );
 }
 
 /**
- * The focus terms in none of `chunks`: in no chunk's terms, not a price or time-of-day word a
- * chunk answers with an amount or a clock time, and not in a phrase a chunk writes as its
- * acronym.
+ * The focus terms in none of `chunks`: in no chunk's terms, and not a price or time-of-day
+ * word a chunk answers with an amount or a clock time.
  */
 function missingTerms(
-  question: string,
   focus: readonly string[],
   chunks: readonly string[],
   termsOf: (text: string) => ReadonlySet<string>,
@@ -218,28 +212,7 @@ function missingTerms(
   // A price or time-of-day word: a chunk stating an amount or a time.
   const typed = new Set<string>();
   for (const text of chunks) for (const term of answeredByType(absent, text)) typed.add(term);
-  const untyped = absent.filter((term) => !typed.has(term));
-  if (untyped.length === 0) return untyped;
-  return notShortened(question, untyped, chunks);
-}
-
-/**
- * The missing focus terms that no chunk writes as an acronym: the initials of a run of the
- * question's words ("command-line interface") written in capitals by a chunk ("CLI").
- */
-function notShortened(
-  question: string,
-  missing: readonly string[],
-  chunks: readonly string[],
-): string[] {
-  const acronyms = new Set<string>();
-  for (const text of chunks) for (const acronym of acronymsOf(text)) acronyms.add(acronym);
-  if (acronyms.size === 0) return [...missing];
-  const spelled = new Set<string>();
-  for (const word of wordsSpelledBy(wordsOf(question), acronyms)) {
-    spelled.add(stem(word.toLowerCase()));
-  }
-  return missing.filter((term) => !spelled.has(term));
+  return absent.filter((term) => !typed.has(term));
 }
 
 /** The question's code literals (lower-cased) that none of `chunks` contains. */

@@ -154,35 +154,6 @@ describe('missingFocus: words a paraphrase may lack', () => {
   });
 });
 
-describe('missingFocus: words a chunk writes as an acronym', () => {
-  const moved = '## Version 9\n\nCLI is moved to a separate package.';
-  const spelled = 'The command-line interface reads the options from the environment.';
-
-  it("finds the question's words where a chunk writes their acronym", () => {
-    const question = 'In which version was the command-line interface moved to a separate package?';
-    expect(missingFocus(question, [moved], 0.48, indexTerms).terms).toEqual([]);
-    expect(weakFocus(question, [moved], 0.48, indexTerms)).toEqual([]);
-    // Initials a chunk does not write in capitals are no acronym: "cli" as a word is not.
-    const lower = '## Version 9\n\ncli is moved to a separate package.';
-    expect(missingFocus(question, [lower], 0.48, indexTerms).terms).toEqual(['lin', 'interfac']);
-  });
-
-  it('leaves a clipped word and a spelled-out acronym missing (measured: they moved nothing)', () => {
-    expect(weakFocus('Which options does the CLI read?', [spelled], 0.5, indexTerms)).toEqual([
-      'CLI',
-    ]);
-    const env = 'Set `DEBUG` in the env to print each request.';
-    expect(
-      missingFocus('Which environment variable prints each request?', [env], 0.5, indexTerms).terms,
-    ).toEqual(['environment', 'variabl']);
-  });
-
-  it('still refuses two words that no chunk writes in any form', () => {
-    const question = 'How do I set the passphrase and the pin of a client certificate (CC)?';
-    expect(missingFocus(question, [TLS], 0.45, indexTerms).refuse).toBe(true);
-  });
-});
-
 describe('weakFocus', () => {
   it('marks a question missing one focus word only while the best chunk is weak', () => {
     const question = 'How do I set the passphrase of a client certificate?';
