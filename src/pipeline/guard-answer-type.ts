@@ -4,13 +4,11 @@
  * question ("Do students get a discount?" ↔ "Students with a valid card pay 19 euros instead
  * of 29"; "When does it start in the morning?" ↔ "Service hours are from 5:00 to 1:00").
  *
- * Three domain-independent rules, not a thesaurus: a query term naming a price (cost, price,
+ * Two domain-independent rules, not a thesaurus: a query term naming a price (cost, price,
  * pay, fee, discount, cheap, expensive, afford) counts as contained in a chunk that states a
- * currency amount, a term naming a time of day (time, morning, afternoon, evening, night,
- * midnight, noon) in a chunk that states a clock time, and a term naming the keyboard
- * (keyboard, shortcut, keystroke, hotkey) in a chunk that states a key combination ("How do I
- * cancel a prompt from the keyboard?" ↔ "ctrl + c | Cancel the prompt"). Nothing mined from
- * the corpus can bridge these gaps: "discount", "morning" and "keyboard" do not occur in it.
+ * currency amount, and a term naming a time of day (time, morning, afternoon, evening, night,
+ * midnight, noon) in a chunk that states a clock time. Nothing mined from the corpus can bridge
+ * these gaps: "discount" and "morning" do not occur in it.
  */
 import { stemmedTerms } from '../text/stem.js';
 
@@ -20,9 +18,6 @@ const MONEY =
 // "5:00", "17:30", "9 am", "11pm".
 const CLOCK_TIME = /\b(?:[01]?\d|2[0-3]):[0-5]\d\b|\b(?:1[0-2]|0?[1-9])\s?(?:am|pm)\b/i;
 
-// "ctrl + c", "Ctrl+C", "shift+tab", "cmd+k".
-const KEY_COMBINATION = /\b(?:ctrl|cmd|alt|shift|meta)\s?\+\s?\w/i;
-
 /** Whether a text states an amount of money. */
 export function statesMoney(text: string): boolean {
   return MONEY.test(text);
@@ -31,11 +26,6 @@ export function statesMoney(text: string): boolean {
 /** Whether a text states a clock time. */
 export function statesClockTime(text: string): boolean {
   return CLOCK_TIME.test(text);
-}
-
-/** Whether a text states a key combination. */
-export function statesKeyCombination(text: string): boolean {
-  return KEY_COMBINATION.test(text);
 }
 
 /**
@@ -48,10 +38,6 @@ const ANSWER_TYPES: readonly { words: string; states: (text: string) => boolean 
     states: statesMoney,
   },
   { words: 'time morning afternoon evening night midnight noon', states: statesClockTime },
-  {
-    words: 'keyboard keystroke keystrokes shortcut shortcuts hotkey hotkeys',
-    states: statesKeyCombination,
-  },
 ];
 
 let builtTypeTerms: readonly ReadonlySet<string>[] | undefined;
@@ -63,8 +49,7 @@ function typeTerms(): readonly ReadonlySet<string>[] {
 
 /**
  * The query terms missing from a chunk that its stated values answer: price terms when the
- * chunk states an amount of money, time-of-day terms when it states a clock time, keyboard
- * terms when it states a key combination. Each type's pattern runs at most once per chunk.
+ * chunk states an amount of money, time-of-day terms when it states a clock time. Each type's pattern runs at most once per chunk.
  */
 export function answeredByType(missing: Iterable<string>, chunkText: string): Set<string> {
   const answered = new Set<string>();

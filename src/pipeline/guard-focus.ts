@@ -9,12 +9,9 @@
  * - the text asks a question (ends with "?"; a claim to check is left to the guard's model), and
  * - a literal the question writes as code (a version `1.3`, a call `parse()`, a dotted path
  *   `a.b`, a flag) occurs in no retrieved chunk, or `MISSING_TERMS` focus terms occur in
- *   no retrieved chunk (a price, time-of-day or keyboard word counts as present where an
- *   amount, a clock time or a key combination is stated, a word where a chunk writes it as a
- *   part of a camelCase identifier: "unordered" in `unorderedList`, or as an acronym:
- *   "command-line interface" where a chunk writes "CLI", `src/text/abbreviations.ts`) and
- *   the best chunk's score is below `MISSING_TERM_TOP_SCORE`: strong retrieval evidence
- *   speaks for a chunk that says the same thing in other words.
+ *   no retrieved chunk (a price or time-of-day word counts as present where an amount or a
+ *   clock time is stated) and the best chunk's score is below `MISSING_TERM_TOP_SCORE`: strong
+ *   retrieval evidence speaks for a chunk that says the same thing in other words.
  *
  * Measured on the tune half of `npm run bench:docs` (docs/benchmarks.md, "issue 26, answers
  * round 3"). Pure; looks only at the texts and the score.
@@ -24,8 +21,6 @@ import { createSecondSightCache } from '../util/second-sight.js';
 import { answeredByType } from './guard-answer-type.js';
 import { indexTerms } from './guard.js';
 import { stem, stemmedTerms } from '../text/stem.js';
-import { identifierParts } from '../text/identifier-parts.js';
-import { acronymsOf, wordsOf, wordsSpelledBy } from '../text/abbreviations.js';
 
 /**
  * Below this best-chunk score, `MISSING_TERMS` focus terms no chunk contains refuse. Chosen on
@@ -53,22 +48,15 @@ const ANSWER_KIND_WORDS =
   'helpers utility constructor call default defaults value values name type kind way ' +
   'maximum minimum max min limit example';
 // Words that carry no topic of their own, words that ask rather than name (what a thing
-// *answers* or *replies*, what *turns* it on or off, what it *puts*, *holds* or *passes*, what
-// applies *unless* the *user* *changes* it), and the quantity words of "how many / much /
-// often", "several". The docs state the value without them (`rowSpacing — 0` for "How many
-// empty lines does it put between rows?"; docs/benchmarks.md, "followups12"). "wins" is
-// `PRECEDENCE_FORMS`: it stems as "wine" does.
+// *answers* or *replies*, what *turns* it on or off), and the quantity words of "how many / much
+// / often". The framing words of round 12 ("put", "hold", "pass", "unless", "change", "user",
+// "several") and "wins" gained on the tune half only and were removed (docs/benchmarks.md,
+// "ablate14").
 const GENERIC_WORDS =
   'whether another one ones let make makes get gets use using used set sets do does thing ' +
   'things something anything possible able need want explain describe tell please list give ' +
   'show know mean means happen happens work works many much often long soon far big old fast ' +
-  'quickly really actually exactly whose answer answers reply replies respond responds turn turns ' +
-  'put puts unless change changes hold holds pass passes several user users';
-
-// What *wins* (or *won*) among settings, selectors or sources that compete: the docs say which
-// one "is used" or "takes precedence". Left out as written, before stemming: "wins" stems as
-// "wine" does, a topic elsewhere (docs/benchmarks.md, "paraphrase13").
-const PRECEDENCE_FORMS = /\b(?:win|wins|won|winning)\b/gi;
+  'quickly really actually exactly whose answer answers reply replies respond responds turn turns';
 
 // A verb that governs "whether" or "if" asks a yes/no question about what follows; the docs
 // state the answer without it ("How do I check whether a version satisfies a range?" ↔
@@ -109,7 +97,7 @@ export function focusChunkTerms(text: string): ReadonlySet<string> {
 /** The stemmed focus terms of a question (see the module comment). */
 export function focusTerms(question: string): string[] {
   const ignored = ignoredTerms();
-  const terms = stemmedTerms(question.replace(PRECEDENCE_FORMS, ' ').replace(YES_NO_VERBS, ' '));
+  const terms = stemmedTerms(question.replace(YES_NO_VERBS, ' '));
   return [...new Set(terms)].filter((term) => !ignored.has(term));
 }
 
@@ -185,7 +173,7 @@ export function missingFocus(
   topScore: number,
   termsOf: (text: string) => ReadonlySet<string>,
 ): MissingFocus {
-  const terms = missingTerms(question, focusTerms(question), chunks, termsOf);
+  const terms = missingTerms(focusTerms(question), chunks, termsOf);
   const literals = missingLiterals(question, chunks);
   const refuse =
     chunks.length > 0 &&
@@ -211,19 +199,15 @@ export function focusRefuses(
   if (topScore >= MISSING_TERM_TOP_SCORE) return false;
   const focus = focusTerms(question);
   return (
-    focus.length >= MISSING_TERMS &&
-    missingTerms(question, focus, chunks, termsOf).length >= MISSING_TERMS
+    focus.length >= MISSING_TERMS && missingTerms(focus, chunks, termsOf).length >= MISSING_TERMS
   );
 }
 
 /**
- * The focus terms in none of `chunks`: in no chunk's terms, not a price, time-of-day or
- * keyboard word a chunk answers with an amount, a clock time or a key combination, not a
- * part of a camelCase identifier a chunk writes, and not in a phrase a chunk writes as its
- * acronym.
+ * The focus terms in none of `chunks`: in no chunk's terms, and not a price or time-of-day
+ * word a chunk answers with an amount or a clock time.
  */
 function missingTerms(
-  question: string,
   focus: readonly string[],
   chunks: readonly string[],
   termsOf: (text: string) => ReadonlySet<string>,
@@ -232,43 +216,10 @@ function missingTerms(
   const chunkTerms = chunks.map(termsOf);
   const absent = focus.filter((term) => !chunkTerms.some((set) => set.has(term)));
   if (absent.length === 0) return absent;
-  // A price, time-of-day or keyboard word: a chunk stating an amount, a time, a key combination.
+  // A price or time-of-day word: a chunk stating an amount or a time.
   const typed = new Set<string>();
   for (const text of chunks) for (const term of answeredByType(absent, text)) typed.add(term);
-  const untyped = absent.filter((term) => !typed.has(term));
-  if (untyped.length === 0) return untyped;
-  // A word a chunk writes only inside an identifier ("unordered" in `unorderedList`).
-  const parts = chunks.map(identifierStems);
-  const unnamed = untyped.filter((term) => !parts.some((set) => set.has(term)));
-  if (unnamed.length === 0) return unnamed;
-  return notShortened(question, unnamed, chunks);
-}
-
-/**
- * The missing focus terms that no chunk writes as an acronym: the initials of a run of the
- * question's words ("command-line interface") written in capitals by a chunk ("CLI").
- */
-function notShortened(
-  question: string,
-  missing: readonly string[],
-  chunks: readonly string[],
-): string[] {
-  const acronyms = new Set<string>();
-  for (const text of chunks) for (const acronym of acronymsOf(text)) acronyms.add(acronym);
-  if (acronyms.size === 0) return [...missing];
-  const spelled = new Set<string>();
-  for (const word of wordsSpelledBy(wordsOf(question), acronyms)) {
-    spelled.add(stem(word.toLowerCase()));
-  }
-  return missing.filter((term) => !spelled.has(term));
-}
-
-/**
- * The stems of the parts of a text's camelCase identifiers (`unorderedList` → "unorder",
- * "list"; the extractive model's cut, `identifierParts`), empty for most texts.
- */
-function identifierStems(text: string): ReadonlySet<string> {
-  return new Set(identifierParts(text).map(stem));
+  return absent.filter((term) => !typed.has(term));
 }
 
 /** The question's code literals (lower-cased) that none of `chunks` contains. */

@@ -39,34 +39,6 @@ describe('focusTerms', () => {
     expect(focusTerms('Which endpoint does the health check call?')).toContain('check');
     expect(focusTerms('How do I run the tests?')).toContain('test');
   });
-
-  it('leaves out the framing words of a question about a value or a condition', () => {
-    // What a setting *puts*, *holds* or *passes*, what *wins*, what applies *unless* the *user*
-    // *changes* it: the docs state the value without these words.
-    expect(focusTerms('How many empty lines does it put between rows by default?')).toEqual([
-      'empty',
-      'lin',
-      'row',
-    ]);
-    expect(focusTerms('And which flags does it use unless I change them?')).toEqual([]);
-    expect(focusTerms('What does the limit property of an array prompt hold?')).toEqual([
-      'array',
-      'prompt',
-    ]);
-    expect(focusTerms('How do I display a help message when the user passes -h?')).toEqual([
-      'display',
-      'help',
-      'messag',
-      'h',
-    ]);
-    // "several" is a quantity word; "wins" asks which one takes precedence, left out as
-    // written: "wine" stems as "win" and stays a topic.
-    expect(
-      focusTerms('Which selector wins when several selectors of equal specificity match?'),
-    ).toEqual(['selector', 'equal', 'specificity', 'match']);
-    expect(focusTerms('Which option won?')).toEqual([]);
-    expect(focusTerms('How do I remove a red wine stain?')).toContain('win');
-  });
 });
 
 describe('missingFocus', () => {
@@ -109,36 +81,6 @@ describe('missingFocus', () => {
       indexTerms,
     );
     expect(missing.refuse).toBe(false);
-  });
-});
-
-describe('missingFocus: a key combination', () => {
-  it('counts a keyboard word as present where a chunk states a key combination', () => {
-    const chunk = 'command | description\nctrl + c | Cancel the prompt.';
-    const question = 'How do I cancel a prompt from the keyboard?';
-    expect(missingFocus(question, [chunk], 0.3, indexTerms).terms).toEqual([]);
-    expect(
-      missingFocus(question, ['Call `prompt.cancel()` to cancel it.'], 0.3, indexTerms).terms,
-    ).toEqual(['keyboard']);
-  });
-});
-
-describe('missingFocus: words a chunk writes inside an identifier', () => {
-  const row = "`itemPrefix` — ' * ' — `unorderedList` — String prefix for each list item.";
-
-  it('finds a question word in the parts of a camelCase identifier', () => {
-    const question = 'What is the default prefix of unordered list items?';
-    expect(missingFocus(question, [row], 0.42, indexTerms).terms).toEqual([]);
-    expect(weakFocus(question, [row], 0.42, indexTerms)).toEqual([]);
-  });
-
-  it('still misses a word that no identifier or text of a chunk holds', () => {
-    const question = 'What is the default prefix of ordered list items?';
-    expect(weakFocus(question, [row], 0.42, indexTerms)).toEqual(['ordered']);
-    // Names that are not camelCase words stay whole: `mRNA` holds no "rna".
-    expect(
-      missingFocus('Which RNA does it bind?', ['It binds `mRNA` tightly.'], 0.3, indexTerms).terms,
-    ).toEqual(['rna']);
   });
 });
 
@@ -221,35 +163,6 @@ describe('missingFocus: words a paraphrase may lack', () => {
     const compound = 'Which browser drives the web chat end-to-end test?';
     expect(missingFocus(compound, [chunk], 0.72, indexTerms).literals).toEqual([]);
     expect(focusTerms('How far does a full battery last?')).not.toContain('far');
-  });
-});
-
-describe('missingFocus: words a chunk writes as an acronym', () => {
-  const moved = '## Version 9\n\nCLI is moved to a separate package.';
-  const spelled = 'The command-line interface reads the options from the environment.';
-
-  it("finds the question's words where a chunk writes their acronym", () => {
-    const question = 'In which version was the command-line interface moved to a separate package?';
-    expect(missingFocus(question, [moved], 0.48, indexTerms).terms).toEqual([]);
-    expect(weakFocus(question, [moved], 0.48, indexTerms)).toEqual([]);
-    // Initials a chunk does not write in capitals are no acronym: "cli" as a word is not.
-    const lower = '## Version 9\n\ncli is moved to a separate package.';
-    expect(missingFocus(question, [lower], 0.48, indexTerms).terms).toEqual(['lin', 'interfac']);
-  });
-
-  it('leaves a clipped word and a spelled-out acronym missing (measured: they moved nothing)', () => {
-    expect(weakFocus('Which options does the CLI read?', [spelled], 0.5, indexTerms)).toEqual([
-      'CLI',
-    ]);
-    const env = 'Set `DEBUG` in the env to print each request.';
-    expect(
-      missingFocus('Which environment variable prints each request?', [env], 0.5, indexTerms).terms,
-    ).toEqual(['environment', 'variabl']);
-  });
-
-  it('still refuses two words that no chunk writes in any form', () => {
-    const question = 'How do I set the passphrase and the pin of a client certificate (CC)?';
-    expect(missingFocus(question, [TLS], 0.45, indexTerms).refuse).toBe(true);
   });
 });
 

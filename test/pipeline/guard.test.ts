@@ -9,7 +9,6 @@ import {
 import {
   answeredByType,
   statesClockTime,
-  statesKeyCombination,
   statesMoney,
 } from '../../src/pipeline/guard-answer-type.js';
 
@@ -271,19 +270,6 @@ describe('answer types (vocabulary gaps the corpus cannot bridge)', () => {
     for (const text of ['in 2018', 'a 3:1 ratio', 'after 90 minutes', 'at 25:00']) {
       expect(statesClockTime(text), text).toBe(false);
     }
-  });
-
-  it('recognises key combinations, and answers keyboard words with them', () => {
-    for (const text of ['ctrl + c | Cancel', 'press Ctrl+C', 'shift+tab', 'cmd + k']) {
-      expect(statesKeyCombination(text), text).toBe(true);
-    }
-    for (const text of ['a + b', 'C++ bindings', 'the shift key', 'alt text']) {
-      expect(statesKeyCombination(text), text).toBe(false);
-    }
-    expect([...answeredByType(['keyboard', 'prompt'], 'ctrl + c | Cancel the prompt')]).toEqual([
-      'keyboard',
-    ]);
-    expect([...answeredByType(['keyboard'], 'Cancel the prompt with `cancel()`.')]).toEqual([]);
   });
 });
 

@@ -6,24 +6,15 @@
 /**
  * What kind of answer a question asks for, read from its own words: "how long / fast" a
  * duration, "how much / what does it cost" an amount of money, "how old" an age, "what time"
- * a time of day, "how far" a distance, "when …" a moment or condition, "how many" a count,
- * "why …" a reason. A sentence of the wrong kind does not answer it, however many of its words
- * it shares.
+ * a time of day, "how far" a distance, "when …" a moment or condition, "how many" a count. A
+ * sentence of the wrong kind does not answer it, however many of its words it shares.
  */
-export type AnswerKind =
-  'duration' | 'money' | 'age' | 'clock' | 'distance' | 'when' | 'count' | 'reason';
+export type AnswerKind = 'duration' | 'money' | 'age' | 'clock' | 'distance' | 'when' | 'count';
 
 const NUMBER_WORD =
   '(?:\\d+(?:[.,:]\\d+)?|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|hundred)';
 const DURATION_UNIT =
   '(?:business\\s+|working\\s+|calendar\\s+)?(?:milliseconds?|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)';
-// A sentence giving a reason, or the consequence of one stated before it ("Therefore, …").
-const CONSEQUENCE_OR_REASON =
-  /\b(?:because|since|so that|in order to|therefore|thus|hence|the reason|the purpose|to avoid|to prevent|otherwise)\b/i;
-
-/** A sentence drawing a consequence of the one before it, which states the reason. */
-export const CONSEQUENCE =
-  /^(?:therefore|thus|hence|so|for this reason|that is why|this is why)\b/i;
 
 const ANSWER_KINDS: readonly {
   readonly kind: AnswerKind;
@@ -75,14 +66,9 @@ const ANSWER_KINDS: readonly {
     question: /\bhow\s+many\b/i,
     answer: new RegExp(`\\b${NUMBER_WORD}\\b`, 'i'),
   },
-  {
-    kind: 'reason',
-    question: /^\s*why\b/i,
-    answer: CONSEQUENCE_OR_REASON,
-  },
 ];
 
-/** The kind of answer a question asks for, if it asks for a quantity, a moment or a reason. */
+/** The kind of answer a question asks for, if it asks for a quantity or a moment. */
 export function answerKindOf(question: string): AnswerKind | undefined {
   return ANSWER_KINDS.find((entry) => entry.question.test(question))?.kind;
 }

@@ -6,7 +6,7 @@
  * lower-ranked sources), then the lead sentence and the few that complete it are chosen and
  * quoted with their citations.
  */
-import { type AnswerKind, CONSEQUENCE, statesKind } from './answer-kind.js';
+import { type AnswerKind, statesKind } from './answer-kind.js';
 import { type AnswerOptions, type ExtractiveAnswer, NO_ANSWER_TEXT, round } from './answer.js';
 import type { Candidate } from './candidates.js';
 import { hasCaseChange, identifierParts } from '../../text/identifier-parts.js';
@@ -206,8 +206,6 @@ export function answerFromSources(
   const whole = lead !== undefined && (lead.unit === 'code' || quotesBlock(lead, shape));
   const chosen = selectSentences(scored, terms, whole ? 1 : options.maxSentences);
   if (chosen.length === 0) return { text: NO_ANSWER_TEXT, certainty: 0 };
-  if (kind === 'reason') withReason(chosen, candidates);
-  withSectionCode(chosen, candidates, shape);
   withNamedKind(chosen, candidates, shape);
   withExample(chosen, candidates, lead!);
   withAntecedent(chosen, candidates, lead!);
@@ -218,9 +216,7 @@ export function answerFromSources(
   // sentences that hold nothing of what the question asks for (no code for a how-to, …).
   const intentMet =
     shape.intents.length === 0 || chosen.some((candidate) => holdsIntent(candidate, shape));
-  // A "why" answered without a reason word is not a quantity of the wrong kind: no halving
-  // (measured: halving it rated right answers `low`, docs/benchmarks.md "answers13").
-  const share = Math.min(1, shareOf(covered)) * (kindMatched || kind === 'reason' ? 1 : 0.5);
+  const share = Math.min(1, shareOf(covered)) * (kindMatched ? 1 : 0.5);
   const quoted = chosen
     .map((candidate) => quoteUnit(candidate, shape))
     .join(' ')
@@ -232,49 +228,6 @@ export function answerFromSources(
     certainty: round(share),
     runnerUp: round(runnerUpOf(scored)),
   };
-}
-
-/**
- * A lead drawing a consequence ("Therefore, by default, they are excluded …") answers a "why"
- * with the sentence before it, which states the reason: that sentence is quoted first.
- */
-function withReason(chosen: Candidate[], candidates: readonly Candidate[]): void {
-  const lead = chosen[0]!;
-  if (lead.unit !== 'sentence' || !CONSEQUENCE.test(lead.text)) return;
-  const reason = candidates[lead.order - 1];
-  if (reason === undefined || reason.label !== lead.label || reason.unit !== 'sentence') return;
-  if (!chosen.includes(reason)) chosen.unshift(reason);
-}
-
-/**
- * A how-to whose lead restates what to do without showing how ("Allow patterns to match
- * entries that begin with a period.") is answered with its section's code too: the first code
- * block after the lead, under the same heading of the same source, that names a word of the
- * heading (`fg.sync('*', { dot: true })` under "#### dot"), quoted right after the lead.
- */
-function withSectionCode(
-  chosen: Candidate[],
-  candidates: readonly Candidate[],
-  shape: QuestionShape,
-): void {
-  if (!shape.intents.includes('how-to')) return;
-  const lead = chosen[0]!;
-  if (
-    holdsIntent(lead, shape) ||
-    lead.unit === 'code' ||
-    lead.headingText === undefined ||
-    lead.headingText === ''
-  )
-    return;
-  const code = candidates.find(
-    (candidate) =>
-      candidate.unit === 'code' &&
-      candidate.order > lead.order &&
-      candidate.label === lead.label &&
-      candidate.headingText === lead.headingText &&
-      [...lead.heading].some((term) => candidate.terms.has(term)),
-  );
-  if (code !== undefined && !chosen.includes(code)) chosen.splice(1, 0, code);
 }
 
 /**
