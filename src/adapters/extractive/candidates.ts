@@ -187,9 +187,9 @@ function analyseSource(title: string, text: string): AnalysedSentence[] {
     // A row is filed under its table's column names too ("Status Code — Error Type").
     const columnTerms = unit.columns === undefined ? undefined : termSet(unit.columns);
     const filed = columnTerms !== undefined ? new Set([...heading, ...columnTerms]) : heading;
-    const candidate = toCandidate(unit.text, undefined, 0, 0, filed, unit.kind === 'row');
-    if (!candidate) continue;
     const hasBlock = unit.block !== undefined;
+    const candidate = toCandidate(unit.text, undefined, 0, 0, filed, unit.kind === 'row', hasBlock);
+    if (!candidate) continue;
     const hasColumns = unit.columns !== undefined;
     sentences.push({
       text: candidate.text,
@@ -262,6 +262,7 @@ function toCandidate(
   rank = 0,
   heading: ReadonlySet<string> = new Set(),
   row = false,
+  caption = false,
 ): Candidate | undefined {
   // Code and run-on blocks are not sentences to quote.
   if (raw.includes('```') || raw.includes('~~~')) return undefined;
@@ -281,7 +282,11 @@ function toCandidate(
   const text = cleanQuote(raw);
   const sequence = contentStems(text);
   // Scripts without spaces (Chinese, Japanese, Thai) count segmented words, not spaces.
-  if (sequence.length < 2 || (spacesIn(text) < 2 && !hasNoSpaceScript(text))) return undefined;
+  // A caption over the block it introduces ("Quiz Options" over the options table) is short but
+  // says what the block is: it is quoted with it.
+  if (sequence.length < 2 || (!caption && spacesIn(text) < 2 && !hasNoSpaceScript(text))) {
+    return undefined;
+  }
   return { text, terms: new Set(sequence), sequence, label, rank, order, tableRow, heading };
 }
 

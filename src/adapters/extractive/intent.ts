@@ -20,6 +20,11 @@ export {
   type Intent,
 } from '../../text/question-intent.js';
 
+// An instruction after the goal it serves: "If you want to render unescaped HTML, use the triple
+// mustache", "To enable pre-flighting, you must add a new OPTIONS handler".
+const CONDITIONAL_INSTRUCTION =
+  /^(?:(?:If|When)\s+you\s+(?:want|need|wish|would\s+like)\s+to|To)\s+[a-z][^,;.]{2,120},\s+(?:you\s+(?:can|could|must|should|need\s+to|may)\s+|just\s+|simply\s+)?[a-z]{2,15}\s+(?:the|a|an|your|its|this|that|these|those|it|them|one|each|all|[A-Z][\w-]{0,40}|[a-z_$][\w$]{0,40}[.(])/;
+
 /** Whether a unit holds what the intent asks for. */
 export function holds(candidate: Candidate, intent: Intent, subject?: string): boolean {
   const text = candidate.text;
@@ -29,7 +34,8 @@ export function holds(candidate: Candidate, intent: Intent, subject?: string): b
         candidate.unit === 'code' ||
         candidate.blockKind === 'code' ||
         COMMAND.test(text) ||
-        givesInstruction(text)
+        givesInstruction(text) ||
+        CONDITIONAL_INSTRUCTION.test(text)
       );
     case 'list':
       return (
