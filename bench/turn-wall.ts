@@ -1,16 +1,17 @@
 /**
  * `node --import tsx bench/turn-wall.ts [--dist DIR] [--data DIR] [--turns N] [--hops]
- * [--stores] [--profile FILE]`: where the wall time of a `bench:peers` turn goes. The engine is
- * built exactly as `bench/peers/stacks/cortexis.ts` builds it (`createChatEngine` with the
- * 256-d hashing embedder, one user and one fresh session per question), from this tree's
- * sources or from a build (`--dist DIR`: `DIR/index.js`). It ingests SciFact, warms up as
- * `bench/peers/worker.ts` does (20 turns), then times each test claim's `engine.chat` after an
+ * [--stores] [--spans] [--warm N] [--profile FILE] [--tree DIR]`: where the wall time of a
+ * `bench:peers` turn goes. The engine is built exactly as `bench/peers/stacks/cortexis.ts`
+ * builds it (`createChatEngine` with the 256-d hashing embedder, one user and one fresh session
+ * per question), from this tree's sources, another tree's (`--tree DIR`: `DIR/src/index.ts`, a
+ * `git archive` copy with `node_modules` linked) or a build (`--dist DIR`: `DIR/index.js`). It ingests SciFact, warms up as
+ * `bench/peers/worker.ts` does (20 turns; `--warm N`: N more over train claims), then times each test claim's `engine.chat` after an
  * idle `setImmediate`, as the peer worker does.
  *
  * Per turn, printed as p50 and mean over the turns:
  * - wall (`performance.now`), process CPU (`process.cpuUsage`: every thread), the main thread's
  *   run time and its wait for a CPU (`/proc/thread-self/schedstat`: ns on a CPU, ns runnable
- *   but waiting), the event loop's idle time (`performance.eventLoopUtilization`), and GC pauses
+ *   but waiting; updated at scheduler ticks, so read the means, not single turns), the event loop's idle time (`performance.eventLoopUtilization`), and GC pauses
  *   (`PerformanceObserver` 'gc' entries that start inside the turn, minor and major apart);
  *   wall − run − wait is time the thread slept (the loop idle: timers, I/O, other threads);
  * - the engine's own stage times: every event's `durationMs` and the answer's `timings`;
@@ -18,11 +19,17 @@
  *   immediates, ticks; `async_hooks`, which slows the turn: read counts, not times, there);
  * - `--stores`: the session store's and learning sink's methods, wrapped: calls and ms per turn
  *   (the same in-memory adapters the defaults use, passed explicitly);
+ * - `--spans`: a tracer (the `Tracer` port) records each stage span's wall and CPU time
+ *   (`process.cpuUsage`; `schedstat` of a running thread is only updated at scheduler ticks, so
+ *   it cannot time a span), per span name, and the turn's CPU outside any stage span (a stage
+ *   inside another is counted in both);
+ * - per thread over the timed loop: CPU ms per turn of the main thread and of V8's and libuv's
+ *   helper threads (`/proc/self/task/<tid>/schedstat`);
  * - `--profile FILE`: a CPU profile of the timed turns (for `bench/turn-stages.ts`).
  */
 import { Session } from 'node:inspector/promises';
 import { createHook } from 'node:async_hooks';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
@@ -44,6 +51,22 @@ function schedstat(): [number, number] {
   } catch {
     return [Number.NaN, Number.NaN];
   }
+}
+
+/** ns on a CPU of every thread of the process so far, by thread name and id (Linux). */
+function threadTimes(): Map<string, number> {
+  const times = new Map<string, number>();
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      const name = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
+      const run = Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      const key = tid === String(process.pid) ? 'main thread' : `${name} (thread ${tid})`;
+      times.set(key, (times.get(key) ?? 0) + run);
+    }
+  } catch {
+    // not Linux: no per-thread figures
+  }
+  return times;
 }
 
 /** A store whose methods are timed into `into` (calls, ms) under `prefix.method`. */
@@ -77,9 +100,10 @@ const mean = (values: readonly number[]): number =>
 
 async function main(): Promise<void> {
   const dist = flag('--dist');
+  const tree = flag('--tree') ?? resolve(import.meta.dirname, '..');
   const url = dist
     ? pathToFileURL(join(resolve(dist), 'index.js')).href
-    : pathToFileURL(resolve(import.meta.dirname, '../src/index.ts')).href;
+    : pathToFileURL(join(resolve(tree), 'src/index.ts')).href;
   const cortexis = (await import(url)) as CortexisModule;
   const dir = sciFactDir();
   if (!hasSciFact(dir)) throw new Error(`SciFact data not found in ${dir} (pass --data DIR)`);
@@ -89,13 +113,48 @@ async function main(): Promise<void> {
   const withHops = process.argv.includes('--hops');
   const withStores = process.argv.includes('--stores');
   const profileFile = flag('--profile');
+  const withSpans = process.argv.includes('--spans');
+
+  // Stage spans of the current turn: wall and main-thread run ms by name; the turn's own span
+  // (no parent) is the turn, its direct children are the stages.
+  let spans = new Map<string, [number, number]>();
+  let childRunMs = 0;
+  const tracer = {
+    name: 'turn-wall',
+    specificationVersion: 'v1' as const,
+    startSpan(name: string, options?: { parent?: unknown }) {
+      const topLevel = options?.parent !== undefined && (options.parent as { turn?: boolean }).turn;
+      const root = options?.parent === undefined;
+      const started = performance.now();
+      const cpu0 = process.cpuUsage();
+      let ended = false;
+      return {
+        turn: root,
+        setAttributes() {},
+        recordError() {},
+        end() {
+          if (ended) return;
+          ended = true;
+          const used = process.cpuUsage(cpu0);
+          const runMs = (used.user + used.system) / 1000;
+          const entry = spans.get(name) ?? [0, 0];
+          entry[0] += performance.now() - started;
+          entry[1] += runMs;
+          spans.set(name, entry);
+          if (topLevel) childRunMs += runMs;
+        },
+      };
+    },
+  };
 
   const storeTimes = new Map<string, number[]>();
   const open = () => {
     const embedder = cortexis.createHashingEmbedder({ dimensions: 256 });
-    if (!withStores) return cortexis.createChatEngine({ embedder });
+    const traced = withSpans ? { tracer } : {};
+    if (!withStores) return cortexis.createChatEngine({ embedder, ...traced });
     return cortexis.createChatEngine({
       embedder,
+      ...traced,
       sessionStore: timed(cortexis.createMemorySessionStore(), 'session', storeTimes),
       learningSink: timed(cortexis.createMemoryLearningSink(), 'learning', storeTimes),
     });
@@ -114,6 +173,14 @@ async function main(): Promise<void> {
   const engine = open();
   await engine.ingest(documents);
   for (const question of questions.slice(0, 20)) await (await conversation(engine))(question);
+  // `--warm N`: N more untimed turns over train claims (none of them a test claim), to tell
+  // the JIT's settling (optimizations, deoptimizations) from the turn's steady cost.
+  const train = loadQueries(dir, 'train').map((query) => query.text);
+  for (const question of train.slice(0, Number(flag('--warm') ?? 0))) {
+    await (
+      await conversation(engine)
+    )(question);
+  }
 
   // The engine's own durations of the current turn, by event (and the answer's timings).
   let stages = new Map<string, number>();
@@ -166,11 +233,14 @@ async function main(): Promise<void> {
   const windows: [number, number][] = [];
   storeTimes.clear();
   const loadBefore = loadavg()[0]!;
+  const threadsBefore = threadTimes();
   for (const question of questions.slice(0, turns)) {
     const talk = await conversation(engine);
     await idle();
     stages = new Map();
     hops = new Map();
+    spans = new Map();
+    childRunMs = 0;
     const [run0, wait0] = schedstat();
     const cpu0 = process.cpuUsage();
     const elu0 = performance.eventLoopUtilization();
@@ -190,8 +260,14 @@ async function main(): Promise<void> {
     add('loop idle (ELU)', elu.idle);
     for (const [name, ms] of stages) add(`stage ${name}`, ms);
     for (const [type, count] of hops) add(`hops ${type}`, count);
+    for (const [name, [wallMs, runMs]] of spans) {
+      add(`span ${name} wall`, wallMs);
+      add(`span ${name} run`, runMs);
+    }
+    if (withSpans) add('cpu outside stage spans', (cpu.user + cpu.system) / 1000 - childRunMs);
   }
   const loadAfter = loadavg()[0]!;
+  const threadsAfter = threadTimes();
   if (profiler && profileFile) {
     const { profile } = await profiler.post('Profiler.stop');
     writeFileSync(profileFile, JSON.stringify(profile));
@@ -228,7 +304,7 @@ async function main(): Promise<void> {
   }
   console.log(`gc: ${gcEntries.length} pauses, ${gcTotal.toFixed(1)} ms in the run`);
   console.log(
-    `turn-wall: ${dist ? `dist ${dist}` : 'sources'}, ${turns} turns, load ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)}${withHops ? ', async_hooks on' : ''}${withStores ? ', stores wrapped' : ''}`,
+    `turn-wall: ${dist ? `dist ${dist}` : `sources of ${tree}`}, ${turns} turns, load ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)}${withHops ? ', async_hooks on' : ''}${withStores ? ', stores wrapped' : ''}`,
   );
   console.log('| per turn | p50 | mean | turns with it |');
   console.log('| --- | --- | --- | --- |');
@@ -236,6 +312,14 @@ async function main(): Promise<void> {
     console.log(
       `| ${name} | ${quantile(values, 0.5).toFixed(3)} | ${mean(values).toFixed(3)} | ${values.length} |`,
     );
+  }
+  // Per thread over the whole timed loop (bench work between turns included): the main thread
+  // against V8's helpers (concurrent marking, compilers) and libuv's pool.
+  console.log('| thread | ms per turn, whole loop |');
+  console.log('| --- | --- |');
+  for (const [name, after] of threadsAfter) {
+    const ms = (after - (threadsBefore.get(name) ?? 0)) / 1e6 / turns;
+    if (ms >= 0.001) console.log(`| ${name} | ${ms.toFixed(3)} |`);
   }
   if (withStores) {
     console.log('| store method | calls per turn | ms per turn |');
