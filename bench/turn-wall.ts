@@ -297,11 +297,6 @@ async function main(): Promise<void> {
   }
 
   const gcTotal = gcEntries.reduce((sum, gc) => sum + gc.duration, 0);
-  if (process.argv.includes('--gc-debug')) {
-    for (const gc of gcEntries)
-      console.log(`gc kind ${gc.kind} at ${gc.start.toFixed(1)} for ${gc.duration.toFixed(2)}`);
-    console.log(`windows ${windows[0]?.[0].toFixed(1)} … ${windows.at(-1)?.[1].toFixed(1)}`);
-  }
   console.log(`gc: ${gcEntries.length} pauses, ${gcTotal.toFixed(1)} ms in the run`);
   console.log(
     `turn-wall: ${dist ? `dist ${dist}` : `sources of ${tree}`}, ${turns} turns, load ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)}${withHops ? ', async_hooks on' : ''}${withStores ? ', stores wrapped' : ''}`,
