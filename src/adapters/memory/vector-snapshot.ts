@@ -9,8 +9,7 @@
  */
 import type { Metadata } from '../../ports/common.js';
 import { decodeSnapshot, encodeSnapshot, snapshotError } from './snapshot.js';
-import { createSpace, type SavedGraph, type Space } from './vector-space.js';
-import { indexDocumentRecord } from './document-ids.js';
+import { createSpace, indexRow, type SavedGraph, type Space } from './vector-space.js';
 import { frozenMetadata } from './frozen-metadata.js';
 
 /** Rebuilds the namespaces of a vector snapshot, each with room for at least `initialCapacity` rows. */
@@ -45,7 +44,7 @@ export function spacesFromSnapshot(bytes: Uint8Array, initialCapacity: number): 
       const metadata = frozenMetadata(entry.metadata[slot]!);
       space.metadata.push(metadata);
       space.slots.set(id, slot);
-      indexDocumentRecord(space.byDocumentId, id, metadata);
+      indexRow(space, id, metadata);
       space.labels.push(label);
       space.labelSlots.set(label, slot);
     });

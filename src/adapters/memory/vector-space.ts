@@ -1,16 +1,17 @@
 /**
  * The storage of one vector-store namespace (a "space"): its vectors held dimension-major in
- * one growable `Float32Array`, ids, metadata (and the records of each `documentId`) and graph
+ * one growable `Float32Array`, ids, metadata (and the records of each `documentId`, `sessionId`
+ * and `userId`) and graph
  * labels, and the row operations on it — create, grow, write (insert or replace), swap-remove,
  * read one row back, and find the rows a filter lets through.
  */
 import type { Metadata, MetadataFilter } from '../../ports/common.js';
 import {
-  documentRecordIds,
-  filterDocumentIds,
-  indexDocumentRecord,
-  unindexDocumentRecord,
-  type DocumentIdIndex,
+  filterValues,
+  indexedRecordIds,
+  indexRecord,
+  unindexRecord,
+  type RecordIndex,
 } from './document-ids.js';
 import type { AnnIndex } from './hnsw-index.js';
 import { createScanMemory, type ScanMemory } from './vector-scan-kernel.js';
@@ -60,8 +61,8 @@ export interface Space {
   ids: string[];
   metadata: Metadata[];
   slots: Map<string, number>;
-  /** Ids of the records with each `documentId` metadata value. */
-  byDocumentId: DocumentIdIndex;
+  /** Ids of the records with each value of each of {@link INDEXED_KEYS}. */
+  indexes: Map<string, RecordIndex>;
   /** Graph label of each slot; a new one on every write, so the graph never sees stale vectors. */
   labels: number[];
   /** Live label → slot. */
@@ -78,6 +79,14 @@ export interface Prepared {
   readonly vector: Float32Array;
   readonly metadata: Metadata;
 }
+
+/**
+ * Metadata keys whose values a space indexes, in the order a filter's are looked up: a chunk's
+ * `documentId` (ingestion's reads and deletes), and a recall record's `sessionId` and `userId`
+ * (each turn's recall asks for one session's or one user's messages, which would otherwise
+ * test every message stored for every user). A record without the key costs nothing.
+ */
+export const INDEXED_KEYS: readonly string[] = ['documentId', 'sessionId', 'userId'];
 
 /**
  * Rows from which a space's columns live in the scan kernel's memory. Below, the JS loop is
@@ -120,13 +129,22 @@ export function createSpace(dimensions: number, capacity: number, kernel = true)
     ids: [],
     metadata: [],
     slots: new Map(),
-    byDocumentId: new Map(),
+    indexes: new Map(INDEXED_KEYS.map((key) => [key, new Map()])),
     labels: [],
     labelSlots: new Map(),
     nextLabel: 0,
     ann: null,
     saved: null,
   };
+}
+
+/** Records `id` under its values of the indexed keys (a new row, or a snapshot's). */
+export function indexRow(space: Space, id: string, metadata: Metadata): void {
+  for (const [key, index] of space.indexes) indexRecord(index, key, id, metadata);
+}
+
+function unindexRow(space: Space, id: string, metadata: Metadata): void {
+  for (const [key, index] of space.indexes) unindexRecord(index, key, id, metadata);
 }
 
 /** Marks a label deleted in the graph when the graph has seen it. */
@@ -161,9 +179,9 @@ export function write(space: Space, record: Prepared): void {
     space.slots.set(record.id, slot);
   } else {
     forgetLabel(space, space.labels[slot]!);
-    unindexDocumentRecord(space.byDocumentId, record.id, space.metadata[slot]!);
+    unindexRow(space, record.id, space.metadata[slot]!);
   }
-  indexDocumentRecord(space.byDocumentId, record.id, record.metadata);
+  indexRow(space, record.id, record.metadata);
   const label = space.nextLabel++;
   space.labels[slot] = label;
   space.labelSlots.set(label, slot);
@@ -179,7 +197,7 @@ export function remove(space: Space, id: string): boolean {
   if (slot === undefined) return false;
   const last = space.size - 1;
   forgetLabel(space, space.labels[slot]!);
-  unindexDocumentRecord(space.byDocumentId, id, space.metadata[slot]!);
+  unindexRow(space, id, space.metadata[slot]!);
   if (slot !== last) {
     const { data, capacity, dimensions } = space;
     for (let d = 0; d < dimensions; d++) data[d * capacity + slot] = data[d * capacity + last]!;
@@ -207,8 +225,9 @@ export function readRow(space: Space, slot: number, into: Float32Array): Float32
 }
 
 /**
- * The slots of the records a filter lets through, in ascending order: with a filter on
- * `documentId`, only its documents' records are tested (`matches` is the compiled filter).
+ * The slots of the records a filter lets through, in ascending order: with a filter on one of
+ * {@link INDEXED_KEYS} (the first it names), only the records with its values are tested
+ * (`matches` is the compiled filter).
  */
 export function matchingSlots(
   space: Space,
@@ -216,17 +235,18 @@ export function matchingSlots(
   matches: (metadata: Metadata) => boolean,
 ): number[] {
   const slots: number[] = [];
-  const values = filterDocumentIds(filter);
-  if (values === undefined) {
-    for (let slot = 0; slot < space.size; slot++)
-      if (matches(space.metadata[slot]!)) slots.push(slot);
-    return slots;
-  }
-  for (const value of new Set(values)) {
-    for (const id of documentRecordIds(space.byDocumentId, value)) {
-      const slot = space.slots.get(id)!;
-      if (matches(space.metadata[slot]!)) slots.push(slot);
+  for (const [key, index] of space.indexes) {
+    const values = filterValues(filter, key);
+    if (values === undefined) continue;
+    for (const value of new Set(values)) {
+      for (const id of indexedRecordIds(index, value)) {
+        const slot = space.slots.get(id)!;
+        if (matches(space.metadata[slot]!)) slots.push(slot);
+      }
     }
+    return slots.sort((a, b) => a - b);
   }
-  return slots.sort((a, b) => a - b);
+  for (let slot = 0; slot < space.size; slot++)
+    if (matches(space.metadata[slot]!)) slots.push(slot);
+  return slots;
 }
