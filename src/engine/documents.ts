@@ -11,6 +11,7 @@ import { planRetrieval, retrievalOptions } from '../pipeline/route.js';
 import { toSearchHits } from '../pipeline/turn/sources.js';
 import type { TrajectoryRecord } from '../ports/chat-records.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
+import { embedderRecipe } from '../text/chunk-analysis.js';
 import type {
   FindPatternsOptions,
   IngestDocument,
@@ -44,9 +45,10 @@ export interface IngestOptions {
   /**
    * Threads that prepare documents (chunking, token counting, embedding), in Node: default the
    * machine's parallelism (`os.availableParallelism()`); `1` prepares on the calling thread.
-   * Only the default chunker, embedder and tokenizer run in worker threads; with a `chunker`,
-   * `embedder` or `tokenizer` of your own, and in browsers, Deno and edge runtimes, documents are
-   * prepared on the calling thread. The results are the same either way.
+   * Only the default chunker and tokenizer and a hashing embedder (the default, or one made by
+   * `createHashingEmbedder`) run in worker threads; with a `chunker`, `embedder` or `tokenizer`
+   * of your own, and in browsers, Deno and edge runtimes, documents are prepared on the calling
+   * thread. The results are the same either way.
    */
   readonly concurrency?: number | undefined;
 }
@@ -107,8 +109,11 @@ export function createDocumentOperations(options: DocumentOperationsOptions) {
     ): Promise<IngestResult> {
       const parsed = parseInput(ingestOptionsSchema(), options, 'ingest options');
       const deps = { ...base, graphIndexer, tokenizer: await loadTokenizer() };
+      // A hashing embedder the host made with `createHashingEmbedder` is plain settings that
+      // the workers build the same embedder from; any other embedder runs here.
+      const recipe = resolved.embedder && embedderRecipe(resolved.embedder);
       const portable =
-        resolved.embedder === undefined &&
+        (resolved.embedder === undefined || recipe !== undefined) &&
         resolved.tokenizer === undefined &&
         resolved.chunking.chunker === undefined;
       const preparer =
@@ -125,6 +130,7 @@ export function createDocumentOperations(options: DocumentOperationsOptions) {
         signal: parsed.signal,
         partial: parsed.partial === true,
         preparer,
+        embedder: recipe,
         // The engine's own keyword index: the workers analyse its texts as it would.
         keywordLanguage: resolved.keywordIndex === undefined ? resolved.text.language : undefined,
         // The graph indexer's term settings (`runtime.ts`; its shortest term is the default, 4).
