@@ -44,7 +44,9 @@ export interface IngestOptions {
   readonly partial?: boolean | undefined;
   /**
    * Threads that prepare documents (chunking, token counting, embedding), in Node: default the
-   * machine's parallelism (`os.availableParallelism()`); `1` prepares on the calling thread.
+   * machine's parallelism (`os.availableParallelism()`) from three cores on, and the calling
+   * thread on one or two (where worker threads measured slower); `1` prepares on the calling
+   * thread.
    * Only the default chunker and tokenizer and a hashing embedder (the default, or one made by
    * `createHashingEmbedder`) run in worker threads; with a `chunker`, `embedder` or `tokenizer`
    * of your own, and in browsers, Deno and edge runtimes, documents are prepared on the calling

@@ -26,9 +26,20 @@ function defaultWorker(): URL | undefined {
   return new URL(self.endsWith('.ts') ? './ingest-worker.ts' : './ingest-worker.js', self);
 }
 
-/** Workers by default: one per core the process may use. */
+/**
+ * Workers by default on a machine of `cores` cores: one per core from three cores on; on one or
+ * two, none (1: the calling thread prepares). Two workers and the calling thread's merge are
+ * three busy threads on two cores, and workers cost about half as much CPU again (each its own
+ * JIT, memos and heap, and the copies between threads): on a 2-core machine they made SciFact's
+ * ingest slower, not faster (docs/benchmarks.md, "ingest8").
+ */
+export function ingestConcurrencyFor(cores: number): number {
+  return cores > 2 ? cores : 1;
+}
+
+/** Workers by default on this machine (`ingestConcurrencyFor` the cores the process may use). */
 export function defaultIngestConcurrency(): number {
-  return Math.max(1, availableParallelism());
+  return ingestConcurrencyFor(availableParallelism());
 }
 
 /**

@@ -11,7 +11,11 @@ import {
   type KeywordIndex,
   type VectorStore,
 } from 'cortexis';
-import { IngestPool, sharedIngestPool } from '../../src/engine/ingest-pool.js';
+import {
+  IngestPool,
+  ingestConcurrencyFor,
+  sharedIngestPool,
+} from '../../src/engine/ingest-pool.js';
 import { ingestDocuments, type GroupPreparer } from '../../src/ingest/ingest.js';
 import { createHashingEmbedder } from '../../src/adapters/hashing/embedder.js';
 import { createGptTokenizer } from '../../src/adapters/tokenizer/gpt-tokenizer.js';
@@ -216,6 +220,10 @@ describe('ingestion on worker threads', { timeout: 120_000 }, () => {
     expect(sharedIngestPool().answered - answered).toBe(3);
     expect(copy.written).toEqual(workers.written);
     expect(wrapped.written).toEqual(workers.written);
+  });
+
+  it('uses workers by default only from three cores on', () => {
+    expect([1, 2, 3, 4, 8].map(ingestConcurrencyFor)).toEqual([1, 1, 3, 4, 8]);
   });
 
   it('prepares a single group on the calling thread', async () => {
