@@ -44,9 +44,9 @@ export interface IngestOptions {
   readonly partial?: boolean | undefined;
   /**
    * Threads that prepare documents (chunking, token counting, embedding), in Node: default the
-   * machine's parallelism (`os.availableParallelism()`) from three cores on, and the calling
-   * thread on one or two (where worker threads measured slower); `1` prepares on the calling
-   * thread.
+   * machine's parallelism (`os.availableParallelism()`); on one or two cores, for fewer than
+   * 8,192 documents, the calling thread (worker threads measured slower there). `1` prepares on
+   * the calling thread.
    * Only the default chunker and tokenizer and a hashing embedder (the default, or one made by
    * `createHashingEmbedder`) run in worker threads; with a `chunker`, `embedder` or `tokenizer`
    * of your own, and in browsers, Deno and edge runtimes, documents are prepared on the calling
@@ -76,13 +76,19 @@ function isNode(): boolean {
  * pool's module cannot be loaded (a bundle without it): documents are then prepared on the
  * calling thread. The specifier is one bundlers do not follow, so no bundle holds the pool.
  */
-async function ingestPreparer(concurrency: number | undefined): Promise<GroupPreparer | undefined> {
+async function ingestPreparer(
+  concurrency: number | undefined,
+  documents: number,
+): Promise<GroupPreparer | undefined> {
   if (!isNode()) return undefined;
   try {
     const pool = (await import(/* webpackIgnore: true */ /* @vite-ignore */ POOL_MODULE)) as {
       sharedIngestPool: () => { preparer(concurrency?: number): GroupPreparer };
+      defaultIngestConcurrency: (documents: number) => number;
     };
-    const preparer = pool.sharedIngestPool().preparer(concurrency);
+    const preparer = pool
+      .sharedIngestPool()
+      .preparer(concurrency ?? pool.defaultIngestConcurrency(documents));
     return preparer.concurrency > 1 ? preparer : undefined;
   } catch {
     return undefined;
@@ -120,7 +126,7 @@ export function createDocumentOperations(options: DocumentOperationsOptions) {
         resolved.chunking.chunker === undefined;
       const preparer =
         portable && parsed.concurrency !== 1 && Array.isArray(docs) && docs.length > GROUP
-          ? await ingestPreparer(parsed.concurrency)
+          ? await ingestPreparer(parsed.concurrency, docs.length)
           : undefined;
       const result = await ingestDocuments(deps, docs, {
         namespace: resolved.namespace,

@@ -222,8 +222,11 @@ describe('ingestion on worker threads', { timeout: 120_000 }, () => {
     expect(wrapped.written).toEqual(workers.written);
   });
 
-  it('uses workers by default only from three cores on', () => {
-    expect([1, 2, 3, 4, 8].map(ingestConcurrencyFor)).toEqual([1, 1, 3, 4, 8]);
+  it('uses workers by default from three cores on, and on two for large batches only', () => {
+    const small = [1, 2, 3, 4, 8].map((cores) => ingestConcurrencyFor(cores, 5183));
+    expect(small).toEqual([1, 1, 3, 4, 8]);
+    const large = [1, 2, 3, 8].map((cores) => ingestConcurrencyFor(cores, 10_000));
+    expect(large).toEqual([1, 2, 3, 8]);
   });
 
   it('prepares a single group on the calling thread', async () => {
