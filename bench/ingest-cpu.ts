@@ -22,7 +22,12 @@
  * and without it splits a first ingest's extra cost into memos of the vocabulary and the rest.
  *
  * `--hashing D` gives each engine an embedder of its own, `createHashingEmbedder({ dimensions:
- * D })`, as `bench:peers` does (`--hashing 256`): ingestion then runs on the calling thread.
+ * D })`, as `bench:peers` does (`--hashing 256`). Since round 14 the ingest workers build the
+ * same embedder from its settings; before, ingestion ran on the calling thread.
+ *
+ * `--dist DIR` measures a built package (`DIR/index.js`, its ingest workers the built
+ * `ingest-worker.js`) instead of the sources under tsx, whose workers compile the sources as
+ * they start: a first ingest's worker start as a user pays it. Not with `--cold`.
  *
  * ```
  * node --import tsx bench/ingest-cpu.ts --data ../shared/data/scifact [--runs 4] [--concurrency 1]
@@ -32,9 +37,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { createBpeTokenizer, createChatEngine, createHashingEmbedder } from '../src/index.js';
+import { pathToFileURL } from 'node:url';
+import { createBpeTokenizer } from '../src/index.js';
 import cl100k from '../src/adapters/tokenizer/encodings/cl100k_base.js';
 import { clearAnalysisCaches } from '../src/text/analyzer.js';
 import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
@@ -61,6 +67,11 @@ async function main(): Promise<void> {
   const concurrency =
     flag('--concurrency') === undefined ? undefined : Number(flag('--concurrency'));
   const hashing = flag('--hashing') === undefined ? undefined : Number(flag('--hashing'));
+  const dist = flag('--dist');
+  if (dist !== undefined && cold) throw new Error('--cold needs the sources, not --dist');
+  const { createChatEngine, createHashingEmbedder } = (await import(
+    dist === undefined ? '../src/index.js' : pathToFileURL(join(resolve(dist), 'index.js')).href
+  )) as typeof import('../src/index.js');
   const load = () =>
     loadCorpus(dir).map((doc) => ({ id: doc.id, title: doc.title, text: doc.text }));
   let docs = load();
@@ -121,6 +132,7 @@ async function main(): Promise<void> {
         : '') +
       (reload ? '; corpus read again per ingest' : '') +
       (cold ? '; cold memos per ingest' : '') +
+      (dist === undefined ? '' : `; ${dist}`) +
       `; load ${loadAverage}`,
   );
 }

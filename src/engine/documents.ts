@@ -11,6 +11,7 @@ import { planRetrieval, retrievalOptions } from '../pipeline/route.js';
 import { toSearchHits } from '../pipeline/turn/sources.js';
 import type { TrajectoryRecord } from '../ports/chat-records.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
+import { embedderRecipe } from '../text/chunk-analysis.js';
 import type {
   FindPatternsOptions,
   IngestDocument,
@@ -43,10 +44,13 @@ export interface IngestOptions {
   readonly partial?: boolean | undefined;
   /**
    * Threads that prepare documents (chunking, token counting, embedding), in Node: default the
-   * machine's parallelism (`os.availableParallelism()`); `1` prepares on the calling thread.
-   * Only the default chunker, embedder and tokenizer run in worker threads; with a `chunker`,
-   * `embedder` or `tokenizer` of your own, and in browsers, Deno and edge runtimes, documents are
-   * prepared on the calling thread. The results are the same either way.
+   * machine's parallelism (`os.availableParallelism()`); on one or two cores, for fewer than
+   * 8,192 documents, the calling thread (worker threads measured slower there). `1` prepares on
+   * the calling thread.
+   * Only the default chunker and tokenizer and a hashing embedder (the default, or one made by
+   * `createHashingEmbedder`) run in worker threads; with a `chunker`, `embedder` or `tokenizer`
+   * of your own, and in browsers, Deno and edge runtimes, documents are prepared on the calling
+   * thread. The results are the same either way.
    */
   readonly concurrency?: number | undefined;
 }
@@ -72,13 +76,19 @@ function isNode(): boolean {
  * pool's module cannot be loaded (a bundle without it): documents are then prepared on the
  * calling thread. The specifier is one bundlers do not follow, so no bundle holds the pool.
  */
-async function ingestPreparer(concurrency: number | undefined): Promise<GroupPreparer | undefined> {
+async function ingestPreparer(
+  concurrency: number | undefined,
+  documents: number,
+): Promise<GroupPreparer | undefined> {
   if (!isNode()) return undefined;
   try {
     const pool = (await import(/* webpackIgnore: true */ /* @vite-ignore */ POOL_MODULE)) as {
       sharedIngestPool: () => { preparer(concurrency?: number): GroupPreparer };
+      defaultIngestConcurrency: (documents: number) => number;
     };
-    const preparer = pool.sharedIngestPool().preparer(concurrency);
+    const preparer = pool
+      .sharedIngestPool()
+      .preparer(concurrency ?? pool.defaultIngestConcurrency(documents));
     return preparer.concurrency > 1 ? preparer : undefined;
   } catch {
     return undefined;
@@ -107,13 +117,16 @@ export function createDocumentOperations(options: DocumentOperationsOptions) {
     ): Promise<IngestResult> {
       const parsed = parseInput(ingestOptionsSchema(), options, 'ingest options');
       const deps = { ...base, graphIndexer, tokenizer: await loadTokenizer() };
+      // A hashing embedder the host made with `createHashingEmbedder` is plain settings that
+      // the workers build the same embedder from; any other embedder runs here.
+      const recipe = resolved.embedder && embedderRecipe(resolved.embedder);
       const portable =
-        resolved.embedder === undefined &&
+        (resolved.embedder === undefined || recipe !== undefined) &&
         resolved.tokenizer === undefined &&
         resolved.chunking.chunker === undefined;
       const preparer =
         portable && parsed.concurrency !== 1 && Array.isArray(docs) && docs.length > GROUP
-          ? await ingestPreparer(parsed.concurrency)
+          ? await ingestPreparer(parsed.concurrency, docs.length)
           : undefined;
       const result = await ingestDocuments(deps, docs, {
         namespace: resolved.namespace,
@@ -125,6 +138,7 @@ export function createDocumentOperations(options: DocumentOperationsOptions) {
         signal: parsed.signal,
         partial: parsed.partial === true,
         preparer,
+        embedder: recipe,
         // The engine's own keyword index: the workers analyse its texts as it would.
         keywordLanguage: resolved.keywordIndex === undefined ? resolved.text.language : undefined,
         // The graph indexer's term settings (`runtime.ts`; its shortest term is the default, 4).

@@ -26,9 +26,29 @@ function defaultWorker(): URL | undefined {
   return new URL(self.endsWith('.ts') ? './ingest-worker.ts' : './ingest-worker.js', self);
 }
 
-/** Workers by default: one per core the process may use. */
-export function defaultIngestConcurrency(): number {
-  return Math.max(1, availableParallelism());
+/**
+ * Documents in one ingest from which workers pay on a machine of two cores or fewer. Measured on
+ * 2 cores (docs/benchmarks.md, "ingest8"): SciFact's 5,183 documents were slower with two
+ * workers than on the calling thread (first ingest of a process 1.4–1.6× the wall time, 1.6×
+ * the CPU: each worker starts, compiles and fills its memos, and two workers and the merging
+ * calling thread are three busy threads), while `bench/scale.ts`'s batches of 10,000 were 1.7×
+ * faster. Between the two, the boundary is not measured.
+ */
+const SMALL_MACHINE_MIN_DOCUMENTS = 8192;
+
+/**
+ * Workers by default for an ingest of `documents` documents on a machine of `cores` cores: one
+ * per core from three cores on; on one or two, as many only for a batch large enough to repay
+ * starting them, else 1 (the calling thread prepares).
+ */
+export function ingestConcurrencyFor(cores: number, documents: number): number {
+  if (cores > 2 || documents >= SMALL_MACHINE_MIN_DOCUMENTS) return Math.max(1, cores);
+  return 1;
+}
+
+/** Workers by default on this machine (`ingestConcurrencyFor` its cores) for `documents`. */
+export function defaultIngestConcurrency(documents = Number.POSITIVE_INFINITY): number {
+  return ingestConcurrencyFor(availableParallelism(), documents);
 }
 
 /**

@@ -4,7 +4,7 @@ import type { KeywordIndex } from '../ports/keyword-index.js';
 import type { Tokenizer } from '../ports/tokenizer.js';
 import type { VectorMatch, VectorStore } from '../ports/vector-store.js';
 import { documentSchema, documentsSchema, parseInput, type IngestProgress } from '../validate.js';
-import { takesChunkAnalyses } from '../text/chunk-analysis.js';
+import { takesChunkAnalyses, type EmbedderRecipe } from '../text/chunk-analysis.js';
 import type { LanguageSetting } from '../text/language-detection.js';
 import type { IngestDocument, IngestResult, RejectedDocument } from '../types.js';
 import { describeIssues, safeParse } from '../util/schema.js';
@@ -49,10 +49,16 @@ export interface IngestSettings {
   readonly partial?: boolean | undefined;
   /**
    * Prepares groups off the calling thread (an ingest worker pool); omitted: every group is
-   * prepared on the calling thread. Only for the default chunker, embedder and tokenizer: the
-   * workers know them by their settings.
+   * prepared on the calling thread. Only for the default chunker and tokenizer and a hashing
+   * embedder: the workers know them by their settings.
    */
   readonly preparer?: GroupPreparer | undefined;
+  /**
+   * With a `preparer`: the settings of `deps.embedder` when it is a hashing embedder made by
+   * `createHashingEmbedder` (`embedderRecipe`), which the workers build it from; omitted: the
+   * engine's default hashing embedder.
+   */
+  readonly embedder?: EmbedderRecipe | undefined;
   /**
    * The language of the engine's default keyword index, when `deps.keywordIndex` is it: the
    * preparer then computes the chunks' keyword terms too. Omitted: the index analyses texts.
@@ -392,6 +398,7 @@ function preparedAhead(
       chunkSize: settings.chunkSize,
       chunkOverlap: settings.chunkOverlap,
       tokenizer,
+      embedder: settings.embedder,
       keywordLanguage: settings.keywordLanguage,
       graphTerms: settings.graphTerms,
     };

@@ -192,12 +192,24 @@ export function analyzeChunk(
  */
 export const CHUNK_ANALYSES: unique symbol = Symbol('cortexis.chunkAnalyses');
 
-/** Embedders that read `CHUNK_ANALYSES` (the hashing embedder registers itself). */
-const readers = new WeakSet<object>();
+/**
+ * The settings an embedder was made from, as plain data: an ingest worker builds the same
+ * embedder from them (the hashing embedder's resolved settings, `adapters/hashing/`).
+ */
+export type EmbedderRecipe = Readonly<Record<string, number>>;
 
-/** Registers an embedder that reads the shared analyses of its texts. */
-export function readsChunkAnalyses(embedder: object): void {
-  readers.add(embedder);
+/** Embedders that read `CHUNK_ANALYSES` (the hashing embedder registers itself). */
+const readers = new WeakMap<object, { readonly embed: unknown; readonly recipe: EmbedderRecipe }>();
+
+/**
+ * Registers an embedder that reads the shared analyses of its texts, made from `recipe`: an
+ * ingest worker may build the same embedder from it and embed there.
+ */
+export function readsChunkAnalyses(
+  embedder: { readonly embed: unknown },
+  recipe: EmbedderRecipe,
+): void {
+  readers.set(embedder, { embed: embedder.embed, recipe });
 }
 
 /**
@@ -208,4 +220,18 @@ export function takesChunkAnalyses(embedder: object): boolean {
   if (readers.has(embedder)) return true;
   const inner = (embedder as { inner?: unknown }).inner;
   return typeof inner === 'object' && inner !== null && readers.has(inner);
+}
+
+/**
+ * The settings to build this very embedder from elsewhere (an ingest worker): only for the
+ * object its factory registered, its `embed` still its own. Any other object (a host's
+ * embedder, a spread copy, a wrapper, one whose `embed` was replaced) gets `undefined` and is
+ * called where it is.
+ */
+export function embedderRecipe(embedder: object): EmbedderRecipe | undefined {
+  const entry = readers.get(embedder);
+  if (entry === undefined || (embedder as { embed?: unknown }).embed !== entry.embed) {
+    return undefined;
+  }
+  return entry.recipe;
 }

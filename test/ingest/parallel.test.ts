@@ -5,12 +5,17 @@ import {
   createMemoryGraphStore,
   createMemoryKeywordIndex,
   createMemoryVectorStore,
+  type EmbeddingProvider,
   type GraphStore,
   type IngestProgress,
   type KeywordIndex,
   type VectorStore,
 } from 'cortexis';
-import { IngestPool, sharedIngestPool } from '../../src/engine/ingest-pool.js';
+import {
+  IngestPool,
+  ingestConcurrencyFor,
+  sharedIngestPool,
+} from '../../src/engine/ingest-pool.js';
 import { ingestDocuments, type GroupPreparer } from '../../src/ingest/ingest.js';
 import { createHashingEmbedder } from '../../src/adapters/hashing/embedder.js';
 import { createGptTokenizer } from '../../src/adapters/tokenizer/gpt-tokenizer.js';
@@ -76,12 +81,13 @@ function recording() {
   return { vectorStore, keywordIndex, graphStore, written, indexed, graphWrites };
 }
 
-async function ingestWith(docs: unknown[], concurrency: number) {
+async function ingestWith(docs: unknown[], concurrency: number, embedder?: EmbeddingProvider) {
   const stores = recording();
   const engine = createChatEngine({
     vectorStore: stores.vectorStore,
     keywordIndex: stores.keywordIndex,
     graphStore: stores.graphStore,
+    ...(embedder === undefined ? {} : { embedder }),
   });
   const progress: IngestProgress[] = [];
   const result = await engine.ingest(docs as never, {
@@ -177,6 +183,51 @@ describe('ingestion on worker threads', { timeout: 120_000 }, () => {
       expect(parallel).toEqual(await answers(1));
     },
   );
+
+  it("embeds in the workers with a host's createHashingEmbedder, the same vectors", async () => {
+    const docs = corpus(700);
+    const settings = { dimensions: 256, charWeight: 2, bigramWeight: 0.5, maxNgram: 4 };
+    const answered = sharedIngestPool().answered;
+    const parallel = await ingestWith(docs, 2, createHashingEmbedder(settings));
+    expect(sharedIngestPool().answered - answered).toBe(3);
+    const inline = await ingestWith(docs, 1, createHashingEmbedder(settings));
+    expect(sharedIngestPool().answered - answered).toBe(3);
+    expect(parallel.written.length).toBeGreaterThan(700);
+    expect(parallel.written[0]!.vector).toHaveLength(256);
+    expect(parallel.written).toEqual(inline.written);
+    expect(parallel.indexed).toEqual(inline.indexed);
+    expect(parallel.graphWrites).toEqual(inline.graphWrites);
+    expect(parallel.hits).toEqual(inline.hits);
+    // The default embedder's vectors differ: the workers built the host's settings.
+    const defaults = await ingestWith(docs, 2);
+    expect(defaults.written[0]!.vector).toHaveLength(384);
+  });
+
+  it("keeps any other embedder on the calling thread, a copy of a hashing one's too", async () => {
+    const hashing = createHashingEmbedder({ dimensions: 256 });
+    const replaced = createHashingEmbedder({ dimensions: 256 });
+    const calls: number[] = [];
+    const embed = replaced.embed.bind(replaced);
+    replaced.embed = (texts, options) => (calls.push(texts.length), embed(texts, options));
+    const answered = sharedIngestPool().answered;
+    const copy = await ingestWith(corpus(600), 2, { ...hashing });
+    const wrapped = await ingestWith(corpus(600), 2, replaced);
+    expect(sharedIngestPool().answered).toBe(answered);
+    expect(calls.reduce((sum, count) => sum + count, 0)).toBeGreaterThanOrEqual(
+      wrapped.written.length,
+    );
+    const workers = await ingestWith(corpus(600), 2, createHashingEmbedder({ dimensions: 256 }));
+    expect(sharedIngestPool().answered - answered).toBe(3);
+    expect(copy.written).toEqual(workers.written);
+    expect(wrapped.written).toEqual(workers.written);
+  });
+
+  it('uses workers by default from three cores on, and on two for large batches only', () => {
+    const small = [1, 2, 3, 4, 8].map((cores) => ingestConcurrencyFor(cores, 5183));
+    expect(small).toEqual([1, 1, 3, 4, 8]);
+    const large = [1, 2, 3, 8].map((cores) => ingestConcurrencyFor(cores, 10_000));
+    expect(large).toEqual([1, 2, 3, 8]);
+  });
 
   it('prepares a single group on the calling thread', async () => {
     const answered = sharedIngestPool().answered;

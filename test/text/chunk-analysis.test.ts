@@ -7,7 +7,12 @@ import { createHashingEmbedder } from '../../src/adapters/hashing/embedder.js';
 import { termFrequencies } from '../../src/ingest/graph-terms.js';
 import { indexTexts } from '../../src/ingest/prepare.js';
 import { analyzeTerms, splitContent } from '../../src/text/analyzer.js';
-import { analyzeChunk, CHUNK_ANALYSES, takesChunkAnalyses } from '../../src/text/chunk-analysis.js';
+import {
+  analyzeChunk,
+  CHUNK_ANALYSES,
+  embedderRecipe,
+  takesChunkAnalyses,
+} from '../../src/text/chunk-analysis.js';
 
 const GRAPH = { characters: 300, minLength: 4 };
 
@@ -128,6 +133,23 @@ describe('the hashing embedder and shared analyses', () => {
     expect(takesChunkAnalyses(embedder)).toBe(true);
     expect(takesChunkAnalyses({ ...embedder })).toBe(false);
     expect(takesChunkAnalyses({ inner: embedder })).toBe(true);
+    // Only the registered object, its own `embed` in place, can be built again elsewhere.
+    const recipe = embedderRecipe(embedder);
+    expect(recipe).toEqual({
+      dimensions: 64,
+      wordWeight: 1,
+      bigramWeight: 0,
+      charWeight: 1.5,
+      minNgram: 3,
+      maxNgram: 5,
+      maxBatchSize: 256,
+    });
+    expect(Object.isFrozen(recipe)).toBe(true);
+    expect(embedderRecipe({ ...embedder })).toBeUndefined();
+    expect(embedderRecipe({ inner: embedder })).toBeUndefined();
+    const replaced = createHashingEmbedder({ dimensions: 64 });
+    replaced.embed = async (texts) => texts.map(() => new Float32Array(64));
+    expect(embedderRecipe(replaced)).toBeUndefined();
     const texts = ['Parking permits\nApply at the city office.', 'Refunds within 14 days.'];
     const analyses = [
       analyzeChunk(texts[0]!, 'unused', 15, { keyword: false }),

@@ -337,6 +337,7 @@ export function createHashingEmbedder(settings: HashingEmbedderSettings = {}): E
       });
     },
   };
-  readsChunkAnalyses(embedder);
+  // Plain numbers: an ingest worker builds the same embedder from them (`engine/ingest-worker.ts`).
+  readsChunkAnalyses(embedder, Object.freeze({ ...resolved }));
   return embedder;
 }
