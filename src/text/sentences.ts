@@ -54,6 +54,8 @@ const LOOK_BEHIND = 48;
 const BACKTICK = 96;
 const FULL_STOPS = new Set(['。', '！', '？']);
 const CLOSERS = new Set(['"', "'", '”', '’', ')', ']']);
+// Brackets an ellipsis right after stands for elided content (`(…|…)`), not a sentence's end.
+const OPENERS = new Set(['(', '[', '{']);
 const CJK_CLOSERS = new Set(['」', '』', '）', '”', '’']);
 const CITATION_TAG = /^\s*\[source:\s*[A-Za-z0-9_-]+\]/;
 
@@ -224,13 +226,14 @@ function previousWord(text: string): string {
 /**
  * Whether a period or an ellipsis is part of a sentence that goes on: an ellipsis followed by a
  * lower-case word (`appending ... to the name`), or a period after a word with a dot inside it
- * (`f.ex. iconv.decode`) followed by one; a list marker's period (`1. Install`); a period standing
- * alone between spaces before a lower-case word (`a . can be used`: inline code whose backticks
- * the loader removed, a literal, not a sentence's end).
+ * (`f.ex. iconv.decode`) followed by one; an ellipsis right after an opening bracket (`(… —
+ * any characters)`, `[…]`: elided content, the bracket still open); a list marker's period
+ * (`1. Install`); a period standing alone between spaces before a lower-case word (`a . can be
+ * used`: inline code whose backticks the loader removed, a literal, not a sentence's end).
  */
 function continues(text: string, run: string, runStart: number, next: string): boolean {
   const lower = next.toLowerCase() === next && next.toUpperCase() !== next;
-  if (run === '…' || /^\.{2,}$/.test(run)) return lower;
+  if (run === '…' || /^\.{2,}$/.test(run)) return lower || OPENERS.has(text[runStart - 1] ?? '');
   if (run !== '.') return false;
   if (lower && runStart > 0 && isSpace(text[runStart - 1])) return true;
   // A list marker at the start of a line: "1. Install".
