@@ -10,6 +10,8 @@ export interface WorkerResult {
   readonly chunks: number;
   readonly ingestMs: number;
   readonly questions: number;
+  /** Untimed first turns before the single-turn measure: 20 test questions, then train claims. */
+  readonly warmUpTurns: number;
   readonly turnP50Ms: number;
   readonly turnP99Ms: number;
   /** Latency of turn 1 and of turn `CONVERSATION_TURNS`, per conversation. */

@@ -10,7 +10,9 @@
  * Options: `--cortexis DIR` (or `CORTEXIS_DIST`): the built `dist/` to measure (default: this
  * repository's); `--data DIR`: the SciFact folder; `--rounds N` (default 3); `--imports N`
  * cold-import processes per stack and round (default 5); `--report FILE`: print the tables of a
- * saved run (every run saves its samples to `bench/results/peers.json`) without measuring.
+ * saved run (every run saves its samples to `bench/results/peers.json`) without measuring;
+ * `--warm N`: N more untimed first turns per stack (over SciFact's train claims) before the
+ * single-turn measure, the same for every stack (default 0: the first turns of a process).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -111,10 +113,16 @@ function coldImport(specifiers: readonly string[]): ImportSample {
   return { inProcessMs: Number(out.toString().trim()), processMs };
 }
 
-function runWorker(stack: StackName, distDir: string, dataDir: string): WorkerResult {
+function runWorker(
+  stack: StackName,
+  distDir: string,
+  dataDir: string,
+  extraWarmUp: number,
+): WorkerResult {
+  const worker = join(peersDir, 'worker.ts');
   const out = execFileSync(
     process.execPath,
-    ['--import', import.meta.resolve('tsx'), join(peersDir, 'worker.ts'), stack, distDir, dataDir],
+    ['--import', import.meta.resolve('tsx'), worker, stack, distDir, dataDir, String(extraWarmUp)],
     {
       cwd: peersDir,
       maxBuffer: 16 * 2 ** 20,
@@ -192,6 +200,10 @@ async function main(): Promise<void> {
   if (!Number.isInteger(rounds) || rounds < 1 || !Number.isInteger(importRuns) || importRuns < 1) {
     throw new Error('--rounds and --imports take a whole number ≥ 1');
   }
+  const extraWarmUp = Number(option('--warm') ?? 0);
+  if (!Number.isInteger(extraWarmUp) || extraWarmUp < 0) {
+    throw new Error('--warm takes a whole number ≥ 0');
+  }
   ensurePeersInstalled();
 
   const versions: Run['versions'] = {
@@ -218,7 +230,7 @@ async function main(): Promise<void> {
     }
     const results = {} as Record<StackName, WorkerResult>;
     for (const stack of order) {
-      const result = runWorker(stack, distDir, dataDir);
+      const result = runWorker(stack, distDir, dataDir, extraWarmUp);
       results[stack] = result;
       console.error(
         `round ${round + 1}/${rounds} ${stack}: import ${ms(median(imports[stack].map((s) => s.inProcessMs)))}, ingest ${ms(result.ingestMs)} (${result.chunks} chunks), turn p50 ${ms(result.turnP50Ms)} p99 ${ms(result.turnP99Ms)}, turn ${CONVERSATION_TURNS} ${ms(lastTurn(result))}`,
@@ -356,7 +368,7 @@ function report(run: Run): void {
     `| process with \`import()\` ÷ bare Node process | ${spread(startUp, 'ratio')} | — | — | issue 17: ≤ 1.3× | ${verdict(median(startUp) <= 1.3)} |`,
   );
   console.log(
-    `\nSingle turn: the first turn of a fresh conversation, ${all[0]!.results.cortexis.questions} test questions after 20 untimed. Turn ${CONVERSATION_TURNS}: median of ${all[0]!.results.cortexis.conversations.length} conversations of ${CONVERSATION_TURNS} test questions. Targets are judged on the medians.`,
+    `\nSingle turn: the first turn of a fresh conversation, ${all[0]!.results.cortexis.questions} test questions after ${all[0]!.results.cortexis.warmUpTurns ?? 20} untimed first turns (20 test questions, then train claims with \`--warm N\`). Turn ${CONVERSATION_TURNS}: median of ${all[0]!.results.cortexis.conversations.length} conversations of ${CONVERSATION_TURNS} test questions. Targets are judged on the medians.`,
   );
 }
 
