@@ -3,8 +3,9 @@
  * not answered by them, however close they are otherwise ("How do I set the passphrase of a
  * client certificate?" retrieves the TLS pages, none of which says "passphrase"). The focus is
  * the question's content words without the words that say what kind of answer is wanted
- * ("which *function*", "the *default*", "*how* do I") and without words that carry no topic
- * ("whether", "another"). The check refuses when
+ * ("which *function*", "the *default*", "*how* do I"), without words that carry no topic
+ * ("whether", "another") and without a verb that asks whether ("*check* whether", "*find out*
+ * if"). The check refuses when
  *
  * - the text asks a question (ends with "?"; a claim to check is left to the guard's model), and
  * - a literal the question writes as code (a version `1.3`, a call `parse()`, a dotted path

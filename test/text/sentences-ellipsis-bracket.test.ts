@@ -16,7 +16,7 @@ describe('splitSentences: an ellipsis inside brackets', () => {
     expect(texts('It trails (off)… Then it goes.')).toEqual(['It trails (off)…', 'Then it goes.']);
   });
 
-  it('stays linear on runs of opened ellipses', () => {
+  it('keeps a long run of opened ellipses as one sentence, spans matching the text', () => {
     const text = '(… '.repeat(30_000);
     const spans = splitSentences(text);
     for (const span of spans) expect(text.slice(span.start, span.end)).toBe(span.text);
