@@ -16,7 +16,7 @@
  * ```
  */
 import { stat } from 'node:fs/promises';
-import { extname, relative, resolve, sep } from 'node:path';
+import { basename, extname, relative, resolve, sep } from 'node:path';
 import { ConfigError, ValidationError } from '../errors/index.js';
 import type { MetadataValue } from '../ports/common.js';
 import type { IngestDocument } from '../types.js';
@@ -330,11 +330,21 @@ function skipFor(error: unknown): { skip: SkipCode; reason: string } {
   return { skip: 'parse-error', reason: `cannot parse: ${message}` };
 }
 
-async function loadFile(path: string, root: string, options: LoadOptions): Promise<FileResult> {
+/**
+ * The kind of a file by its ending; a file named `README` with no ending (as many packages and
+ * repositories ship it) is read as Markdown, a superset of the plain text such files hold.
+ */
+function fileTypeOf(path: string): FileType | undefined {
   const ending = extname(path).toLowerCase();
-  const fileType = (FILE_TYPES as Record<string, FileType | undefined>)[ending];
+  if (ending === '' && basename(path).toLowerCase() === 'readme') return 'markdown';
+  return (FILE_TYPES as Record<string, FileType | undefined>)[ending];
+}
+
+async function loadFile(path: string, root: string, options: LoadOptions): Promise<FileResult> {
+  const fileType = fileTypeOf(path);
   if (!fileType) {
     const supported = Object.keys(FILE_TYPES).join(', ');
+    const ending = extname(path).toLowerCase();
     const what = ending ? `'${ending}'` : '(no file ending)';
     return {
       skip: 'unsupported',
