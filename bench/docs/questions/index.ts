@@ -4,6 +4,7 @@ import { corsReadme } from './cors-readme.js';
 import { enquirerReadme } from './enquirer-readme.js';
 import { fastGlobReadme } from './fast-glob-readme.js';
 import { htmlToTextReadme } from './html-to-text-readme.js';
+import { nodeFetchReadme } from './node-fetch-readme.js';
 import { openaiReadme } from './openai-readme.js';
 import { readmes } from './readmes.js';
 import { sadeReadme } from './sade-readme.js';
@@ -24,4 +25,5 @@ export const QUESTION_SETS: readonly QuestionSet[] = [
   htmlToTextReadme,
   corsReadme,
   sadeReadme,
+  nodeFetchReadme,
 ];

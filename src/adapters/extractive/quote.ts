@@ -66,9 +66,24 @@ export const CODE_VALUE_WEIGHT = 0.5;
 export function quotesBlock(candidate: Candidate, shape: QuestionShape): boolean {
   if (candidate.block === undefined) return false;
   const { intents } = shape;
-  if (candidate.blockKind === 'code') return intents.includes('how-to') || intents.includes('api');
+  if (candidate.blockKind === 'code') {
+    return intents.includes('how-to') || intents.includes('api') || listsDefaults(candidate, shape);
+  }
   return intents.length > 0 && !intents.includes('definition');
 }
+
+/**
+ * Whether a lead-in says its code block holds the defaults asked for ("The default values are
+ * shown after each option key." over `{ follow: 20, // maximum redirect count … }`): the block
+ * is the answer to a question asking for a default.
+ */
+function listsDefaults(candidate: Candidate, shape: QuestionShape): boolean {
+  return shape.asksDefault === true && NAMES_DEFAULTS.test(candidate.text);
+}
+
+// A lead-in naming the defaults themselves, not a default thing ("a default command").
+const NAMES_DEFAULTS =
+  /\bdefaults\b|\bdefault\s+(?:values?|settings?|options?|config(?:uration)?)\b/i;
 
 // A list under this heading (trimmed) is a table of contents: its items name sections, they
 // state nothing. One `\s*` only, so a failing match stays linear.
