@@ -68,7 +68,7 @@ export const sendReadme: QuestionSet = {
       question: 'How are dotfiles treated by default?',
       fact: "similar to `'ignore'`, but files within a directory that begins with a dot are not ignored",
       files: README,
-      pattern: /similar\W+to\W+'?ignore/i,
+      pattern: /similar_?\W+to\W+'?ignore/i,
       kind: 'prose',
     },
     {
