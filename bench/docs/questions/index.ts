@@ -10,6 +10,7 @@ import { readmes } from './readmes.js';
 import { sadeReadme } from './sade-readme.js';
 import { saferBufferDocs } from './safer-buffer-docs.js';
 import { semverReadme } from './semver-readme.js';
+import { sendReadme } from './send-readme.js';
 import type { QuestionSet } from './types.js';
 import { undiciApi } from './undici-api.js';
 
@@ -26,4 +27,5 @@ export const QUESTION_SETS: readonly QuestionSet[] = [
   corsReadme,
   sadeReadme,
   nodeFetchReadme,
+  sendReadme,
 ];
