@@ -25,9 +25,14 @@
  *    name, so a reader of the question alone (the extractive model) finds the name among the
  *    user's own words. Other "it"s are left alone (the subject of the question itself: "In
  *    which format does it expect its value?").
+ * 4. **A state the follow-up sets.** When the name replaced one of those, turning it off or on
+ *    and "it is off/on" are read as the value the docs write: "And what happens to ** when I
+ *    turn it off?" → "… when I set globstar to false?", "Which errors are suppressed when it is
+ *    off?" → "… when suppressErrors is false?"; documentation states a switch's effect as "If
+ *    `false`, …" or "Set to `true` to …", seldom as "off".
  *
  * Measured on `npm run bench:docs` (docs/benchmarks.md, "followups", "followups11",
- * "followups12", "followups14").
+ * "followups12", "followups14", "followups15").
  * Substituting a bare fragment for its counterpart ("and synchronously?" → "… find files
  * synchronously?"), resolving every "it"/"its", and giving a bare fragment an unnamed subject
  * changed no figure there or lost one, and were dropped.
@@ -105,6 +110,11 @@ const SUBJECT_REFERENCE = new RegExp(
     '|(?<=\\b(?:when|if|once|while|unless|whether)\\s)it\\b',
   'i',
 );
+// Rule 4: a switch turned or stated off or on, just before or after the name (a loop-free
+// pattern each: one verb, one particle).
+const TURNED_BEFORE = /\bturn(?:s|ed|ing)?\s+$/i;
+const PARTICLE_AFTER = /^\s+(off|on)\b/i;
+const STATE_AFTER = /^\s+(?:is|are)\s+(off|on)\b/i;
 const KIND_PHRASE = new RegExp(`\\bthe\\s+([\\w.$@/-]+)\\s+(${KIND})\\b`, 'i');
 /**
  * Names a question writes: code identifiers (`a.b`, `fn()`, camelCase, PascalCase, in
@@ -157,6 +167,27 @@ function asQuestion(fragment: string): string {
 }
 
 /**
+ * `asked` with the reference to the subject replaced by `subject` (rule 3), a state set on it
+ * written as the value (rule 4); `asked` itself when it has no such reference.
+ */
+function withSubject(asked: string, subject: string): string {
+  const reference = SUBJECT_REFERENCE.exec(asked);
+  if (reference === null) return asked;
+  const before = asked.slice(0, reference.index);
+  const after = asked.slice(reference.index + reference[0].length);
+  const value = (word: string) => (word.toLowerCase() === 'off' ? 'false' : 'true');
+  const turned = TURNED_BEFORE.exec(before);
+  const particle = turned ? PARTICLE_AFTER.exec(after) : null;
+  if (turned && particle) {
+    const rest = after.slice(particle[0].length);
+    return `${before.slice(0, turned.index)}set ${subject} to ${value(particle[1]!)}${rest}`;
+  }
+  const state = STATE_AFTER.exec(after);
+  if (state) return `${before}${subject} is ${value(state[1]!)}${after.slice(state[0].length)}`;
+  return `${before}${subject}${after}`;
+}
+
+/**
  * One follow-up resolved against the previous question (already standalone); null when the
  * message needs nothing from it.
  */
@@ -165,7 +196,7 @@ function resolveOne(message: string, previous: string): ResolvedFollowUp | null 
   const asked = fragment === undefined ? message.trim() : asQuestion(fragment);
   const subject = subjectOf(asked) === '' ? subjectOf(previous) : '';
   // "… for it?", "… when it is on?": the thing acted on or whose state matters, the subject.
-  const question = subject === '' ? asked : asked.replace(SUBJECT_REFERENCE, subject);
+  const question = subject === '' ? asked : withSubject(asked, subject);
   if (question === message.trim() && subject === '') return null;
   return { question, subject };
 }

@@ -94,11 +94,11 @@ describe('resolveFollowUp reads a final "it"', () => {
 
   it('and an "it" whose state a condition asks about', () => {
     expect(
-      resolveFollowUp('What does a{b,c}d match when it is on?', [
+      resolveFollowUp('What does a{b,c}d match when it is set?', [
         'What does the braceExpansion option do?',
       ]),
     ).toEqual({
-      question: 'What does a{b,c}d match when braceExpansion is on?',
+      question: 'What does a{b,c}d match when braceExpansion is set?',
       subject: 'braceExpansion',
     });
     expect(
@@ -131,8 +131,8 @@ describe('resolveFollowUp reads a final "it"', () => {
 describe('resolveFollowUp reads what a follow-up points back at', () => {
   it('an "it" before a final particle or adverb', () => {
     expect(
-      resolveFollowUp('How do I turn it off?', ['What does the `bodyTimeout` option do?']),
-    ).toEqual({ question: 'How do I turn bodyTimeout off?', subject: 'bodyTimeout' });
+      resolveFollowUp('How do I shut it off?', ['What does the `bodyTimeout` option do?']),
+    ).toEqual({ question: 'How do I shut bodyTimeout off?', subject: 'bodyTimeout' });
     expect(
       resolveFollowUp('And how do I set it up again?', ['What is the `FormData` helper?']),
     ).toEqual({ question: 'How do I set FormData up again?', subject: 'FormData' });
@@ -168,6 +168,43 @@ describe('resolveFollowUp reads what a follow-up points back at', () => {
       question: 'Is this a problem?',
       subject: 'cache',
     });
+  });
+});
+
+describe('resolveFollowUp reads a state the follow-up sets as the value the docs write', () => {
+  it('turning the thing off or on', () => {
+    expect(
+      resolveFollowUp('And what happens to ** when I turn it off?', [
+        'What does the `globstar` option do?',
+      ]),
+    ).toEqual({
+      question: 'What happens to ** when I set globstar to false?',
+      subject: 'globstar',
+    });
+    expect(
+      resolveFollowUp('How do I turn it on?', ['What does the `bodyTimeout` option do?']),
+    ).toEqual({ question: 'How do I set bodyTimeout to true?', subject: 'bodyTimeout' });
+  });
+
+  it('a condition on its state', () => {
+    expect(
+      resolveFollowUp('Which errors are suppressed when it is off?', [
+        'What does the `suppressErrors` option do?',
+      ]),
+    ).toEqual({
+      question: 'Which errors are suppressed when suppressErrors is false?',
+      subject: 'suppressErrors',
+    });
+  });
+
+  it('and nothing when the name does not replace the switched thing', () => {
+    // The question's own subject is switched, not the inherited name.
+    expect(resolveFollowUp('Does it turn the cache off?', ['What is the `cache` option?'])).toEqual(
+      { question: 'Does it turn the cache off?', subject: 'cache' },
+    );
+    expect(resolveFollowUp('Is it on by default?', ['What does the `allowH2` option do?'])).toEqual(
+      { question: 'Is it on by default?', subject: 'allowH2' },
+    );
   });
 });
 

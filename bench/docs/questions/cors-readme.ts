@@ -270,5 +270,19 @@ export const corsReadme: QuestionSet = {
       pattern: /already handled/,
       kind: 'prose',
     },
+    {
+      turns: ['What does the allowedHeaders option configure?', 'What happens if I leave it out?'],
+      fact: "defaults to reflecting the headers specified in the request's Access-Control-Request-Headers header",
+      files: README,
+      pattern: /reflecting the headers/,
+      kind: 'list',
+    },
+    {
+      turns: ['What is the origin option for?', 'How do I use it to disable CORS?'],
+      fact: 'set it to `false` to disable CORS',
+      files: README,
+      pattern: /`?false`? to disable CORS/,
+      kind: 'list',
+    },
   ],
 };

@@ -272,5 +272,22 @@ export const fastGlobReadme: QuestionSet = {
       pattern: /behaves exactly like/,
       kind: 'prose',
     },
+    {
+      turns: ['What does the ignore option do?', 'Show me an example.'],
+      fact: "`fg.sync('*.json', { ignore: ['package-lock.json'] })`",
+      files: README,
+      pattern: /ignore: \['package-lock\.json'\]/,
+      kind: 'code',
+    },
+    {
+      turns: [
+        'What does the suppressErrors option do?',
+        'Which errors are suppressed when it is off?',
+      ],
+      fact: 'By default this package suppress only `ENOENT` errors.',
+      files: README,
+      pattern: /ENOENT/,
+      kind: 'prose',
+    },
   ],
 };

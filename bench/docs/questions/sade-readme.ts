@@ -265,5 +265,19 @@ export const sadeReadme: QuestionSet = {
       pattern: OPTION_DEFAULT,
       kind: 'code',
     },
+    {
+      turns: ['What does opts.unknown of prog.parse do?', 'What does it receive as its argument?'],
+      fact: 'Your handler will receive the unknown flag (string) as its only argument.',
+      files: README,
+      pattern: /unknown flag \(string\)|only argument/,
+      kind: 'prose',
+    },
+    {
+      turns: ['How do I make a command the default one?', 'What happens if I do not?'],
+      fact: 'your Program will exit with a `No command specified` error',
+      files: README,
+      pattern: /No command specified/,
+      kind: 'prose',
+    },
   ],
 };

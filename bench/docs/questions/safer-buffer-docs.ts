@@ -270,5 +270,22 @@ export const saferBufferDocs: QuestionSet = {
       pattern: /sensitive data|undefined behaviour/,
       kind: 'prose',
     },
+    {
+      turns: ['How do I find unsafe Buffer calls with grep?', 'And with Node.js 8?'],
+      fact: '`--trace-warnings`, `--trace-deprecation`, `--pending-deprecation`',
+      files: PORTING,
+      pattern: /--trace-deprecation|--pending-deprecation|--trace-warnings/,
+      kind: 'list',
+    },
+    {
+      turns: [
+        'What should Buffer(0) be replaced with?',
+        'Which Node.js versions does that work on?',
+      ],
+      fact: 'returns the same result all the way down to Node.js 0.8.x',
+      files: PORTING,
+      pattern: /0\.8\.x/,
+      kind: 'prose',
+    },
   ],
 };
