@@ -241,6 +241,12 @@ function missingLiterals(question: string, chunks: readonly string[]): string[] 
 
 /** The shortest question word looked for inside a chunk's longer words (`writtenInside`). */
 export const INSIDE_WORD_LETTERS = 5;
+/**
+ * The most question words looked for inside the chunks' longer words: each is a scan of every
+ * chunk, and a question has far fewer focus words (a 100,000-character text of distinct words
+ * would otherwise cost half a second); the words after these stay missing.
+ */
+const INSIDE_WORD_LOOKUPS = 32;
 
 /**
  * Of the `absent` focus terms, those whose question word (`INSIDE_WORD_LETTERS` letters or
@@ -256,10 +262,12 @@ function writtenInside(
   const found = new Set<string>();
   const wanted = new Set(absent);
   let lower: string[] | undefined;
+  let lookups = 0;
   for (const word of question.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
     if (word.length < INSIDE_WORD_LETTERS || !/^[a-z0-9]+$/.test(word)) continue;
     const term = stemmedTerms(word)[0];
     if (term === undefined || !wanted.has(term) || found.has(term)) continue;
+    if (++lookups > INSIDE_WORD_LOOKUPS) break;
     lower ??= chunks.map((text) => text.toLowerCase());
     const inside = new RegExp(`[a-z0-9]${word}|${word}[a-z0-9]`);
     if (lower.some((text) => inside.test(text))) found.add(term);

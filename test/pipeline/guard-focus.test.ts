@@ -95,6 +95,15 @@ describe('missingFocus', () => {
     expect(plain.refuse).toBe(true);
   });
 
+  it('looks inside longer words for the first 32 missing question words only', () => {
+    const chunk = 'itemPrefix | unorderedList | String prefix for each list item';
+    const filler = Array.from({ length: 32 }, (_, index) => `zzword${index.toString(36)}zz`);
+    const late = missingFocus(`${filler.join(' ')} unordered?`, [chunk], 0.3, indexTerms);
+    expect(late.terms).toContain('unorder');
+    const early = missingFocus(`unordered ${filler.join(' ')}?`, [chunk], 0.3, indexTerms);
+    expect(early.terms).not.toContain('unorder');
+  });
+
   it('does not look for a word shorter than five letters inside a longer word', () => {
     const chunk = 'The worker thread has already parsed the metadata.';
     const missing = missingFocus(
