@@ -11,8 +11,10 @@
  * - a literal the question writes as code (a version `1.3`, a call `parse()`, a dotted path
  *   `a.b`, a flag) occurs in no retrieved chunk, or `MISSING_TERMS` focus terms occur in
  *   no retrieved chunk (a price or time-of-day word counts as present where an amount or a
- *   clock time is stated) and the best chunk's score is below `MISSING_TERM_TOP_SCORE`: strong
- *   retrieval evidence speaks for a chunk that says the same thing in other words.
+ *   clock time is stated, a word of five letters or more where a chunk writes it inside a
+ *   longer word: "unordered" in `unorderedList`) and the best chunk's score is below
+ *   `MISSING_TERM_TOP_SCORE`: strong retrieval evidence speaks for a chunk that says the same
+ *   thing in other words.
  *
  * Measured on the tune half of `npm run bench:docs` (docs/benchmarks.md, "issue 26, answers
  * round 3"). Pure; looks only at the texts and the score.
@@ -174,7 +176,7 @@ export function missingFocus(
   topScore: number,
   termsOf: (text: string) => ReadonlySet<string>,
 ): MissingFocus {
-  const terms = missingTerms(focusTerms(question), chunks, termsOf);
+  const terms = missingTerms(question, focusTerms(question), chunks, termsOf);
   const literals = missingLiterals(question, chunks);
   const refuse =
     chunks.length > 0 &&
@@ -200,22 +202,28 @@ export function focusRefuses(
   if (topScore >= MISSING_TERM_TOP_SCORE) return false;
   const focus = focusTerms(question);
   return (
-    focus.length >= MISSING_TERMS && missingTerms(focus, chunks, termsOf).length >= MISSING_TERMS
+    focus.length >= MISSING_TERMS &&
+    missingTerms(question, focus, chunks, termsOf).length >= MISSING_TERMS
   );
 }
 
 /**
- * The focus terms in none of `chunks`: in no chunk's terms, and not a price or time-of-day
- * word a chunk answers with an amount or a clock time.
+ * The focus terms in none of `chunks`: in no chunk's terms, not written inside a longer word of
+ * a chunk (`writtenInside`), and not a price or time-of-day word a chunk answers with an amount
+ * or a clock time.
  */
 function missingTerms(
+  question: string,
   focus: readonly string[],
   chunks: readonly string[],
   termsOf: (text: string) => ReadonlySet<string>,
 ): string[] {
   if (focus.length === 0) return [];
   const chunkTerms = chunks.map(termsOf);
-  const absent = focus.filter((term) => !chunkTerms.some((set) => set.has(term)));
+  let absent = focus.filter((term) => !chunkTerms.some((set) => set.has(term)));
+  if (absent.length === 0) return absent;
+  const inside = writtenInside(question, absent, chunks);
+  if (inside.size > 0) absent = absent.filter((term) => !inside.has(term));
   if (absent.length === 0) return absent;
   // A price or time-of-day word: a chunk stating an amount or a time.
   const typed = new Set<string>();
@@ -229,4 +237,40 @@ function missingLiterals(question: string, chunks: readonly string[]): string[] 
   if (code.length === 0) return code;
   const lower = chunks.map((text) => text.toLowerCase());
   return code.filter((literal) => !lower.some((text) => text.includes(literal)));
+}
+
+/** The shortest question word looked for inside a chunk's longer words (`writtenInside`). */
+export const INSIDE_WORD_LETTERS = 5;
+/**
+ * The most question words looked for inside the chunks' longer words: each is a scan of every
+ * chunk, and a question has far fewer focus words (a 100,000-character text of distinct words
+ * would otherwise cost half a second); the words after these stay missing.
+ */
+const INSIDE_WORD_LOOKUPS = 32;
+
+/**
+ * Of the `absent` focus terms, those whose question word (`INSIDE_WORD_LETTERS` letters or
+ * more) a chunk writes inside a longer word: a compound or an identifier the stemmer keeps
+ * whole ("unordered" in `unorderedList`, "prefix" in `itemPrefix`, "timeout" in
+ * `headersTimeout`). Shorter words are left out: "read" is in "already" and "thread".
+ */
+function writtenInside(
+  question: string,
+  absent: readonly string[],
+  chunks: readonly string[],
+): Set<string> {
+  const found = new Set<string>();
+  const wanted = new Set(absent);
+  let lower: string[] | undefined;
+  let lookups = 0;
+  for (const word of question.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
+    if (word.length < INSIDE_WORD_LETTERS || !/^[a-z0-9]+$/.test(word)) continue;
+    const term = stemmedTerms(word)[0];
+    if (term === undefined || !wanted.has(term) || found.has(term)) continue;
+    if (++lookups > INSIDE_WORD_LOOKUPS) break;
+    lower ??= chunks.map((text) => text.toLowerCase());
+    const inside = new RegExp(`[a-z0-9]${word}|${word}[a-z0-9]`);
+    if (lower.some((text) => inside.test(text))) found.add(term);
+  }
+  return found;
 }

@@ -82,6 +82,38 @@ describe('missingFocus', () => {
     );
     expect(missing.refuse).toBe(false);
   });
+
+  it('counts a word of five letters or more as present inside a longer word of a chunk', () => {
+    const chunk = 'itemPrefix | unorderedList | String prefix for each list item';
+    const question = 'What is the default marker of unordered list items?';
+    const missing = missingFocus(question, [chunk], 0.3, indexTerms);
+    expect(missing.terms).toEqual(['marker']);
+    expect(missing.refuse).toBe(false);
+    // Without the compound, "unordered" is missing too, and two missing words refuse.
+    const plain = missingFocus(question, ['String prefix for each list item'], 0.3, indexTerms);
+    expect(plain.terms).toEqual(['marker', 'unorder']);
+    expect(plain.refuse).toBe(true);
+  });
+
+  it('looks inside longer words for the first 32 missing question words only', () => {
+    const chunk = 'itemPrefix | unorderedList | String prefix for each list item';
+    const filler = Array.from({ length: 32 }, (_, index) => `zzword${index.toString(36)}zz`);
+    const late = missingFocus(`${filler.join(' ')} unordered?`, [chunk], 0.3, indexTerms);
+    expect(late.terms).toContain('unorder');
+    const early = missingFocus(`unordered ${filler.join(' ')}?`, [chunk], 0.3, indexTerms);
+    expect(early.terms).not.toContain('unorder');
+  });
+
+  it('does not look for a word shorter than five letters inside a longer word', () => {
+    const chunk = 'The worker thread has already parsed the metadata.';
+    const missing = missingFocus(
+      'How can a formatter read the metadata?',
+      [chunk],
+      0.3,
+      indexTerms,
+    );
+    expect(missing.terms).toContain('read');
+  });
 });
 
 describe('focusRefuses', () => {
@@ -91,6 +123,7 @@ describe('focusRefuses', () => {
     'Service hours are from 5:00 to 1:00 every day.',
     'Students with a valid card pay 19 euros instead of 29.',
     'Call `parse()` on the header; the `--watch` flag reloads a.b on change.',
+    'itemPrefix | unorderedList | String prefix for each list item',
   ];
   const questions = [
     'How do I set the passphrase and the pin of a client certificate?',
@@ -102,6 +135,7 @@ describe('focusRefuses', () => {
     'Do students get a discount on the evening ticket?',
     'What does parse() return with --watch and a.c set?',
     'Which browser drives the web chat end-to-end test?',
+    'What is the default marker of unordered list items?',
     'What?',
     '',
   ];
