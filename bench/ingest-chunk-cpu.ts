@@ -15,17 +15,15 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { hasSciFact, loadCorpus, sciFactDir } from './scifact.js';
 
-function flag(name: string): string | undefined {
-  const at = process.argv.indexOf(name);
-  return at >= 0 ? process.argv[at + 1] : undefined;
-}
+const { argv } = process;
+const valueOf = (name: string): string | undefined =>
+  argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined;
 
 async function main(): Promise<void> {
   const dir = sciFactDir();
-  if (!hasSciFact(dir)) throw new Error(`SciFact not found in ${dir} (pass --data DIR)`);
-  const runs = Number(flag('--runs') ?? 3);
-  const fresh = process.argv.includes('--fresh');
-  const dist = flag('--dist');
+  if (!hasSciFact(dir)) throw new Error(`No SciFact corpus in ${dir}: give --data DIR`);
+  const fresh = argv.includes('--fresh');
+  const dist = valueOf('--dist');
   const { chunkText, createBpeTokenizer, createGptTokenizer } = (await import(
     dist === undefined ? '../src/index.js' : pathToFileURL(join(resolve(dist), 'index.js')).href
   )) as typeof import('../src/index.js');
@@ -37,7 +35,7 @@ async function main(): Promise<void> {
       )) as { default: Parameters<typeof createBpeTokenizer>[0]['data'] })
     : undefined;
   const shared = await createGptTokenizer();
-  for (let run = 1; run <= runs; run++) {
+  for (let run = 1, runs = Number(valueOf('--runs') ?? 3); run <= runs; run++) {
     const texts = loadCorpus(dir).map((doc) => doc.text);
     const tokenizer = table === undefined ? shared : createBpeTokenizer({ data: table.default });
     const start = process.cpuUsage();
