@@ -24,10 +24,19 @@ const MAX_CACHED_PIECE = 48;
 const TABLE_SIZE = 1 << 18;
 const TABLE_LIMIT = (TABLE_SIZE * 3) / 4;
 
-/** An open-addressing table of piece → count that looks pieces up without slicing them. */
+/**
+ * An open-addressing table of piece → count that looks pieces up without slicing them. It
+ * holds numbers only: per slot the piece's hash, where its characters start in `chars`, its
+ * length (0: empty slot) and its count. A lookup reads one slot's four numbers and compares
+ * characters only when the hashes agree, instead of following a pointer to a string for every
+ * probe (a cache miss per piece on a table this size).
+ */
 interface PieceTable {
-  readonly pieces: (string | undefined)[];
-  readonly counts: Int32Array;
+  readonly slots: Int32Array;
+  /** The characters of the pieces, one after the other (grown on demand). */
+  chars: Uint16Array;
+  /** Characters used in `chars`. */
+  length: number;
   used: number;
 }
 
@@ -37,8 +46,9 @@ function tableOf(tokenizer: Tokenizer): PieceTable {
   let table = tables.get(tokenizer);
   if (table === undefined) {
     table = {
-      pieces: new Array<string | undefined>(TABLE_SIZE),
-      counts: new Int32Array(TABLE_SIZE),
+      slots: new Int32Array(4 * TABLE_SIZE),
+      chars: new Uint16Array(1 << 16),
+      length: 0,
       used: 0,
     };
     tables.set(tokenizer, table);
@@ -58,12 +68,23 @@ function isAsciiLetter(code: number): boolean {
 /** The slot of piece `text[start, end)` in the table, or of the empty slot where it would go. */
 function slotOf(table: PieceTable, text: string, start: number, end: number, hash: number): number {
   const length = end - start;
+  const { slots, chars } = table;
   const mask = TABLE_SIZE - 1;
+  const key = hash | 0;
   let slot = (hash ^ (hash >>> 15)) & mask;
   for (;;) {
-    const piece = table.pieces[slot];
-    if (piece === undefined) return slot;
-    if (piece.length === length && text.startsWith(piece, start)) return slot;
+    const at = slot << 2;
+    const stored = slots[at + 2]!;
+    if (stored === 0) return slot;
+    if (stored === length && slots[at] === key) {
+      let offset = slots[at + 1]!;
+      let index = start;
+      while (index < end && chars[offset] === text.charCodeAt(index)) {
+        offset++;
+        index++;
+      }
+      if (index === end) return slot;
+    }
     slot = (slot + 1) & mask;
   }
 }
@@ -77,8 +98,8 @@ function knownCount(
   hash: number,
 ): number {
   if (end - start > MAX_CACHED_PIECE) return -1;
-  const slot = slotOf(table, text, start, end, hash);
-  return table.pieces[slot] === undefined ? -1 : table.counts[slot]!;
+  const at = slotOf(table, text, start, end, hash) << 2;
+  return table.slots[at + 2] === 0 ? -1 : table.slots[at + 3]!;
 }
 
 /** The count of `text[start, end)`, one piece: from the table, else counted and remembered. */
@@ -92,16 +113,31 @@ function pieceCount(
 ): number {
   if (end - start > MAX_CACHED_PIECE) return tokenizer.count(text.slice(start, end));
   let slot = slotOf(table, text, start, end, hash);
-  if (table.pieces[slot] !== undefined) return table.counts[slot]!;
-  const piece = text.slice(start, end);
-  const count = tokenizer.count(piece);
+  const { slots } = table;
+  if (slots[(slot << 2) + 2] !== 0) return slots[(slot << 2) + 3]!;
+  const count = tokenizer.count(text.slice(start, end));
   if (table.used >= TABLE_LIMIT) {
-    table.pieces.fill(undefined);
+    slots.fill(0);
     table.used = 0;
+    table.length = 0;
     slot = slotOf(table, text, start, end, hash);
   }
-  table.pieces[slot] = piece;
-  table.counts[slot] = count;
+  const length = end - start;
+  if (table.length + length > table.chars.length) {
+    const grown = new Uint16Array(2 * table.chars.length);
+    grown.set(table.chars);
+    table.chars = grown;
+  }
+  const { chars } = table;
+  for (let index = start, offset = table.length; index < end; index++, offset++) {
+    chars[offset] = text.charCodeAt(index);
+  }
+  const at = slot << 2;
+  slots[at] = hash | 0;
+  slots[at + 1] = table.length;
+  slots[at + 2] = length;
+  slots[at + 3] = count;
+  table.length += length;
   table.used++;
   return count;
 }

@@ -182,3 +182,62 @@ describe('spanCounter with another tokenizer', () => {
     expect(texts.filter((counted) => counted === section)).toHaveLength(1);
   });
 });
+
+describe('spanCounter piece table', () => {
+  /** A piecewise tokenizer whose count depends on every character (and adds up over any cut). */
+  function weighing(): Tokenizer & { calls: number } {
+    const tokenizer = {
+      name: 'weights',
+      piecewise: true,
+      calls: 0,
+      count(text: string) {
+        tokenizer.calls++;
+        let total = 0;
+        for (let index = 0; index < text.length; index++) total += text.charCodeAt(index) % 7;
+        return total;
+      },
+      encode: (text: string) => [...text].map((character) => character.charCodeAt(0)),
+      decode: (tokens: readonly number[]) => String.fromCharCode(...tokens),
+    };
+    return tokenizer;
+  }
+
+  it('stays exact past its size: characters grown, the table emptied and filled again', () => {
+    const tokenizer = weighing();
+    const count = spanCounter(tokenizer);
+    // 240,000 distinct pieces (more than the table keeps, 196,608), 16 to a text; pieces of the
+    // same length that differ in one character, and anagrams of each other.
+    const texts: string[] = [];
+    for (let text = 0; text < 15_000; text++) {
+      const words: string[] = [];
+      for (let word = 0; word < 16; word++) {
+        const id = (text * 16 + word).toString(36).padStart(4, 'a');
+        words.push(word % 2 === 0 ? `w${id}` : `w${[...id].reverse().join('')}x`);
+      }
+      texts.push(words.join(' '));
+    }
+    const expected = texts.map((text) => tokenizer.count(text));
+    for (let round = 0; round < 2; round++) {
+      texts.forEach((text, index) => expect(count(text, 0, text.length)).toBe(expected[index]));
+    }
+    // Spans that start or end inside a word.
+    const text = texts[7]!;
+    expect(count(text, 3, text.length - 2)).toBe(tokenizer.count(text.slice(3, -2)));
+  });
+
+  it('looks a known piece up by its characters, not by its hash alone', () => {
+    const tokenizer = weighing();
+    const count = spanCounter(tokenizer);
+    const base = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi';
+    expect(count(base, 0, base.length)).toBe(tokenizer.count(base));
+    const calls = tokenizer.calls;
+    // The same words again: no piece counted anew.
+    expect(count(base, 0, base.length)).toBe(tokenizer.count(base));
+    expect(tokenizer.calls - calls).toBe(1);
+    // One letter changed in each word: every piece is new.
+    const changed = base.replace(/a\b/g, 'b');
+    const before = tokenizer.calls;
+    expect(count(changed, 0, changed.length)).toBe(tokenizer.count(changed));
+    expect(tokenizer.calls - before).toBeGreaterThan(5);
+  });
+});
