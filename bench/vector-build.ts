@@ -24,10 +24,12 @@ import { ingestCorpus, scaleCorpus, textFlag } from './scale.js';
 const DOCS = Number(textFlag('docs', '100000'));
 const QUERIES = Number(textFlag('queries', '300'));
 const EF = Number(textFlag('ef', '64'));
-const PARAMS = textFlag('params', '16:100,12:64,8:40').split(',').map((pair) => {
-  const [m, efConstruction] = pair.split(':').map(Number);
-  return { m: m!, efConstruction: efConstruction! };
-});
+const PARAMS = textFlag('params', '16:100,12:64,8:40')
+  .split(',')
+  .map((pair) => {
+    const [m, efConstruction] = pair.split(':').map(Number);
+    return { m: m!, efConstruction: efConstruction! };
+  });
 const K = 10;
 const load = (): string =>
   loadavg()
