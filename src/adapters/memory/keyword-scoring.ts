@@ -366,7 +366,7 @@ export function search(
  * every matched document (which dominated a query over 100,000 records). With `documents`,
  * the values of the first `count` documents listed there (`values[documents[i]]`), read in
  * place rather than copied into an array of their own (one allocation of `count` numbers per
- * call, up to three calls per search, over 10,000 documents per SciFact claim at 100k).
+ * call, several calls per search, over 10,000 documents per SciFact claim at 100k).
  */
 function kthLargest(
   values: Float64Array,
